@@ -1,0 +1,122 @@
+# hqsim -- one non-recursive Makefile.  Builds out of tree in $(BUILD).
+#
+#   make            build build/hqsim
+#   make test       unit + end-to-end tests, then the same under ASan/UBSan,
+#                   then under valgrind (what CI runs)
+#   make check      unit + end-to-end tests only (fast)
+#   make asan       the sanitizer build and its tests (build-asan/)
+#   make valgrind   unit tests and a few end-to-end runs under valgrind
+#   make bench      performance benchmarks (not tests)
+#   make validate   accuracy table against the measured H100 data
+#   make V=1        show full commands
+
+BUILD    ?= build
+CC       ?= cc
+WERROR   ?= -Werror
+PKGS     := glib-2.0 libcjson zlib sqlite3 cairo
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS)) -lm
+TEST_CFLAGS := $(shell pkg-config --cflags cmocka)
+TEST_LIBS   := $(shell pkg-config --libs cmocka)
+
+WARN := -Wall -Wextra $(WERROR) -Wmissing-prototypes -Wstrict-prototypes \
+        -Wshadow -Wpointer-arith -Wformat=2 -Wno-format-nonliteral \
+        -Wvla -Wundef
+# -ffp-contract=off: no fused multiply-add, so floating-point results (and
+# therefore simulated times) are the same on every x86-64 and ARM build.
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+              $(WARN) -ffp-contract=off $(CFLAGS) $(PKG_CFLAGS) \
+              -DHQSIM_SOURCE_DIR='"$(CURDIR)"' -Isim -MMD -MP
+LDLIBS := $(PKG_LIBS)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# Library sources: every .c under the code folders except the programs.
+LIB_DIRS := sim import viz plan
+PROGRAMS := sim/main.c
+LIB_SRC  := $(filter-out $(PROGRAMS),$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libhqsim.a
+
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all check test asan valgrind bench validate clean echo format \
+        format-check check-headers
+all: $(BUILD)/hqsim
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/hqsim: $(BUILD)/sim/main.o $(LIB)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(TEST_LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# check: unit tests (cmocka), then end-to-end tests on the real binary.
+check: $(BUILD)/hqsim $(TEST_BIN)
+	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash tests/run_all.sh $(TEST_BIN)
+
+# asan: the same tests on an ASan+UBSan build in its own directory.
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  check
+
+# valgrind: unit tests and selected end-to-end runs under memcheck.
+valgrind: $(BUILD)/hqsim $(TEST_BIN)
+	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash tests/valgrind.sh $(TEST_BIN)
+
+# test: everything CI runs.
+test: check asan valgrind
+
+bench: $(BUILD)/hqsim $(BENCH_BIN)
+	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash bench/run.sh
+
+validate: $(BUILD)/hqsim
+	$(Q)$(BUILD)/hqsim validate traces/measured/h100
+
+check-headers:
+	$(Q)for h in $(wildcard $(addsuffix /*.h,$(LIB_DIRS))); do \
+	  echo "#include \"$$h\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - \
+	  || exit 1; done
+
+format:
+	clang-format -i $(wildcard $(addsuffix /*.[ch],$(LIB_DIRS)) tests/*.c bench/*.c)
+
+format-check:
+	clang-format --dry-run --Werror $(wildcard $(addsuffix /*.[ch],$(LIB_DIRS)) tests/*.c bench/*.c)
+
+echo:
+	@echo "CC=$(CC)"; echo "CFLAGS=$(ALL_CFLAGS)"; echo "LDLIBS=$(LDLIBS)"
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) build-asan -name '*.d' 2>/dev/null)

@@ -1,0 +1,23 @@
+/* cmd_pending.c -- TEMPORARY: commands whose implementation has not landed
+ * yet.  Each is deleted from here when its real file arrives. */
+#include <stdio.h>
+
+#include "commands.h"
+
+#define PENDING(fn, name)                                                     \
+    int fn(int argc, char **argv)                                             \
+    {                                                                         \
+        (void)argc;                                                           \
+        (void)argv;                                                           \
+        fprintf(stderr, "hqsim: '%s' is not implemented yet\n", name);        \
+        return 1;                                                             \
+    }
+
+PENDING(sim_cmd_models, "models")
+PENDING(sim_cmd_occupancy, "occupancy")
+PENDING(sim_cmd_run, "run")
+PENDING(sim_cmd_compare, "compare")
+PENDING(sim_cmd_import, "import")
+PENDING(sim_cmd_sweep, "sweep")
+PENDING(sim_cmd_validate, "validate")
+PENDING(sim_cmd_gen, "gen")

@@ -1,0 +1,59 @@
+/* engine.h -- simulate a scenario on a GPU model.
+ *
+ * The engine is a discrete-event simulator (event heap ordered by (time,
+ * sequence), integer nanoseconds).  It owns no policy knowledge of its own:
+ * hardware facts and scheduling parameters come from the GpuModel, block
+ * placement and preemption from small ops tables selected by the model, and
+ * the workload from the SimScenario.  It never reads the wall clock and draws
+ * randomness only from a generator seeded by the options, so the same inputs
+ * give the same result, bit for bit.
+ *
+ * What it models, in order of the path an op takes (SPEC.md "The model"):
+ *   host thread (API time, gaps, syncs, iterations, arrivals)
+ *   -> stream (issue order) -> hardware queue (connections, FIFO, head-of-line
+ *   blocking) -> resident-grid limit and launch latency -> block dispatcher
+ *   (priority then launch order, leftover policy, occupancy per SM, MPS SM
+ *   limits) -> SMs (co-resident blocks share issue capacity) ;
+ *   contexts time-sliced against each other (timeslice, switch cost, idle
+ *   yield, preemption granularity); MPS clients share one context; copies on
+ *   copy engines per direction; device memory per context and client.
+ */
+#ifndef SIM_ENGINE_H
+#define SIM_ENGINE_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "gpu_model.h"
+#include "result.h"
+#include "scenario.h"
+
+typedef enum {
+    SIM_SHARE_AS_SCENARIO, /* each process as its "mps" field says */
+    SIM_SHARE_TIMESLICE,   /* every process its own context */
+    SIM_SHARE_MPS,         /* every process an MPS client */
+} SimShareMode;
+
+typedef struct {
+    SimShareMode mode;
+    uint32_t connections;      /* 0: per process / model default */
+    double active_thread_pct;  /* 0: as the scenario; else for every MPS
+                                  client */
+    bool record_ops;           /* fill SimResult.ops */
+    bool record_timeline;      /* fill SimResult.sm_timeline */
+    uint64_t seed;             /* 0: the scenario's seed */
+    SimTime time_limit_ns;     /* 0: none; else stop with an error */
+} SimOptions;
+
+/* Defaults: as the scenario, record ops, no timeline, no limit. */
+void sim_options_init(SimOptions *o);
+
+const char *sim_share_mode_name(SimShareMode m);
+
+/* Run @sc on @m.  Fails on a kernel that fits on no SM, a deadlock, or the
+ * time limit; the message names the process, stream and op.
+ * Returns: (transfer full) (nullable). */
+SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
+                          const SimOptions *opt, GError **error);
+
+#endif /* SIM_ENGINE_H */

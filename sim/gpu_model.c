@@ -1,0 +1,579 @@
+/* gpu_model.c -- loading and querying GPU model files.  See gpu_model.h.
+ *
+ * The loader is driven by model_fields[]: one row per JSON field with its
+ * type, where it lands in GpuModel, and its valid range.  Every row is
+ * required, and every field must have an entry in the file's "source"
+ * object, so no value can enter a model without a stated provenance.
+ */
+#include "gpu_model.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "json.h"
+
+typedef enum {
+    F_U32,      /* uint32_t */
+    F_U64_MIB,  /* uint64_t bytes, given in MiB */
+    F_U32_KIB,  /* uint32_t bytes, given in KiB */
+    F_F64,      /* double */
+    F_TIME_US,  /* SimTime ns, given in microseconds (fractions allowed) */
+    F_TIME_MS,  /* SimTime ns, given in milliseconds */
+    F_BOOL,
+    F_ENUM,
+} FieldType;
+
+typedef struct {
+    const char *key;
+    FieldType type;
+    size_t offset;
+    double min, max;
+    const char *const *names; /* F_ENUM */
+} FieldSpec;
+
+static const char *const placement_names[] = {"most-free", "fill-first",
+                                              "round-robin", NULL};
+static const char *const preemption_names[] = {"instruction", "block", NULL};
+static const char *const rounding_names[] = {"down", "up", "nearest", NULL};
+static const char *const mps_assign_names[] = {"dynamic", "static", NULL};
+
+#define OFF(f) offsetof(GpuModel, f)
+
+static const FieldSpec model_fields[] = {
+    {"sm_count", F_U32, OFF(sm_count), 1, SIM_MAX_SMS, NULL},
+    {"sms_per_tpc", F_U32, OFF(sms_per_tpc), 1, 4, NULL},
+    {"max_threads_per_sm", F_U32, OFF(max_threads_per_sm), 32, 4096, NULL},
+    {"max_warps_per_sm", F_U32, OFF(max_warps_per_sm), 1, 128, NULL},
+    {"max_blocks_per_sm", F_U32, OFF(max_blocks_per_sm), 1, 64, NULL},
+    {"max_threads_per_block", F_U32, OFF(max_threads_per_block), 32, 4096,
+     NULL},
+    {"regs_per_sm", F_U32, OFF(regs_per_sm), 1024, 1 << 20, NULL},
+    {"max_regs_per_block", F_U32, OFF(max_regs_per_block), 1024, 1 << 20,
+     NULL},
+    {"max_regs_per_thread", F_U32, OFF(max_regs_per_thread), 16, 1024, NULL},
+    {"reg_alloc_unit_regs", F_U32, OFF(reg_alloc_unit_regs), 1, 4096, NULL},
+    {"reg_subpartitions", F_U32, OFF(reg_subpartitions), 1,
+     SIM_MAX_SUBPARTITIONS, NULL},
+    {"warp_alloc_granularity", F_U32, OFF(warp_alloc_granularity), 1, 8,
+     NULL},
+    {"smem_per_sm_kib", F_U32_KIB, OFF(smem_per_sm_bytes), 1, 1024, NULL},
+    {"max_smem_per_block_kib", F_U32_KIB, OFF(max_smem_per_block_bytes), 1,
+     1024, NULL},
+    {"smem_alloc_granularity_bytes", F_U32, OFF(smem_alloc_granularity_bytes),
+     1, 4096, NULL},
+    {"smem_reserved_per_block_bytes", F_U32,
+     OFF(smem_reserved_per_block_bytes), 0, 65536, NULL},
+    {"max_resident_grids", F_U32, OFF(max_resident_grids), 1, 4096, NULL},
+    {"connections_default", F_U32, OFF(connections_default), 1, 128, NULL},
+    {"connections_max", F_U32, OFF(connections_max), 1, 128, NULL},
+    {"stream_priority_levels", F_U32, OFF(stream_priority_levels), 1, 64,
+     NULL},
+    {"placement", F_ENUM, OFF(placement), 0, 0, placement_names},
+    {"sm_saturation_warps", F_F64, OFF(sm_saturation_warps), 0.5, 1024, NULL},
+    {"kernel_launch_latency_us", F_TIME_US, OFF(kernel_launch_latency_ns), 0,
+     1e5, NULL},
+    {"launch_api_us", F_TIME_US, OFF(launch_api_ns), 0, 1e5, NULL},
+    {"copy_api_us", F_TIME_US, OFF(copy_api_ns), 0, 1e5, NULL},
+    {"sync_api_us", F_TIME_US, OFF(sync_api_ns), 0, 1e5, NULL},
+    {"preemption", F_ENUM, OFF(preemption), 0, 0, preemption_names},
+    {"timeslice_us", F_TIME_US, OFF(timeslice_ns), 1, 1e7, NULL},
+    {"context_switch_us", F_TIME_US, OFF(context_switch_ns), 0, 1e6, NULL},
+    {"idle_yield_us", F_TIME_US, OFF(idle_yield_ns), 0, 1e7, NULL},
+    {"context_mem_mib", F_U64_MIB, OFF(context_mem_bytes), 0, 1 << 20, NULL},
+    {"mps_supported", F_BOOL, OFF(mps_supported), 0, 0, NULL},
+    {"mps_volta", F_BOOL, OFF(mps_volta), 0, 0, NULL},
+    {"mps_max_clients", F_U32, OFF(mps_max_clients), 1, 1024, NULL},
+    {"mps_connections_default", F_U32, OFF(mps_connections_default), 1, 128,
+     NULL},
+    {"mps_pct_rounding", F_ENUM, OFF(mps_pct_rounding), 0, 0, rounding_names},
+    {"mps_sm_assign", F_ENUM, OFF(mps_sm_assign), 0, 0, mps_assign_names},
+    {"mps_server_mem_mib", F_U64_MIB, OFF(mps_server_mem_bytes), 0, 1 << 20,
+     NULL},
+    {"mps_client_mem_mib", F_U64_MIB, OFF(mps_client_mem_bytes), 0, 1 << 20,
+     NULL},
+    {"device_mem_mib", F_U64_MIB, OFF(device_mem_bytes), 1, 1 << 24, NULL},
+    {"copy_engines_h2d", F_U32, OFF(copy_engines_h2d), 1, 16, NULL},
+    {"copy_engines_d2h", F_U32, OFF(copy_engines_d2h), 1, 16, NULL},
+    {"h2d_bandwidth_gbps", F_F64, OFF(h2d_bandwidth_gbps), 0.01, 1e4, NULL},
+    {"d2h_bandwidth_gbps", F_F64, OFF(d2h_bandwidth_gbps), 0.01, 1e4, NULL},
+    {"d2d_bandwidth_gbps", F_F64, OFF(d2d_bandwidth_gbps), 0.01, 1e5, NULL},
+    {"pageable_bandwidth_factor", F_F64, OFF(pageable_bandwidth_factor), 0.01,
+     1, NULL},
+    {"copy_latency_us", F_TIME_US, OFF(copy_latency_ns), 0, 1e5, NULL},
+    {"dram_bandwidth_gbps", F_F64, OFF(dram_bandwidth_gbps), 1, 1e5, NULL},
+    {"nvml_sample_period_ms", F_TIME_MS, OFF(nvml_sample_period_ns), 1, 1e4,
+     NULL},
+    {"sm_clock_mhz", F_U32, OFF(sm_clock_mhz), 100, 10000, NULL},
+};
+
+/* Fields that are not in model_fields[] because they need their own code. */
+static const char *const special_fields[] = {
+    "schema",  "name",          "display_name",       "calibrated",
+    "compute_capability", "smem_carveouts_kib", "dispatch_order", "source",
+    NULL};
+
+#define MODEL_SCHEMA "hqsim-gpu-model-1"
+
+static bool load_field(const SimJsonDoc *doc, const cJSON *root,
+                       const FieldSpec *f, GpuModel *m, GError **error)
+{
+    char *base = (char *)m + f->offset;
+    switch (f->type) {
+    case F_U32: {
+        uint32_t v = 0;
+        if (!sim_json_get_u32(doc, root, f->key, NULL, true, (uint32_t)f->min,
+                              (uint32_t)f->max, &v, error))
+            return false;
+        *(uint32_t *)base = v;
+        return true;
+    }
+    case F_U32_KIB: {
+        double v = 0;
+        if (!sim_json_get_double(doc, root, f->key, NULL, true, f->min, f->max,
+                                 &v, error))
+            return false;
+        *(uint32_t *)base = (uint32_t)llround(v * 1024.0);
+        return true;
+    }
+    case F_U64_MIB: {
+        double v = 0;
+        if (!sim_json_get_double(doc, root, f->key, NULL, true, f->min, f->max,
+                                 &v, error))
+            return false;
+        *(uint64_t *)base = (uint64_t)llround(v * 1048576.0);
+        return true;
+    }
+    case F_F64: {
+        double v = 0;
+        if (!sim_json_get_double(doc, root, f->key, NULL, true, f->min, f->max,
+                                 &v, error))
+            return false;
+        *(double *)base = v;
+        return true;
+    }
+    case F_TIME_US:
+    case F_TIME_MS: {
+        double v = 0;
+        if (!sim_json_get_double(doc, root, f->key, NULL, true, f->min, f->max,
+                                 &v, error))
+            return false;
+        double scale = f->type == F_TIME_US ? 1e3 : 1e6;
+        *(SimTime *)base = (SimTime)llround(v * scale);
+        return true;
+    }
+    case F_BOOL: {
+        bool v = false;
+        if (!sim_json_get_bool(doc, root, f->key, NULL, true, &v, error))
+            return false;
+        *(bool *)base = v;
+        return true;
+    }
+    case F_ENUM: {
+        int v = 0;
+        if (!sim_json_get_enum(doc, root, f->key, NULL, true, f->names, &v,
+                               error))
+            return false;
+        *(int *)base = v;
+        return true;
+    }
+    }
+    g_assert_not_reached();
+}
+
+static bool load_carveouts(const SimJsonDoc *doc, const cJSON *root,
+                           GpuModel *m, GError **error)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root,
+                                                      "smem_carveouts_kib");
+    if (!a)
+        return sim_json_fail(doc, root, error,
+                             "missing field 'smem_carveouts_kib'");
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1 ||
+        cJSON_GetArraySize(a) > SIM_MAX_CARVEOUTS)
+        return sim_json_fail(doc, a, error,
+                             "field 'smem_carveouts_kib': expected an array "
+                             "of 1 to %d sizes in KiB",
+                             SIM_MAX_CARVEOUTS);
+    const cJSON *it;
+    uint32_t prev = 0;
+    m->n_smem_carveouts = 0;
+    cJSON_ArrayForEach(it, a)
+    {
+        uint64_t v;
+        if (!sim_json_number_u64(doc, it, "smem_carveouts_kib", NULL, 0, 1024,
+                                 &v, error))
+            return false;
+        if (m->n_smem_carveouts > 0 && v <= prev)
+            return sim_json_fail(doc, it, error,
+                                 "field 'smem_carveouts_kib': sizes must be "
+                                 "increasing");
+        prev = (uint32_t)v;
+        m->smem_carveouts_kib[m->n_smem_carveouts++] = (uint32_t)v;
+    }
+    if ((uint64_t)prev * 1024 != m->smem_per_sm_bytes)
+        return sim_json_fail(doc, a, error,
+                             "field 'smem_carveouts_kib': the largest "
+                             "carveout (%u KiB) must equal smem_per_sm_kib",
+                             prev);
+    return true;
+}
+
+static bool load_dispatch_order(const SimJsonDoc *doc, const cJSON *root,
+                                GpuModel *m, GError **error)
+{
+    m->dispatch_order = g_new(uint32_t, m->sm_count);
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "dispatch_order");
+    if (!a || cJSON_IsString(a)) {
+        /* Default (gpu-scheduling-rules.md S8, after Olmedo et al.): even SM
+         * ids first, then odd, i.e. one SM per TPC before the second. A
+         * string names a rule: "even-odd" (that default) or "linear". */
+        bool linear = a && strcmp(a->valuestring, "linear") == 0;
+        if (a && !linear && strcmp(a->valuestring, "even-odd") != 0)
+            return sim_json_fail(doc, a, error,
+                                 "field 'dispatch_order': '%s' is not "
+                                 "'even-odd', 'linear' or an array of SM ids",
+                                 a->valuestring);
+        uint32_t k = 0;
+        if (linear) {
+            for (uint32_t i = 0; i < m->sm_count; i++)
+                m->dispatch_order[k++] = i;
+        } else {
+            for (uint32_t i = 0; i < m->sm_count; i += 2)
+                m->dispatch_order[k++] = i;
+            for (uint32_t i = 1; i < m->sm_count; i += 2)
+                m->dispatch_order[k++] = i;
+        }
+        return true;
+    }
+    if (!cJSON_IsArray(a) ||
+        (uint32_t)cJSON_GetArraySize(a) != m->sm_count)
+        return sim_json_fail(doc, a, error,
+                             "field 'dispatch_order': expected an array of "
+                             "all %u SM ids",
+                             m->sm_count);
+    g_autofree bool *seen = g_new0(bool, m->sm_count);
+    uint32_t k = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+    {
+        uint64_t v;
+        if (!sim_json_number_u64(doc, it, "dispatch_order", NULL, 0,
+                                 m->sm_count - 1, &v, error))
+            return false;
+        if (seen[v])
+            return sim_json_fail(doc, it, error,
+                                 "field 'dispatch_order': SM %llu listed "
+                                 "twice",
+                                 (unsigned long long)v);
+        seen[v] = true;
+        m->dispatch_order[k++] = (uint32_t)v;
+    }
+    return true;
+}
+
+static bool check_sources(const SimJsonDoc *doc, const cJSON *root,
+                          GpuModel *m, GError **error)
+{
+    const cJSON *src = cJSON_GetObjectItemCaseSensitive(root, "source");
+    if (!cJSON_IsObject(src))
+        return sim_json_fail(doc, src ? src : root, error,
+                             "missing object 'source' (a provenance for "
+                             "every field)");
+    m->sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                       g_free);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, src)
+    {
+        if (!cJSON_IsString(it) || !it->valuestring[0])
+            return sim_json_fail(doc, it, error,
+                                 "source '%s': expected a non-empty string",
+                                 it->string);
+        bool known = false;
+        for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++)
+            known |= strcmp(model_fields[i].key, it->string) == 0;
+        for (const char *const *s = special_fields; *s; s++)
+            known |= strcmp(*s, it->string) == 0;
+        if (!known)
+            return sim_json_fail(doc, it, error,
+                                 "source '%s': no such field", it->string);
+        g_hash_table_replace(m->sources, g_strdup(it->string),
+                             g_strdup(it->valuestring));
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++)
+        if (!g_hash_table_contains(m->sources, model_fields[i].key))
+            return sim_json_fail(doc, src, error,
+                                 "source: no provenance for field '%s'",
+                                 model_fields[i].key);
+    static const char *const sourced_special[] = {
+        "compute_capability", "smem_carveouts_kib", NULL};
+    for (const char *const *s = sourced_special; *s; s++)
+        if (!g_hash_table_contains(m->sources, *s))
+            return sim_json_fail(doc, src, error,
+                                 "source: no provenance for field '%s'", *s);
+    return true;
+}
+
+/* Cross-field consistency: what no single range check can catch. */
+static bool check_consistency(const SimJsonDoc *doc, const cJSON *root,
+                              const GpuModel *m, GError **error)
+{
+#define REQUIRE(cond, ...)                                                    \
+    do {                                                                      \
+        if (!(cond))                                                          \
+            return sim_json_fail(doc, root, error, __VA_ARGS__);              \
+    } while (0)
+    REQUIRE(m->max_threads_per_sm == m->max_warps_per_sm * 32,
+            "max_threads_per_sm (%u) must be 32 x max_warps_per_sm (%u)",
+            m->max_threads_per_sm, m->max_warps_per_sm);
+    REQUIRE(m->max_threads_per_block <= m->max_threads_per_sm,
+            "max_threads_per_block exceeds max_threads_per_sm");
+    REQUIRE(m->max_regs_per_block <= m->regs_per_sm,
+            "max_regs_per_block exceeds regs_per_sm");
+    REQUIRE(m->max_smem_per_block_bytes <= m->smem_per_sm_bytes,
+            "max_smem_per_block_kib exceeds smem_per_sm_kib");
+    REQUIRE(m->connections_default <= m->connections_max,
+            "connections_default exceeds connections_max");
+    REQUIRE(m->mps_connections_default <= m->connections_max,
+            "mps_connections_default exceeds connections_max");
+    REQUIRE(m->sm_count % m->sms_per_tpc == 0,
+            "sm_count (%u) is not a multiple of sms_per_tpc (%u)", m->sm_count,
+            m->sms_per_tpc);
+    REQUIRE(m->regs_per_sm % m->reg_subpartitions == 0,
+            "regs_per_sm is not divisible by reg_subpartitions");
+#undef REQUIRE
+    return true;
+}
+
+GpuModel *sim_gpu_model_load(const char *path, GError **error)
+{
+    g_autoptr(SimJsonDoc) doc = sim_json_doc_load(path, error);
+    if (!doc)
+        return NULL;
+    const cJSON *root = doc->root;
+    if (!cJSON_IsObject(root)) {
+        sim_json_fail(doc, root, error, "expected a JSON object");
+        return NULL;
+    }
+    /* Unknown keys: everything must be a table row or a special field. */
+    g_autoptr(GPtrArray) allowed = g_ptr_array_new();
+    for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++)
+        g_ptr_array_add(allowed, (gpointer)model_fields[i].key);
+    for (const char *const *s = special_fields; *s; s++)
+        g_ptr_array_add(allowed, (gpointer)*s);
+    g_ptr_array_add(allowed, NULL);
+    if (!sim_json_check_keys(doc, root, (const char *const *)allowed->pdata,
+                             NULL, error))
+        return NULL;
+
+    g_autoptr(GpuModel) m = g_new0(GpuModel, 1);
+    m->path = g_strdup(path);
+    const char *schema = NULL, *name = NULL, *display = NULL, *cc = NULL;
+    if (!sim_json_get_string(doc, root, "schema", NULL, true, &schema, error))
+        return NULL;
+    if (strcmp(schema, MODEL_SCHEMA) != 0) {
+        sim_json_fail(doc, cJSON_GetObjectItemCaseSensitive(root, "schema"),
+                      error, "field 'schema': expected '%s', got '%s'",
+                      MODEL_SCHEMA, schema);
+        return NULL;
+    }
+    if (!sim_json_get_string(doc, root, "name", NULL, true, &name, error) ||
+        !sim_json_get_string(doc, root, "display_name", NULL, true, &display,
+                             error) ||
+        !sim_json_get_bool(doc, root, "calibrated", NULL, true, &m->calibrated,
+                           error) ||
+        !sim_json_get_string(doc, root, "compute_capability", NULL, true, &cc,
+                             error))
+        return NULL;
+    m->name = g_strdup(name);
+    m->display_name = g_strdup(display);
+    if (sscanf(cc, "%d.%d", &m->cc_major, &m->cc_minor) != 2 ||
+        m->cc_major < 1 || m->cc_major > 20 || m->cc_minor < 0 ||
+        m->cc_minor > 9) {
+        sim_json_fail(doc,
+                      cJSON_GetObjectItemCaseSensitive(root,
+                                                       "compute_capability"),
+                      error,
+                      "field 'compute_capability': expected \"MAJOR.MINOR\", "
+                      "got '%s'",
+                      cc);
+        return NULL;
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++)
+        if (!load_field(doc, root, &model_fields[i], m, error))
+            return NULL;
+    if (!load_carveouts(doc, root, m, error) ||
+        !load_dispatch_order(doc, root, m, error) ||
+        !check_sources(doc, root, m, error) ||
+        !check_consistency(doc, root, m, error))
+        return NULL;
+    return g_steal_pointer(&m);
+}
+
+const char *sim_models_dir(void)
+{
+    const char *env = g_getenv("HQSIM_MODELS");
+    if (env && *env)
+        return env;
+#ifdef HQSIM_SOURCE_DIR
+    static char *compiled = NULL;
+    if (!compiled)
+        compiled = g_build_filename(HQSIM_SOURCE_DIR, "models", NULL);
+    if (g_file_test(compiled, G_FILE_TEST_IS_DIR))
+        return compiled;
+#endif
+    return "models";
+}
+
+GpuModel *sim_gpu_model_find(const char *name_or_path, const char *models_dir,
+                             GError **error)
+{
+    if (strchr(name_or_path, '/') || g_str_has_suffix(name_or_path, ".json"))
+        return sim_gpu_model_load(name_or_path, error);
+    const char *dir = models_dir ? models_dir : sim_models_dir();
+    g_autofree char *file = g_strconcat(name_or_path, ".json", NULL);
+    g_autofree char *path = g_build_filename(dir, file, NULL);
+    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+        g_auto(GStrv) names = sim_gpu_model_list(dir, NULL);
+        g_autofree char *list = names ? g_strjoinv(", ", names) : g_strdup("");
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "no GPU model '%s' in %s (known: %s)", name_or_path, dir,
+                    list);
+        return NULL;
+    }
+    return sim_gpu_model_load(path, error);
+}
+
+static gint cmp_str(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **sim_gpu_model_list(const char *dir, GError **error)
+{
+    GError *local = NULL;
+    g_autoptr(GDir) d = g_dir_open(dir, 0, &local);
+    if (!d) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s", local->message);
+        g_error_free(local);
+        return NULL;
+    }
+    GPtrArray *names = g_ptr_array_new();
+    const char *f;
+    while ((f = g_dir_read_name(d)))
+        if (g_str_has_suffix(f, ".json"))
+            g_ptr_array_add(names, g_strndup(f, strlen(f) - 5));
+    g_ptr_array_sort(names, cmp_str);
+    g_ptr_array_add(names, NULL);
+    return (char **)g_ptr_array_free(names, FALSE);
+}
+
+void sim_gpu_model_free(GpuModel *m)
+{
+    if (!m)
+        return;
+    g_free(m->name);
+    g_free(m->display_name);
+    g_free(m->path);
+    g_free(m->dispatch_order);
+    if (m->sources)
+        g_hash_table_unref(m->sources);
+    g_free(m);
+}
+
+GpuModel *sim_gpu_model_copy(const GpuModel *m)
+{
+    GpuModel *c = g_new(GpuModel, 1);
+    *c = *m;
+    c->name = g_strdup(m->name);
+    c->display_name = g_strdup(m->display_name);
+    c->path = g_strdup(m->path);
+    c->dispatch_order = g_memdup2(m->dispatch_order,
+                                  sizeof(uint32_t) * m->sm_count);
+    if (m->sources)
+        c->sources = g_hash_table_ref(m->sources);
+    return c;
+}
+
+uint32_t sim_gpu_model_mps_sm_limit(const GpuModel *m, double pct)
+{
+    double tpcs = pct / 100.0 * m->sm_count / m->sms_per_tpc;
+    double r;
+    /* A small tolerance keeps 50% of 132 SMs (exactly 33 TPCs) from
+     * rounding to 34 through floating-point noise. */
+    switch (m->mps_pct_rounding) {
+    case SIM_ROUND_DOWN: r = floor(tpcs + 1e-9); break;
+    case SIM_ROUND_UP: r = ceil(tpcs - 1e-9); break;
+    default: r = floor(tpcs + 0.5); break;
+    }
+    uint32_t total_tpcs = m->sm_count / m->sms_per_tpc;
+    if (r < 1)
+        r = 1;
+    if (r > total_tpcs)
+        r = total_tpcs;
+    return (uint32_t)r * m->sms_per_tpc;
+}
+
+uint32_t sim_gpu_model_mps_client_limit(const GpuModel *m,
+                                        uint32_t connections)
+{
+    /* The MPS documentation states the client limit "when using the default
+     * CUDA_DEVICE_MAX_CONNECTIONS" per client; more connections per client
+     * use up the server's channel budget sooner. */
+    if (connections == 0)
+        connections = m->mps_connections_default;
+    uint64_t budget = (uint64_t)m->mps_max_clients *
+                      m->mps_connections_default;
+    uint64_t n = budget / connections;
+    return (uint32_t)MIN(n, m->mps_max_clients);
+}
+
+void sim_gpu_model_describe(const GpuModel *m, GString *out)
+{
+    g_string_append_printf(out, "%s  (%s)%s\n", m->name, m->display_name,
+                           m->calibrated ? "  [calibrated on hardware]" : "");
+    g_string_append_printf(out, "  file: %s\n", m->path);
+    g_string_append_printf(out, "  %-32s %d.%d   %s\n", "compute_capability",
+                           m->cc_major, m->cc_minor,
+                           m->sources ? (const char *)g_hash_table_lookup(
+                                            m->sources, "compute_capability")
+                                      : "");
+    for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++) {
+        const FieldSpec *f = &model_fields[i];
+        const char *base = (const char *)m + f->offset;
+        char val[64];
+        switch (f->type) {
+        case F_U32: snprintf(val, sizeof val, "%u", *(const uint32_t *)base);
+            break;
+        case F_U32_KIB:
+            snprintf(val, sizeof val, "%g",
+                     *(const uint32_t *)base / 1024.0);
+            break;
+        case F_U64_MIB:
+            snprintf(val, sizeof val, "%g",
+                     *(const uint64_t *)base / 1048576.0);
+            break;
+        case F_F64: snprintf(val, sizeof val, "%g", *(const double *)base);
+            break;
+        case F_TIME_US:
+            snprintf(val, sizeof val, "%g", *(const SimTime *)base / 1e3);
+            break;
+        case F_TIME_MS:
+            snprintf(val, sizeof val, "%g", *(const SimTime *)base / 1e6);
+            break;
+        case F_BOOL:
+            snprintf(val, sizeof val, "%s",
+                     *(const bool *)base ? "true" : "false");
+            break;
+        case F_ENUM:
+            snprintf(val, sizeof val, "%s", f->names[*(const int *)base]);
+            break;
+        }
+        const char *src =
+            m->sources ? g_hash_table_lookup(m->sources, f->key) : NULL;
+        g_string_append_printf(out, "  %-32s %-10s %s\n", f->key, val,
+                               src ? src : "");
+    }
+}

@@ -1,0 +1,166 @@
+/* gpu_model.h -- a GPU model: the hardware facts and scheduling parameters
+ * that the engine reads, loaded from models/NAME.json.
+ *
+ * Every field has its unit in its name and a provenance string in the file's
+ * "source" object.  The loader is table-driven (gpu_model.c, model_fields[]):
+ * it rejects unknown fields, reports missing ones, and range-checks each value,
+ * naming the file and the field.  A GpuModel is a plain value: the caller owns
+ * it and frees it with sim_gpu_model_free().
+ */
+#ifndef SIM_GPU_MODEL_H
+#define SIM_GPU_MODEL_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "simtime.h"
+
+#define SIM_MAX_SMS 512          /* upper bound on sm_count (bitmaps, arrays) */
+#define SIM_MAX_CARVEOUTS 16
+#define SIM_MAX_SUBPARTITIONS 4
+
+/* How the block dispatcher picks an SM for the next block (see
+ * gpu-scheduling-rules.md S8 and §2.4). */
+typedef enum {
+    SIM_PLACE_MOST_FREE,   /* most free warps first, ties by dispatch order */
+    SIM_PLACE_FILL_FIRST,  /* lowest dispatch-order SM that fits */
+    SIM_PLACE_ROUND_ROBIN, /* one block per SM in dispatch order, cycling */
+} SimPlacement;
+
+/* Where a time-sliced context can be preempted. */
+typedef enum {
+    SIM_PREEMPT_INSTRUCTION, /* Pascal and later: mid-block, blocks frozen */
+    SIM_PREEMPT_BLOCK,       /* Kepler, Maxwell: only at block boundaries */
+} SimPreemption;
+
+/* How an MPS active-thread percentage becomes an SM count. */
+typedef enum {
+    SIM_ROUND_DOWN,
+    SIM_ROUND_UP,
+    SIM_ROUND_NEAREST,
+} SimRounding;
+
+/* Which SMs an MPS client limited to N SMs may use. */
+typedef enum {
+    SIM_MPS_SMS_DYNAMIC, /* any N SMs at a time, chosen at dispatch */
+    SIM_MPS_SMS_STATIC,  /* a fixed set of N SMs, offset per client */
+} SimMpsSmAssign;
+
+typedef struct GpuModel {
+    char *name;         /* file stem, e.g. "h100-sxm" */
+    char *display_name; /* e.g. "NVIDIA H100 SXM5 80GB" */
+    char *path;         /* file it was loaded from (for messages) */
+    GHashTable *sources; /* JSON field name -> provenance string (owned) */
+    bool calibrated;    /* parameters calibrated on real hardware */
+    int cc_major, cc_minor;
+
+    /* --- SM resources (the occupancy calculator's inputs) --- */
+    uint32_t sm_count;
+    uint32_t sms_per_tpc;             /* MPS limits and partitions go by TPC */
+    uint32_t max_threads_per_sm;
+    uint32_t max_warps_per_sm;
+    uint32_t max_blocks_per_sm;
+    uint32_t max_threads_per_block;
+    uint32_t regs_per_sm;             /* 32-bit registers */
+    uint32_t max_regs_per_block;
+    uint32_t max_regs_per_thread;
+    uint32_t reg_alloc_unit_regs;     /* per-warp allocation granularity */
+    uint32_t reg_subpartitions;       /* register file split (4; 2 on cc 6.0) */
+    uint32_t warp_alloc_granularity;
+    uint32_t smem_per_sm_bytes;       /* largest carveout */
+    uint32_t smem_carveouts_kib[SIM_MAX_CARVEOUTS];
+    uint32_t n_smem_carveouts;
+    uint32_t max_smem_per_block_bytes;   /* with opt-in */
+    uint32_t smem_alloc_granularity_bytes;
+    uint32_t smem_reserved_per_block_bytes;
+    uint32_t max_resident_grids;
+
+    /* --- Work queues --- */
+    uint32_t connections_default;     /* CUDA_DEVICE_MAX_CONNECTIONS default */
+    uint32_t connections_max;
+    uint32_t stream_priority_levels;  /* e.g. 6 for the range [0,-5] */
+
+    /* --- Block execution and contention --- */
+    SimPlacement placement;
+    uint32_t *dispatch_order;         /* sm_count SM ids, first to last */
+    double sm_saturation_warps;       /* warps of a typical kernel that
+                                         saturate an SM's issue rate */
+    SimTime kernel_launch_latency_ns; /* queue head -> first block */
+    SimTime launch_api_ns;            /* host time of cudaLaunchKernel */
+    SimTime copy_api_ns;              /* host time of cudaMemcpyAsync */
+    SimTime sync_api_ns;              /* host time to return from a sync */
+
+    /* --- Contexts and time-slicing --- */
+    SimPreemption preemption;
+    SimTime timeslice_ns;
+    SimTime context_switch_ns;
+    SimTime idle_yield_ns;
+    uint64_t context_mem_bytes;       /* device memory per CUDA context */
+
+    /* --- MPS --- */
+    bool mps_supported;
+    bool mps_volta;                   /* Volta+ MPS: per-client connections,
+                                         thread-percentage limits */
+    uint32_t mps_max_clients;
+    uint32_t mps_connections_default;
+    SimRounding mps_pct_rounding;
+    SimMpsSmAssign mps_sm_assign;
+    uint64_t mps_server_mem_bytes;
+    uint64_t mps_client_mem_bytes;
+
+    /* --- Memory and copies --- */
+    uint64_t device_mem_bytes;        /* usable, as cudaMemGetInfo total */
+    uint32_t copy_engines_h2d;
+    uint32_t copy_engines_d2h;
+    double h2d_bandwidth_gbps;        /* pinned, GB/s = 1e9 bytes/s */
+    double d2h_bandwidth_gbps;
+    double d2d_bandwidth_gbps;
+    double pageable_bandwidth_factor; /* pageable / pinned bandwidth */
+    SimTime copy_latency_ns;
+    double dram_bandwidth_gbps;
+
+    /* --- Metrics --- */
+    SimTime nvml_sample_period_ns;    /* nvidia-smi GPU-Util window */
+    uint32_t sm_clock_mhz;
+} GpuModel;
+
+/* Load and validate one model file.
+ * Returns: (transfer full) (nullable): NULL with @error set on failure. */
+GpuModel *sim_gpu_model_load(const char *path, GError **error);
+
+/* Find a model by name ("h100-sxm") or by path (anything containing '/' or
+ * ending in .json).  Names are looked up in @models_dir (NULL: the default,
+ * see sim_models_dir()). */
+GpuModel *sim_gpu_model_find(const char *name_or_path,
+                             const char *models_dir,
+                             GError **error);
+
+/* The directory holding the bundled models: $HQSIM_MODELS if set, else
+ * models/ next to the binary's source tree (compiled in), else ./models.
+ * Returns: (transfer none). */
+const char *sim_models_dir(void);
+
+/* List model files (sorted names without .json) in @dir.
+ * Returns: (transfer full) NULL-terminated; free with g_strfreev. */
+char **sim_gpu_model_list(const char *dir, GError **error);
+
+void sim_gpu_model_free(GpuModel *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuModel, sim_gpu_model_free)
+
+/* A deep copy (for what-if runs that modify a field). */
+GpuModel *sim_gpu_model_copy(const GpuModel *m);
+
+/* The SM count an MPS client at @pct percent (0 < pct <= 100) may use, per
+ * the model's TPC granularity and rounding rule; at least one TPC. */
+uint32_t sim_gpu_model_mps_sm_limit(const GpuModel *m, double pct);
+
+/* The highest MPS client count given @connections per client. */
+uint32_t sim_gpu_model_mps_client_limit(const GpuModel *m,
+                                        uint32_t connections);
+
+/* Print one line per field with its value and source (for `hqsim models
+ * --show NAME`). */
+void sim_gpu_model_describe(const GpuModel *m, GString *out);
+
+#endif /* SIM_GPU_MODEL_H */

@@ -1,0 +1,489 @@
+/* json.c -- JSON input with file/line/field errors.  See json.h. */
+#include "json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "error.h"
+
+G_DEFINE_QUARK(hqsim-error-quark, sim_error)
+
+/* ------------------------------------------------------------------------
+ * Reading files
+ * ------------------------------------------------------------------------ */
+
+static char *inflate_gzip(const char *path, const unsigned char *data,
+                          size_t len, size_t *len_out, GError **error)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit2(&zs, 15 + 32) != Z_OK) { /* +32: gzip or zlib header */
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s: cannot initialise gzip decoder", path);
+        return NULL;
+    }
+    GByteArray *out = g_byte_array_sized_new(len * 4 + 1024);
+    unsigned char buf[65536];
+    zs.next_in = (unsigned char *)data;
+    zs.avail_in = (uInt)len;
+    int rc;
+    do {
+        zs.next_out = buf;
+        zs.avail_out = sizeof buf;
+        rc = inflate(&zs, Z_NO_FLUSH);
+        if (rc != Z_OK && rc != Z_STREAM_END) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                        "%s: corrupt gzip data at byte %lu: %s", path,
+                        (unsigned long)zs.total_in,
+                        zs.msg ? zs.msg : "inflate failed");
+            inflateEnd(&zs);
+            g_byte_array_free(out, TRUE);
+            return NULL;
+        }
+        g_byte_array_append(out, buf, sizeof buf - zs.avail_out);
+        /* A gzip member ended but more input follows: concatenated members
+         * are legal gzip, keep going. */
+        if (rc == Z_STREAM_END && zs.avail_in > 0) {
+            inflateReset(&zs);
+            rc = Z_OK;
+        }
+    } while (rc != Z_STREAM_END && (zs.avail_in > 0 || zs.avail_out == 0));
+    inflateEnd(&zs);
+    if (rc != Z_STREAM_END) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s: truncated gzip data (stream ends after %lu bytes)",
+                    path, (unsigned long)len);
+        g_byte_array_free(out, TRUE);
+        return NULL;
+    }
+    *len_out = out->len;
+    g_byte_array_append(out, (const guint8 *)"", 1);
+    return (char *)g_byte_array_free(out, FALSE);
+}
+
+char *sim_read_file(const char *path, size_t *len_out, GError **error)
+{
+    gchar *data = NULL;
+    gsize len = 0;
+    GError *local = NULL;
+    if (!g_file_get_contents(path, &data, &len, &local)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s", local->message);
+        g_error_free(local);
+        return NULL;
+    }
+    const unsigned char *u = (const unsigned char *)data;
+    if (len >= 2 && u[0] == 0x1f && u[1] == 0x8b) {
+        size_t n = 0;
+        char *plain = inflate_gzip(path, u, len, &n, error);
+        g_free(data);
+        if (plain && len_out)
+            *len_out = n;
+        return plain;
+    }
+    if (g_str_has_suffix(path, ".gz")) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s: name ends in .gz but the file is not gzip data", path);
+        g_free(data);
+        return NULL;
+    }
+    if (len_out)
+        *len_out = len;
+    return data;
+}
+
+bool sim_check_utf8(const char *name, const char *text, size_t len,
+                    GError **error)
+{
+    const gchar *end = NULL;
+    if (g_utf8_validate(text, (gssize)len, &end))
+        return true;
+    int line = 1;
+    for (const char *p = text; p < end; p++)
+        if (*p == '\n')
+            line++;
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s:%d: not valid UTF-8 (byte 0x%02x at offset %ld)", name,
+                line, (unsigned char)*end, (long)(end - text));
+    return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Documents
+ * ------------------------------------------------------------------------ */
+
+static void offset_to_line_col(const char *text, size_t off, int *line,
+                               int *col)
+{
+    int l = 1, c = 1;
+    for (size_t i = 0; i < off && text[i]; i++) {
+        if (text[i] == '\n') {
+            l++;
+            c = 1;
+        } else {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+SimJsonDoc *sim_json_doc_parse(const char *name, const char *text, size_t len,
+                               GError **error)
+{
+    if (!sim_check_utf8(name, text, len, error))
+        return NULL;
+    if (memchr(text, '\0', len)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s: contains a NUL byte; not a JSON text", name);
+        return NULL;
+    }
+    SimJsonDoc *doc = g_new0(SimJsonDoc, 1);
+    doc->file = g_strdup(name);
+    doc->text = g_strndup(text, len);
+    doc->len = len;
+    const char *end = NULL;
+    /* len + 1: cJSON wants the terminating NUL inside the buffer length. */
+    doc->root = cJSON_ParseWithLengthOpts(doc->text, len + 1, &end, 1);
+    if (!doc->root) {
+        size_t off = end ? (size_t)(end - doc->text) : 0;
+        int line, col;
+        offset_to_line_col(doc->text, off, &line, &col);
+        if (off >= len)
+            g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                        "%s:%d:%d: JSON text ends early (truncated file?)",
+                        name, line, col);
+        else
+            g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                        "%s:%d:%d: JSON syntax error near '%.12s'", name, line,
+                        col, doc->text + off);
+        sim_json_doc_free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+SimJsonDoc *sim_json_doc_load(const char *path, GError **error)
+{
+    size_t len = 0;
+    g_autofree char *text = sim_read_file(path, &len, error);
+    if (!text)
+        return NULL;
+    if (len == 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s: file is empty",
+                    path);
+        return NULL;
+    }
+    return sim_json_doc_parse(path, text, len, error);
+}
+
+void sim_json_doc_free(SimJsonDoc *doc)
+{
+    if (!doc)
+        return;
+    cJSON_Delete(doc->root);
+    g_free(doc->text);
+    g_free(doc->file);
+    g_free(doc);
+}
+
+/* ------------------------------------------------------------------------
+ * Locating a node: walk the text in step with the tree.  The text parsed
+ * without error, so the scanner may assume well-formed JSON.
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *p;
+    const char *end;
+    int line;
+} Scan;
+
+static void scan_ws(Scan *s)
+{
+    while (s->p < s->end) {
+        char c = *s->p;
+        if (c == '\n')
+            s->line++;
+        else if (c != ' ' && c != '\t' && c != '\r')
+            break;
+        s->p++;
+    }
+}
+
+static void scan_string(Scan *s)
+{
+    s->p++; /* opening quote */
+    while (s->p < s->end && *s->p != '"') {
+        if (*s->p == '\\')
+            s->p++;
+        s->p++;
+    }
+    s->p++; /* closing quote */
+}
+
+/* Scan one value starting at s->p, whose tree node is @node.  Returns the
+ * line of @target if it is @node or inside it, else 0. */
+static int scan_value(Scan *s, const cJSON *node, const cJSON *target)
+{
+    scan_ws(s);
+    int here = s->line;
+    int found = node == target ? here : 0;
+    if (s->p >= s->end)
+        return found;
+    char c = *s->p;
+    if (c == '{' || c == '[') {
+        bool obj = c == '{';
+        s->p++;
+        const cJSON *child = node ? node->child : NULL;
+        for (;;) {
+            scan_ws(s);
+            if (s->p >= s->end)
+                return found;
+            if (*s->p == (obj ? '}' : ']')) {
+                s->p++;
+                return found;
+            }
+            if (*s->p == ',') {
+                s->p++;
+                continue;
+            }
+            if (obj) {
+                scan_string(s); /* key */
+                scan_ws(s);
+                s->p++;         /* ':' */
+            }
+            int r = scan_value(s, child, target);
+            if (r && !found)
+                found = r;
+            if (child)
+                child = child->next;
+        }
+    }
+    if (c == '"') {
+        scan_string(s);
+        return found;
+    }
+    while (s->p < s->end && !strchr(",]} \t\r\n", *s->p))
+        s->p++;
+    return found;
+}
+
+int sim_json_line_of(const SimJsonDoc *doc, const cJSON *node)
+{
+    if (!doc || !node)
+        return 0;
+    Scan s = {doc->text, doc->text + doc->len, 1};
+    return scan_value(&s, doc->root, node);
+}
+
+bool sim_json_fail(const SimJsonDoc *doc, const cJSON *node, GError **error,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    int line = sim_json_line_of(doc, node);
+    if (line > 0)
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID, "%s:%d: %s",
+                    doc->file, line, msg);
+    else
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID, "%s: %s",
+                    doc ? doc->file : "?", msg);
+    return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Getters
+ * ------------------------------------------------------------------------ */
+
+#define WHAT(w) (w) ? (w) : "", (w) ? ": " : ""
+
+bool sim_json_check_keys(const SimJsonDoc *doc, const cJSON *obj,
+                         const char *const *allowed, const char *what,
+                         GError **error)
+{
+    if (!cJSON_IsObject(obj))
+        return sim_json_fail(doc, obj, error, "%s%sexpected an object",
+                             WHAT(what));
+    const cJSON *it;
+    cJSON_ArrayForEach(it, obj)
+    {
+        bool ok = false;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(*a, it->string) == 0) {
+                ok = true;
+                break;
+            }
+        if (!ok)
+            return sim_json_fail(doc, it, error, "%s%sunknown field '%s'",
+                                 WHAT(what), it->string);
+        /* cJSON keeps duplicate keys; the first would silently win. */
+        for (const cJSON *j = it->next; j; j = j->next)
+            if (strcmp(j->string, it->string) == 0)
+                return sim_json_fail(doc, j, error,
+                                     "%s%sfield '%s' given twice", WHAT(what),
+                                     it->string);
+    }
+    return true;
+}
+
+static const cJSON *lookup(const SimJsonDoc *doc, const cJSON *obj,
+                           const char *key, const char *what, bool required,
+                           bool *absent, GError **error)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *absent = v == NULL;
+    if (!v && required)
+        sim_json_fail(doc, obj, error, "%s%smissing field '%s'", WHAT(what),
+                      key);
+    return v;
+}
+
+bool sim_json_number_u64(const SimJsonDoc *doc, const cJSON *v,
+                         const char *key, const char *what, uint64_t min,
+                         uint64_t max, uint64_t *out, GError **error)
+{
+    if (!cJSON_IsNumber(v))
+        return sim_json_fail(doc, v, error,
+                             "%s%sfield '%s': expected a number", WHAT(what),
+                             key);
+    double d = v->valuedouble;
+    if (!isfinite(d) || d != floor(d))
+        return sim_json_fail(doc, v, error,
+                             "%s%sfield '%s': expected an integer, got %g",
+                             WHAT(what), key, d);
+    if (d < (double)min || d > (double)max)
+        return sim_json_fail(
+            doc, v, error,
+            "%s%sfield '%s': %.0f is out of range [%llu, %llu]", WHAT(what),
+            key, d, (unsigned long long)min, (unsigned long long)max);
+    *out = (uint64_t)d;
+    return true;
+}
+
+bool sim_json_get_u64(const SimJsonDoc *doc, const cJSON *obj,
+                      const char *key, const char *what, bool required,
+                      uint64_t min, uint64_t max, uint64_t *out,
+                      GError **error)
+{
+    bool absent;
+    const cJSON *v = lookup(doc, obj, key, what, required, &absent, error);
+    if (absent)
+        return !required;
+    return sim_json_number_u64(doc, v, key, what, min, max, out, error);
+}
+
+bool sim_json_get_u32(const SimJsonDoc *doc, const cJSON *obj,
+                      const char *key, const char *what, bool required,
+                      uint32_t min, uint32_t max, uint32_t *out,
+                      GError **error)
+{
+    uint64_t v = *out;
+    if (!sim_json_get_u64(doc, obj, key, what, required, min, max, &v, error))
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool sim_json_get_int(const SimJsonDoc *doc, const cJSON *obj,
+                      const char *key, const char *what, bool required,
+                      int min, int max, int *out, GError **error)
+{
+    bool absent;
+    const cJSON *v = lookup(doc, obj, key, what, required, &absent, error);
+    if (absent)
+        return !required;
+    if (!cJSON_IsNumber(v))
+        return sim_json_fail(doc, v, error,
+                             "%s%sfield '%s': expected a number", WHAT(what),
+                             key);
+    double d = v->valuedouble;
+    if (!isfinite(d) || d != floor(d))
+        return sim_json_fail(doc, v, error,
+                             "%s%sfield '%s': expected an integer, got %g",
+                             WHAT(what), key, d);
+    if (d < min || d > max)
+        return sim_json_fail(doc, v, error,
+                             "%s%sfield '%s': %.0f is out of range [%d, %d]",
+                             WHAT(what), key, d, min, max);
+    *out = (int)d;
+    return true;
+}
+
+bool sim_json_get_double(const SimJsonDoc *doc, const cJSON *obj,
+                         const char *key, const char *what, bool required,
+                         double min, double max, double *out, GError **error)
+{
+    bool absent;
+    const cJSON *v = lookup(doc, obj, key, what, required, &absent, error);
+    if (absent)
+        return !required;
+    if (!cJSON_IsNumber(v))
+        return sim_json_fail(doc, v, error,
+                             "%s%sfield '%s': expected a number", WHAT(what),
+                             key);
+    double d = v->valuedouble;
+    if (!isfinite(d) || d < min || d > max)
+        return sim_json_fail(doc, v, error,
+                             "%s%sfield '%s': %g is out of range [%g, %g]",
+                             WHAT(what), key, d, min, max);
+    *out = d;
+    return true;
+}
+
+bool sim_json_get_bool(const SimJsonDoc *doc, const cJSON *obj,
+                       const char *key, const char *what, bool required,
+                       bool *out, GError **error)
+{
+    bool absent;
+    const cJSON *v = lookup(doc, obj, key, what, required, &absent, error);
+    if (absent)
+        return !required;
+    if (!cJSON_IsBool(v))
+        return sim_json_fail(doc, v, error,
+                             "%s%sfield '%s': expected true or false",
+                             WHAT(what), key);
+    *out = cJSON_IsTrue(v);
+    return true;
+}
+
+bool sim_json_get_string(const SimJsonDoc *doc, const cJSON *obj,
+                         const char *key, const char *what, bool required,
+                         const char **out, GError **error)
+{
+    bool absent;
+    const cJSON *v = lookup(doc, obj, key, what, required, &absent, error);
+    if (absent)
+        return !required;
+    if (!cJSON_IsString(v))
+        return sim_json_fail(doc, v, error,
+                             "%s%sfield '%s': expected a string", WHAT(what),
+                             key);
+    *out = v->valuestring;
+    return true;
+}
+
+bool sim_json_get_enum(const SimJsonDoc *doc, const cJSON *obj,
+                       const char *key, const char *what, bool required,
+                       const char *const *names, int *out, GError **error)
+{
+    const char *s = NULL;
+    if (!sim_json_get_string(doc, obj, key, what, required, &s, error))
+        return false;
+    if (!s)
+        return true;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], s) == 0) {
+            *out = i;
+            return true;
+        }
+    g_autoptr(GString) list = g_string_new(NULL);
+    for (int i = 0; names[i]; i++)
+        g_string_append_printf(list, "%s'%s'", i ? ", " : "", names[i]);
+    return sim_json_fail(doc, cJSON_GetObjectItemCaseSensitive(obj, key),
+                         error, "%s%sfield '%s': '%s' is not one of %s",
+                         WHAT(what), key, s, list->str);
+}

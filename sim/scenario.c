@@ -1,0 +1,292 @@
+/* scenario.c -- building, copying and validating scenarios.  See
+ * scenario.h; the JSON reader and writer are scenario_load.c and
+ * scenario_write.c. */
+#include "scenario.h"
+
+#include <string.h>
+
+#include "error.h"
+
+static const char *const op_kind_names[SIM_OP_N_KINDS] = {
+    "kernel",       "copy",       "host_gap",   "stream_sync",
+    "device_sync",  "event_record", "event_wait", "event_sync",
+};
+
+const char *sim_op_kind_name(SimOpKind k)
+{
+    return k < SIM_OP_N_KINDS ? op_kind_names[k] : "?";
+}
+
+const char *sim_copy_dir_name(SimCopyDir d)
+{
+    static const char *const names[] = {"h2d", "d2h", "d2d"};
+    return d < SIM_COPY_N_DIRS ? names[d] : "?";
+}
+
+SimScenario *sim_scenario_new(const char *source, const char *format)
+{
+    SimScenario *sc = g_new0(SimScenario, 1);
+    sc->source = g_strdup(source);
+    sc->format = g_strdup(format);
+    sc->seed = 1;
+    sc->strings = g_string_chunk_new(4096);
+    sc->processes = g_ptr_array_new();
+    return sc;
+}
+
+static void process_free(SimProcessSpec *p)
+{
+    g_free(p->arrivals.times_ns);
+    g_free(p->streams);
+    g_free(p->ops);
+    g_free(p->event_names);
+    g_free(p);
+}
+
+void sim_scenario_free(SimScenario *sc)
+{
+    if (!sc)
+        return;
+    for (guint i = 0; i < sc->processes->len; i++)
+        process_free(g_ptr_array_index(sc->processes, i));
+    g_ptr_array_free(sc->processes, TRUE);
+    g_string_chunk_free(sc->strings);
+    g_free(sc->source);
+    g_free(sc->format);
+    g_free(sc->description);
+    g_free(sc->gpu);
+    g_free(sc);
+}
+
+const char *sim_scenario_intern(SimScenario *sc, const char *s)
+{
+    return s ? g_string_chunk_insert_const(sc->strings, s) : NULL;
+}
+
+SimProcessSpec *sim_scenario_add_process(SimScenario *sc, const char *name)
+{
+    SimProcessSpec *p = g_new0(SimProcessSpec, 1);
+    p->name = sim_scenario_intern(sc, name);
+    p->active_thread_pct = 100.0;
+    p->iterations = 1;
+    g_ptr_array_add(sc->processes, p);
+    return p;
+}
+
+/* Arrays grow by doubling; capacity is the next power of two >= n, so it is
+ * derived from the count and needs no field of its own. */
+static void *grow(void *arr, uint32_t n, size_t elem)
+{
+    if (n == 0 || (n & (n - 1)) == 0)
+        return g_realloc_n(arr, n ? 2 * (size_t)n : 1, elem);
+    return arr;
+}
+
+uint32_t sim_process_add_stream(SimScenario *sc, SimProcessSpec *p,
+                                const char *name, int priority)
+{
+    p->streams = grow(p->streams, p->n_streams, sizeof *p->streams);
+    p->streams[p->n_streams].name = sim_scenario_intern(sc, name);
+    p->streams[p->n_streams].priority = priority;
+    return p->n_streams++;
+}
+
+uint32_t sim_process_add_event(SimScenario *sc, SimProcessSpec *p,
+                               const char *name)
+{
+    p->event_names = grow(p->event_names, p->n_events,
+                          sizeof *p->event_names);
+    p->event_names[p->n_events] = sim_scenario_intern(sc, name);
+    return p->n_events++;
+}
+
+SimOp *sim_process_add_op(SimProcessSpec *p, const SimOp *op)
+{
+    p->ops = grow(p->ops, p->n_ops, sizeof *p->ops);
+    p->ops[p->n_ops] = *op;
+    return &p->ops[p->n_ops++];
+}
+
+/* Capacity that grow() assumes for an array holding @n elements. */
+static size_t cap_for(uint32_t n)
+{
+    return (size_t)1 << g_bit_storage(n);
+}
+
+static SimProcessSpec *process_copy(SimScenario *dst, const SimProcessSpec *p,
+                                    const char *name)
+{
+    SimProcessSpec *c = sim_scenario_add_process(dst, name ? name : p->name);
+    const char *cname = c->name;
+    *c = *p;
+    c->name = cname;
+    c->arrivals.times_ns =
+        g_memdup2(p->arrivals.times_ns, sizeof(SimTime) * p->arrivals.n_times);
+    c->streams = g_new(SimStreamSpec, cap_for(p->n_streams));
+    for (uint32_t i = 0; i < p->n_streams; i++) {
+        c->streams[i] = p->streams[i];
+        c->streams[i].name = sim_scenario_intern(dst, p->streams[i].name);
+    }
+    c->event_names = g_new(const char *, cap_for(p->n_events));
+    for (uint32_t i = 0; i < p->n_events; i++)
+        c->event_names[i] = sim_scenario_intern(dst, p->event_names[i]);
+    c->ops = g_new(SimOp, cap_for(p->n_ops));
+    memcpy(c->ops, p->ops, sizeof(SimOp) * p->n_ops);
+    for (uint32_t i = 0; i < p->n_ops; i++)
+        if (c->ops[i].kind == SIM_OP_KERNEL)
+            c->ops[i].u.kernel.name =
+                sim_scenario_intern(dst, p->ops[i].u.kernel.name);
+    return c;
+}
+
+SimScenario *sim_scenario_copy(const SimScenario *sc)
+{
+    SimScenario *c = sim_scenario_new(sc->source, sc->format);
+    c->description = g_strdup(sc->description);
+    c->gpu = g_strdup(sc->gpu);
+    c->seed = sc->seed;
+    for (guint i = 0; i < sc->processes->len; i++)
+        process_copy(c, g_ptr_array_index(sc->processes, i), NULL);
+    return c;
+}
+
+void sim_scenario_replicate_process(SimScenario *sc, uint32_t index,
+                                    uint32_t n_total)
+{
+    g_return_if_fail(index < sc->processes->len);
+    if (n_total <= 1)
+        return;
+    SimProcessSpec *orig = g_ptr_array_index(sc->processes, index);
+    g_autofree char *base = g_strdup(orig->name);
+    g_autofree char *n0 = g_strdup_printf("%s#0", base);
+    orig->name = sim_scenario_intern(sc, n0);
+    for (uint32_t i = 1; i < n_total; i++) {
+        g_autofree char *ni = g_strdup_printf("%s#%u", base, i);
+        /* process_copy appends at the end; move it right after the last
+         * copy so the replicas stay together and in order. */
+        SimProcessSpec *c = process_copy(sc, orig, ni);
+        g_ptr_array_remove_index(sc->processes, sc->processes->len - 1);
+        g_ptr_array_insert(sc->processes, (gint)(index + i), c);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Validation
+ * ------------------------------------------------------------------------ */
+
+static bool op_fail(const SimScenario *sc, const SimProcessSpec *p,
+                    uint32_t i, const SimOp *op, GError **error,
+                    const char *msg)
+{
+    if (op->line)
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                    "%s:%u: process '%s' op %u (%s): %s", sc->source,
+                    op->line, p->name, i, sim_op_kind_name(op->kind), msg);
+    else
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                    "%s: process '%s' op %u (%s): %s", sc->source, p->name, i,
+                    sim_op_kind_name(op->kind), msg);
+    return false;
+}
+
+static bool validate_kernel(const SimScenario *sc, const SimProcessSpec *p,
+                            uint32_t i, const SimOp *op, GError **error)
+{
+    const SimKernelSpec *k = &op->u.kernel;
+    for (int d = 0; d < 3; d++) {
+        if (k->grid[d] == 0)
+            return op_fail(sc, p, i, op, error,
+                           "field 'grid': every dimension must be >= 1");
+        if (k->block[d] == 0)
+            return op_fail(sc, p, i, op, error,
+                           "field 'block': every dimension must be >= 1");
+    }
+    if (sim_kernel_blocks(k) > ((uint64_t)1 << 40))
+        return op_fail(sc, p, i, op, error,
+                       "field 'grid': more than 2^40 blocks");
+    if ((k->duration_ns == 0) == (k->block_time_ns == 0))
+        return op_fail(sc, p, i, op, error,
+                       "give exactly one of 'duration_us' and "
+                       "'block_time_us', greater than 0");
+    if (k->sm_intensity < 0 || k->sm_intensity > 1)
+        return op_fail(sc, p, i, op, error,
+                       "field 'sm_intensity': must be in [0, 1]");
+    if (k->mem_intensity < 0 || k->mem_intensity > 1)
+        return op_fail(sc, p, i, op, error,
+                       "field 'mem_intensity': must be in [0, 1]");
+    if (!k->name || !*k->name)
+        return op_fail(sc, p, i, op, error, "kernel without a name");
+    return true;
+}
+
+bool sim_scenario_validate(const SimScenario *sc, GError **error)
+{
+    if (sc->processes->len == 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                    "%s: the scenario has no processes", sc->source);
+        return false;
+    }
+    GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+    bool ok = true;
+    for (guint pi = 0; ok && pi < sc->processes->len; pi++) {
+        const SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
+        if (!g_hash_table_add(names, (gpointer)p->name)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                        "%s: two processes are named '%s'", sc->source,
+                        p->name);
+            ok = false;
+            break;
+        }
+        if (p->active_thread_pct <= 0 || p->active_thread_pct > 100) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                        "%s: process '%s': active_thread_pct must be in "
+                        "(0, 100]",
+                        sc->source, p->name);
+            ok = false;
+            break;
+        }
+        if (p->iterations < 1) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                        "%s: process '%s': iterations must be >= 1",
+                        sc->source, p->name);
+            ok = false;
+            break;
+        }
+        for (uint32_t i = 0; ok && i < p->n_ops; i++) {
+            const SimOp *op = &p->ops[i];
+            switch (op->kind) {
+            case SIM_OP_KERNEL:
+            case SIM_OP_COPY:
+            case SIM_OP_STREAM_SYNC:
+                if (op->stream >= p->n_streams)
+                    ok = op_fail(sc, p, i, op, error,
+                                 "field 'stream': no such stream");
+                if (ok && op->kind == SIM_OP_KERNEL)
+                    ok = validate_kernel(sc, p, i, op, error);
+                if (ok && op->kind == SIM_OP_COPY &&
+                    op->u.copy.dir >= SIM_COPY_N_DIRS)
+                    ok = op_fail(sc, p, i, op, error,
+                                 "field 'dir': unknown direction");
+                break;
+            case SIM_OP_EVENT_RECORD:
+            case SIM_OP_EVENT_WAIT:
+                if (op->stream >= p->n_streams)
+                    ok = op_fail(sc, p, i, op, error,
+                                 "field 'stream': no such stream");
+                /* fall through */
+            case SIM_OP_EVENT_SYNC:
+                if (ok && op->event >= p->n_events)
+                    ok = op_fail(sc, p, i, op, error,
+                                 "field 'event': no such event");
+                break;
+            case SIM_OP_HOST_GAP:
+            case SIM_OP_DEVICE_SYNC:
+                break;
+            default:
+                ok = op_fail(sc, p, i, op, error, "unknown op kind");
+            }
+        }
+    }
+    g_hash_table_destroy(names);
+    return ok;
+}

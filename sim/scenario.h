@@ -1,0 +1,205 @@
+/* scenario.h -- a workload: processes, their streams, and the ordered program
+ * of operations each process's host thread issues.
+ *
+ * A SimScenario is what the native JSON loader (scenario_load.c) and every
+ * profiler importer (import/) produce, and what the engine consumes.  It is
+ * plain data with no simulation state, so one scenario can be simulated many
+ * times (compare, sweep) and written back out (scenario_write.c).
+ *
+ * Ownership: the scenario owns its processes; a process owns its streams, ops
+ * and event names; all strings (kernel names, stream names...) live in the
+ * scenario's string chunk, so an op is small and copying ops is cheap.
+ *
+ * Program model: a process's host thread walks `ops` in order.  Each op takes
+ * `api_ns` of host time (SIM_TIME_NEVER: the GPU model's default for its
+ * kind) and then, for GPU work, is enqueued on its stream.  The whole list is
+ * one *iteration*; a closed-loop process runs `iterations` of them, each
+ * starting once the previous one has completed on the GPU; an open-loop
+ * process runs one iteration per arrival.
+ */
+#ifndef SIM_SCENARIO_H
+#define SIM_SCENARIO_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "simtime.h"
+
+typedef enum {
+    SIM_OP_KERNEL,       /* GPU: a grid of blocks */
+    SIM_OP_COPY,         /* GPU: a memcpy on a copy engine */
+    SIM_OP_HOST_GAP,     /* host: busy for a while (CPU work, launch gaps) */
+    SIM_OP_STREAM_SYNC,  /* host: wait until the stream's work is done */
+    SIM_OP_DEVICE_SYNC,  /* host: wait until all the process's work is done */
+    SIM_OP_EVENT_RECORD, /* GPU: record event after the stream's prior work */
+    SIM_OP_EVENT_WAIT,   /* GPU: the stream waits for the event's last record */
+    SIM_OP_EVENT_SYNC,   /* host: wait for the event's last record */
+    SIM_OP_N_KINDS
+} SimOpKind;
+
+typedef enum {
+    SIM_COPY_H2D,
+    SIM_COPY_D2H,
+    SIM_COPY_D2D,
+    SIM_COPY_N_DIRS
+} SimCopyDir;
+
+/* A kernel launch.  Its work is given one of two ways:
+ *  - duration_ns: how long the whole kernel takes when it runs alone on the
+ *    GPU (what a profiler records), or
+ *  - block_time_ns: how long one block takes when the kernel runs alone
+ *    (blocks of the kernel sharing SMs with each other as they would).
+ * Exactly one is non-zero.  The engine derives each block's work from it so
+ * that the kernel alone reproduces that time exactly. */
+typedef struct {
+    const char *name;          /* in the scenario's string chunk */
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t regs_per_thread;  /* 0: unknown, treated as 32 */
+    uint32_t static_smem_bytes;
+    uint32_t dynamic_smem_bytes;
+    SimTime duration_ns;
+    SimTime block_time_ns;
+    double sm_intensity;  /* share of SM issue capacity the kernel uses alone
+                             (0..1]; 0: derive from resident warps */
+    double mem_intensity; /* share of DRAM bandwidth used alone; 0: ignore */
+    bool faults;          /* raises a fatal GPU fault when it starts */
+} SimKernelSpec;
+
+typedef struct {
+    uint64_t bytes;
+    SimCopyDir dir;
+    bool pinned;          /* pageable copies block the host */
+    SimTime duration_ns;  /* recorded duration; 0: from bandwidth model */
+} SimCopySpec;
+
+typedef struct {
+    SimOpKind kind;
+    uint32_t stream;   /* index into the process's streams (GPU ops and
+                          stream sync) */
+    uint32_t event;    /* index into the process's events (event ops) */
+    SimTime api_ns;    /* host time to issue; SIM_TIME_NEVER: model default */
+    uint32_t line;     /* source line, for messages; 0 if unknown */
+    union {
+        SimKernelSpec kernel;
+        SimCopySpec copy;
+        SimTime gap_ns; /* SIM_OP_HOST_GAP */
+    } u;
+} SimOp;
+
+typedef struct {
+    const char *name;  /* in the scenario's string chunk */
+    int priority;      /* CUDA convention: lower number = higher priority,
+                          0 is the default; clamped to the model's range */
+} SimStreamSpec;
+
+typedef enum {
+    SIM_ARRIVALS_NONE,     /* closed loop: `iterations` back to back */
+    SIM_ARRIVALS_UNIFORM,  /* one request every 1/rate seconds */
+    SIM_ARRIVALS_POISSON,  /* exponential gaps at `rate`, seeded */
+    SIM_ARRIVALS_LIST,     /* explicit request times */
+} SimArrivalKind;
+
+typedef struct {
+    SimArrivalKind kind;
+    double rate_per_s;
+    uint32_t count;        /* requests for UNIFORM/POISSON */
+    SimTime *times_ns;     /* LIST: sorted, relative to process start */
+    uint32_t n_times;
+} SimArrivals;
+
+typedef struct {
+    const char *name;
+    SimTime start_ns;           /* when the process starts (creates its
+                                   context) */
+    bool mps;                   /* an MPS client (else its own context) */
+    double active_thread_pct;   /* MPS: 0 < pct <= 100; 100 = no limit */
+    uint64_t device_mem_bytes;  /* device memory the process allocates */
+    uint64_t mps_mem_limit_bytes; /* MPS pinned-memory limit; 0 = none */
+    uint32_t connections;       /* CUDA_DEVICE_MAX_CONNECTIONS; 0 = default */
+    uint32_t iterations;        /* closed loop: >= 1 */
+    SimArrivals arrivals;
+    SimStreamSpec *streams;     /* in creation order */
+    uint32_t n_streams;
+    SimOp *ops;
+    uint32_t n_ops;
+    const char **event_names;   /* in the string chunk */
+    uint32_t n_events;
+} SimProcessSpec;
+
+typedef struct SimScenario {
+    char *source;               /* file it came from (owned) */
+    char *format;               /* "hqsim", "nvprof", "nsys-sqlite"... */
+    char *description;          /* (nullable, owned) */
+    char *gpu;                  /* suggested GPU model name (nullable) */
+    uint64_t seed;
+    GStringChunk *strings;
+    GPtrArray *processes;       /* SimProcessSpec*, owned */
+} SimScenario;
+
+/* An empty scenario; add processes with sim_scenario_add_process(). */
+SimScenario *sim_scenario_new(const char *source, const char *format);
+void sim_scenario_free(SimScenario *sc);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimScenario, sim_scenario_free)
+
+/* Intern a string in the scenario (NULL stays NULL).
+ * Returns: (transfer none), valid as long as the scenario. */
+const char *sim_scenario_intern(SimScenario *sc, const char *s);
+
+/* Append a new process with defaults (iterations 1, 100%, no streams).
+ * Returns: (transfer none). */
+SimProcessSpec *sim_scenario_add_process(SimScenario *sc, const char *name);
+
+/* Append a stream; returns its index. */
+uint32_t sim_process_add_stream(SimScenario *sc, SimProcessSpec *p,
+                                const char *name, int priority);
+/* Append an event; returns its index. */
+uint32_t sim_process_add_event(SimScenario *sc, SimProcessSpec *p,
+                               const char *name);
+/* Append an op (copied); returns a pointer to the stored op, valid until
+ * the next append.  api_ns defaults to SIM_TIME_NEVER if the caller left it
+ * 0 and set nothing: callers set it explicitly. */
+SimOp *sim_process_add_op(SimProcessSpec *p, const SimOp *op);
+
+/* A deep copy (fresh string chunk). */
+SimScenario *sim_scenario_copy(const SimScenario *sc);
+
+/* Append @n copies of process @index named NAME#1..NAME#n (the original
+ * becomes NAME#0 when n >= 1).  Used by --processes N. */
+void sim_scenario_replicate_process(SimScenario *sc, uint32_t index,
+                                    uint32_t n_total);
+
+/* Total threads of a kernel's block / blocks of its grid. */
+static inline uint64_t sim_kernel_threads_per_block(const SimKernelSpec *k)
+{
+    return (uint64_t)k->block[0] * k->block[1] * k->block[2];
+}
+static inline uint64_t sim_kernel_blocks(const SimKernelSpec *k)
+{
+    return (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
+}
+
+const char *sim_op_kind_name(SimOpKind k);
+const char *sim_copy_dir_name(SimCopyDir d);
+
+/* Load a native scenario (JSON).  Errors name file, line and field.
+ * Returns: (transfer full) (nullable). */
+SimScenario *sim_scenario_load(const char *path, GError **error);
+/* The same from text in memory (tests). */
+SimScenario *sim_scenario_parse(const char *name, const char *text,
+                                size_t len, GError **error);
+
+/* Write @sc as a native scenario (JSON) to @path, atomically.  Consecutive
+ * identical ops are written once with a "repeat" count. */
+bool sim_scenario_write(const SimScenario *sc, const char *path,
+                        GError **error);
+/* The same into a string. Returns: (transfer full). */
+char *sim_scenario_to_json(const SimScenario *sc);
+
+/* Check a scenario built by an importer or by hand: stream and event indices
+ * in range, kernels with non-zero grids, exactly one work measure, etc.
+ * Errors name the process and op (and its source line if known). */
+bool sim_scenario_validate(const SimScenario *sc, GError **error);
+
+#endif /* SIM_SCENARIO_H */
