@@ -270,6 +270,57 @@ static int scan_value(Scan *s, const cJSON *node, const cJSON *target)
     return found;
 }
 
+/* Record the line of @node and everything inside it into @table. */
+static void scan_table(Scan *s, const cJSON *node, GHashTable *table)
+{
+    scan_ws(s);
+    if (node)
+        g_hash_table_insert(table, (gpointer)node, GINT_TO_POINTER(s->line));
+    if (s->p >= s->end)
+        return;
+    char c = *s->p;
+    if (c == '{' || c == '[') {
+        bool obj = c == '{';
+        s->p++;
+        const cJSON *child = node ? node->child : NULL;
+        for (;;) {
+            scan_ws(s);
+            if (s->p >= s->end)
+                return;
+            if (*s->p == (obj ? '}' : ']')) {
+                s->p++;
+                return;
+            }
+            if (*s->p == ',') {
+                s->p++;
+                continue;
+            }
+            if (obj) {
+                scan_string(s);
+                scan_ws(s);
+                s->p++;
+            }
+            scan_table(s, child, table);
+            if (child)
+                child = child->next;
+        }
+    }
+    if (c == '"') {
+        scan_string(s);
+        return;
+    }
+    while (s->p < s->end && !strchr(",]} \t\r\n", *s->p))
+        s->p++;
+}
+
+GHashTable *sim_json_line_table(const SimJsonDoc *doc)
+{
+    GHashTable *t = g_hash_table_new(g_direct_hash, g_direct_equal);
+    Scan s = {doc->text, doc->text + doc->len, 1};
+    scan_table(&s, doc->root, t);
+    return t;
+}
+
 int sim_json_line_of(const SimJsonDoc *doc, const cJSON *node)
 {
     if (!doc || !node)
