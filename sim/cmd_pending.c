@@ -13,8 +13,6 @@
         return 1;                                                             \
     }
 
-PENDING(sim_cmd_models, "models")
-PENDING(sim_cmd_occupancy, "occupancy")
 PENDING(sim_cmd_import, "import")
 PENDING(sim_cmd_sweep, "sweep")
 PENDING(sim_cmd_validate, "validate")
