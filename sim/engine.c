@@ -97,7 +97,7 @@ void eng_mark_queue(Engine *E, Queue *q)
 {
     if (!q->dirty) {
         q->dirty = true;
-        g_ptr_array_add(E->dirty_queues, q);
+        g_queue_push_tail(&E->dirty_queues, q);
     }
 }
 
@@ -105,7 +105,7 @@ void eng_mark_ctx(Engine *E, Ctx *c)
 {
     if (!c->dirty) {
         c->dirty = true;
-        g_ptr_array_add(E->dirty_ctxs, c);
+        g_queue_push_tail(&E->dirty_ctxs, c);
     }
 }
 
@@ -871,9 +871,8 @@ static void settle(Engine *E)
     for (;;) {
         if (E->error)
             return;
-        if (E->dirty_queues->len) {
-            Queue *q = g_ptr_array_steal_index_fast(E->dirty_queues,
-                                                    E->dirty_queues->len - 1);
+        if (!g_queue_is_empty(&E->dirty_queues)) {
+            Queue *q = g_queue_pop_head(&E->dirty_queues);
             q->dirty = false;
             queue_pump(E, q);
             continue;
@@ -883,9 +882,8 @@ static void settle(Engine *E)
             deliver_fault(E, k);
             continue;
         }
-        if (E->dirty_ctxs->len) {
-            Ctx *c = g_ptr_array_steal_index_fast(E->dirty_ctxs,
-                                                  E->dirty_ctxs->len - 1);
+        if (!g_queue_is_empty(&E->dirty_ctxs)) {
+            Ctx *c = g_queue_pop_head(&E->dirty_ctxs);
             c->dirty = false;
             sm_dispatch(E, c);
             continue;
@@ -1133,8 +1131,8 @@ static void engine_free(Engine *E)
         E->group_free = g->next;
         g_free(g);
     }
-    g_ptr_array_free(E->dirty_queues, TRUE);
-    g_ptr_array_free(E->dirty_ctxs, TRUE);
+    g_queue_clear(&E->dirty_queues);
+    g_queue_clear(&E->dirty_ctxs);
     g_ptr_array_free(E->faults, TRUE);
     met_free(E);
     sim_eventq_destroy(&E->q);
@@ -1158,8 +1156,8 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     E.sm_words = (m->sm_count + 63) / 64;
     sim_eventq_init(&E.q);
     E.ctxs = g_ptr_array_new();
-    E.dirty_queues = g_ptr_array_new();
-    E.dirty_ctxs = g_ptr_array_new();
+    g_queue_init(&E.dirty_queues);
+    g_queue_init(&E.dirty_ctxs);
     E.faults = g_ptr_array_new();
     E.res = sim_result_new();
     E.n_procs = sc->processes->len;

@@ -65,13 +65,20 @@ static void hide(Engine *E)
         met_sm_warps(E, i, 0);
 }
 
-static void start_switch(Engine *E, Ctx *next)
+/* A switch costs the model's fixed part plus moving the resident state: the
+ * outgoing context's registers and shared memory are saved (@saved bytes;
+ * zero after a block-boundary drain) and the incoming one's restored, both
+ * at DRAM bandwidth.  A context holding one small block switches almost for
+ * free; one filling every SM pays tens of microseconds. */
+static void start_switch(Engine *E, Ctx *next, uint64_t saved)
 {
     E->phase = GPU_SWITCH;
     E->next = next;
     E->res->context_switches++;
+    double bytes = (double)saved + (double)next->state_bytes;
+    SimTime move = (SimTime)(bytes / E->m->dram_bandwidth_gbps + 0.5);
     sim_eventq_schedule(&E->q, &E->ev_switch,
-                        E->now + E->m->context_switch_ns);
+                        E->now + E->m->context_switch_ns + move);
 }
 
 /* Take the GPU away from E->cur (if any) and give it to @next. */
@@ -88,13 +95,15 @@ static void begin_switch(Engine *E, Ctx *next)
         E->next = next;
         return;
     }
+    uint64_t saved = 0;
     if (c) {
         slice_close(E);
         sm_freeze(E, c);
         hide(E);
         E->cur = NULL;
+        saved = c->state_bytes;
     }
-    start_switch(E, next);
+    start_switch(E, next, saved);
 }
 
 void ctx_drained(Engine *E, Ctx *c)
@@ -106,7 +115,7 @@ void ctx_drained(Engine *E, Ctx *c)
     sm_freeze(E, c);
     hide(E);
     E->cur = NULL;
-    start_switch(E, E->next);
+    start_switch(E, E->next, 0);
 }
 
 bool ctx_can_dispatch(const Engine *E, const Ctx *c)
@@ -123,7 +132,7 @@ void ctx_work_arrived(Engine *E, Ctx *c)
         if (!E->last || E->last == c)
             activate(E, c);
         else
-            start_switch(E, c);
+            start_switch(E, c, 0); /* E->last was saved when it went idle */
         break;
     case GPU_RUN:
         if (E->cur == c) {

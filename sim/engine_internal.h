@@ -134,6 +134,8 @@ struct Ctx {
     uint32_t resident;    /* kernels holding a resident-grid slot */
     uint32_t active;      /* kernels admitted and not complete ("work") */
     uint64_t resident_blocks;
+    uint64_t state_bytes; /* registers + shared memory of resident blocks:
+                             what a mid-block preemption saves */
     uint32_t n_clients;   /* MPS clients attached so far */
     uint32_t *client_cap;    /* SMs each client may use */
     uint32_t *client_in_use; /* SMs holding a block of each client */
@@ -256,8 +258,9 @@ struct Engine {
     uint32_t n_copy[SIM_COPY_N_DIRS];
     GQueue copy_wait[SIM_COPY_N_DIRS];  /* OpInst* FIFO */
 
-    GPtrArray *dirty_queues;  /* Queue* to pump */
-    GPtrArray *dirty_ctxs;    /* Ctx* whose dispatcher should run */
+    GQueue dirty_queues;      /* Queue* to pump, FIFO: in the order their
+                                 work arrived */
+    GQueue dirty_ctxs;        /* Ctx* whose dispatcher should run, FIFO */
     GPtrArray *faults;        /* KernelRt* that faulted this instant */
     uint64_t admit_seq;
     Metrics met;

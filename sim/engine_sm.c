@@ -102,6 +102,13 @@ static void sm_set_warps(Engine *E, SmRt *sm, uint32_t warps)
         met_sm_warps(E, sm->id, warps);
 }
 
+/* Bytes of architectural state one resident block holds: its warps'
+ * registers (4 bytes each) and its shared memory. */
+static uint64_t block_state_bytes(const SimBlockNeeds *nd)
+{
+    return (uint64_t)nd->warps * nd->regs_per_warp * 4 + nd->smem_bytes;
+}
+
 static Group *group_new(Engine *E)
 {
     Group *g = E->group_free;
@@ -157,6 +164,7 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
     }
     sm->load += n * k->demand;
     sm->ctx->resident_blocks += n;
+    sm->ctx->state_bytes += (uint64_t)n * block_state_bytes(nd);
     if (sm->client_blocks) {
         uint32_t c = k->proc->client;
         if (sm->client_blocks[c] == 0)
@@ -197,6 +205,7 @@ static void sm_unplace(Engine *E, SmRt *sm, Group *g)
     if (sm->load < 1e-9)
         sm->load = 0; /* no drift below zero from repeated float sums */
     sm->ctx->resident_blocks -= g->count;
+    sm->ctx->state_bytes -= (uint64_t)g->count * block_state_bytes(nd);
     if (sm->client_blocks) {
         uint32_t c = k->proc->client;
         sm->client_blocks[c] -= g->count;
