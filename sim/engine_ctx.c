@@ -169,12 +169,12 @@ void ctx_event(Engine *E, SimEvent *ev)
     case EV_SLICE: {
         if (E->phase != GPU_RUN)
             return;
+        /* The slice is over: whoever waits gets the GPU, whether or not
+         * the holder has work at this instant.  With nobody waiting the
+         * timer stops until someone arrives (ctx_work_arrived). */
         Ctx *next = next_with_work(E, E->cur);
-        if (next && has_work(E->cur))
+        if (next)
             begin_switch(E, next);
-        else if (next)
-            sim_eventq_schedule(&E->q, &E->ev_slice,
-                                E->now + E->m->timeslice_ns);
         break;
     }
     case EV_YIELD: {

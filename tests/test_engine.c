@@ -264,22 +264,23 @@ static void test_engine_block_boundary_preemption(void **state)
 }
 
 /* An idle context keeps the GPU for idle_yield before a waiting one gets
- * it: a runs 1 ms (no competitor yet), b's kernel arrives at 0.2 ms; b
- * waits for a's slice to end at 1 ms... a finishes exactly then, so b
- * waits the 0.5 ms yield, then a 10 us switch: b runs [1.51, 2.51] ms. */
+ * it: a's 0.3 ms kernel ends at 0.3 ms and a goes idle, holding the GPU
+ * until 0.3 + 0.5 = 0.8 ms.  b's kernel arrives at 0.5 ms, mid-slice, and
+ * starts after the yield and a 10 us switch: at 0.81 ms. */
 static void test_engine_idle_yield_delays_switch(void **state)
 {
     Fix *f = *state;
     SimProcessSpec *a = test_process(f->sc, "a", 1);
-    SimOp k = test_kernel(0, "k", 1, 1, MS(1));
+    SimOp k = test_kernel(0, "k", 1, 1, US(300));
     sim_process_add_op(a, &k);
     SimProcessSpec *b = test_process(f->sc, "b", 1);
-    b->start_ns = US(200);
+    b->start_ns = US(500);
     sim_process_add_op(b, &k);
     f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
     const SimOpRecord *o = test_op(f->r, 1, 0);
-    assert_in_range(o->start_ns, MS(1) + US(510), MS(1) + US(510) + 10);
-    assert_int_equal(o->end_ns - o->start_ns, MS(1));
+    assert_in_range(o->start_ns, US(810), US(810) + 10);
+    assert_int_equal(o->end_ns - o->start_ns, US(300));
+    assert_int_equal(f->r->context_switches, 1);
 }
 
 /* Two "half" kernels (32 warps, sm_intensity 1: each alone saturates its
@@ -535,7 +536,7 @@ static void test_engine_is_deterministic(void **state)
     Fix *f = *state;
     for (int i = 0; i < 3; i++) {
         char name[8];
-        snprintf(name, sizeof name, "p%d", i);
+        snprintf(name, sizeof name, "p%u", (unsigned)i & 7u);
         SimProcessSpec *p = test_process(f->sc, name, 2);
         p->arrivals.kind = SIM_ARRIVALS_POISSON;
         p->arrivals.rate_per_s = 500;
