@@ -86,6 +86,9 @@ struct KernelRt {
     KernelRt *prev, *next;/* ctx pending list, ordered (priority, seq) */
     bool in_pending;
     bool faulted;
+    uint64_t stuck_epoch; /* ctx->release_epoch when it last could not
+                             place all its blocks: until resources are
+                             released again it cannot place more */
 };
 
 /* Blocks of one kernel placed on one SM at one instant: they started
@@ -113,6 +116,7 @@ typedef struct SmRt {
     SimTime last;         /* progress accounted up to here */
     Group *groups;
     SimEvent ev;          /* EV_SM */
+    bool resched;         /* on E->resched: its event needs recomputing */
     uint16_t *client_blocks; /* MPS server: resident blocks per client */
 } SmRt;
 
@@ -140,6 +144,7 @@ struct Ctx {
     uint32_t *client_cap;    /* SMs each client may use */
     uint32_t *client_in_use; /* SMs holding a block of each client */
     uint32_t rr_cursor;   /* round-robin placement */
+    uint64_t release_epoch; /* bumped whenever blocks release resources */
     bool frozen;          /* preempted (time-slicing) */
     bool draining;        /* block-boundary preemption in progress */
     bool dirty;           /* dispatcher should run */
@@ -262,6 +267,10 @@ struct Engine {
                                  work arrived */
     GQueue dirty_ctxs;        /* Ctx* whose dispatcher should run, FIFO */
     GPtrArray *faults;        /* KernelRt* that faulted this instant */
+    GPtrArray *resched;       /* SmRt* whose event to recompute after
+                                 dispatch (one heap update per SM, not per
+                                 block) */
+    void *cand;               /* placement scratch, sm_count entries */
     uint64_t admit_seq;
     Metrics met;
 
@@ -289,6 +298,9 @@ void sm_freeze(Engine *E, Ctx *c);
 void sm_thaw(Engine *E, Ctx *c);
 void sm_kill_kernel(Engine *E, KernelRt *k);
 void sm_kernel_free(KernelRt *k);
+/* Tests only: use the one-block-at-a-time most-free placement everywhere,
+ * to check that the batched one places blocks identically. */
+void sm_force_exact_placement(bool on);
 
 /* engine_ctx.c */
 void ctx_work_arrived(Engine *E, Ctx *c);

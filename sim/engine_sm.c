@@ -131,14 +131,10 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
 {
     const SimBlockNeeds *nd = &k->needs;
     sm_advance(E, sm);
-    Group *g = NULL;
-    /* Blocks of the same kernel placed on this SM at this instant merge. */
-    for (Group *h = sm->groups; h; h = h->next)
-        if (h->k == k && h->placed == E->now) {
-            g = h;
-            break;
-        }
-    if (!g) {
+    /* Blocks of the same kernel placed on this SM at this instant merge;
+     * new groups go to the head, so only the head can match. */
+    Group *g = sm->groups;
+    if (!g || g->k != k || g->placed != E->now) {
         g = group_new(E);
         g->k = k;
         g->remaining = k->work;
@@ -151,16 +147,28 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
     sm->free_warps -= n * nd->warps;
     sm->free_smem -= n * nd->smem_bytes;
     /* Warps go one by one to the register sub-partition with the most
-     * registers free (as the hardware spreads warps over schedulers). */
-    uint32_t P = E->m->reg_subpartitions;
-    for (uint32_t w = 0; w < n * nd->warps; w++) {
+     * registers free, the lowest index on ties (as the hardware spreads
+     * warps over schedulers).  Done in runs: the best sub-partition takes
+     * warps while it stays ahead of the runner-up. */
+    const uint32_t P = E->m->reg_subpartitions, rpw = nd->regs_per_warp;
+    uint32_t left = n * nd->warps;
+    while (left > 0) {
         uint32_t best = 0;
         for (uint32_t s = 1; s < P; s++)
             if (sm->free_regs[s] > sm->free_regs[best])
                 best = s;
-        g_assert(sm->free_regs[best] >= nd->regs_per_warp);
-        sm->free_regs[best] -= nd->regs_per_warp;
-        g->sub_warps[best]++;
+        uint32_t second = 0;
+        for (uint32_t s = 0; s < P; s++)
+            if (s != best && sm->free_regs[s] > second)
+                second = sm->free_regs[s];
+        uint32_t take = 1;
+        if (rpw && P > 1 && sm->free_regs[best] > second)
+            take = MAX(1u, (sm->free_regs[best] - second) / rpw);
+        take = MIN(take, left);
+        g_assert((uint64_t)take * rpw <= sm->free_regs[best]);
+        sm->free_regs[best] -= take * rpw;
+        g->sub_warps[best] += (uint8_t)take;
+        left -= take;
     }
     sm->load += n * k->demand;
     sm->ctx->resident_blocks += n;
@@ -177,6 +185,10 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
         k->sms_used++;
     }
     k->dispatched += n;
+    if (!sm->resched) {
+        sm->resched = true;
+        g_ptr_array_add(E->resched, sm);
+    }
     if (k->start == SIM_TIME_NEVER) {
         k->start = E->now;
         SimOpRecord *r = eng_record(E, k->inst);
@@ -188,7 +200,17 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
             g_ptr_array_add(E->faults, k);
         }
     }
-    sm_reschedule(E, sm);
+}
+
+/* Recompute the events of the SMs that placements changed. */
+static void flush_resched(Engine *E)
+{
+    for (guint i = 0; i < E->resched->len; i++) {
+        SmRt *sm = g_ptr_array_index(E->resched, i);
+        sm->resched = false;
+        sm_reschedule(E, sm);
+    }
+    g_ptr_array_set_size(E->resched, 0);
 }
 
 /* Give back a group's resources (it completed or was killed). */
@@ -205,6 +227,7 @@ static void sm_unplace(Engine *E, SmRt *sm, Group *g)
     if (sm->load < 1e-9)
         sm->load = 0; /* no drift below zero from repeated float sums */
     sm->ctx->resident_blocks -= g->count;
+    sm->ctx->release_epoch++;
     sm->ctx->state_bytes -= (uint64_t)g->count * block_state_bytes(nd);
     if (sm->client_blocks) {
         uint32_t c = k->proc->client;
@@ -283,6 +306,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
                                           m->sm_saturation_warps);
     k->demand = intensity / (double)per_sm;
     k->start = SIM_TIME_NEVER;
+    k->stuck_epoch = UINT64_MAX;
     k->smset = g_new0(uint64_t, E->sm_words);
     return true;
 }
@@ -355,6 +379,7 @@ static bool sm_allowed(const Ctx *c, const KernelRt *k, const SmRt *sm)
 typedef struct {
     SmRt *sm;
     uint32_t rank;
+    uint32_t fit; /* blocks of the kernel being placed that still fit */
 } Cand;
 
 static bool cand_before(const Cand *a, const Cand *b)
@@ -385,8 +410,13 @@ typedef uint64_t (*PlaceFn)(Engine *E, Ctx *c, KernelRt *k, uint64_t want);
 
 /* Most free first (default, after Gilman et al.): each block goes to the
  * allowed SM with the most free warps; equal SMs in dispatch order, so an
- * empty GPU gets one block per SM, in that order, before any SM gets two. */
-static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
+ * empty GPU gets one block per SM, in that order, before any SM gets two.
+ *
+ * This version places one block at a time through a heap: O(blocks log S).
+ * It is exact under any MPS SM limit, whose allowed set changes as blocks
+ * land; place_most_free() below uses it only then. */
+static uint64_t place_most_free_exact(Engine *E, Ctx *c, KernelRt *k,
+                                      uint64_t want)
 {
     const GpuModel *m = E->m;
     Cand *h = g_new(Cand, m->sm_count);
@@ -394,7 +424,7 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
     for (uint32_t r = 0; r < m->sm_count; r++) {
         SmRt *sm = &c->sms[m->dispatch_order[r]];
         if (sm_allowed(c, k, sm) && sm_fit(E, sm, &k->needs) > 0)
-            h[n++] = (Cand){sm, r};
+            h[n++] = (Cand){sm, r, 0};
     }
     for (uint32_t i = n / 2; i-- > 0;)
         cand_sift_down(h, n, i);
@@ -427,6 +457,78 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
         cand_sift_down(h, n, 0);
     }
     g_free(h);
+    return placed;
+}
+
+static bool force_exact = false;
+
+void sm_force_exact_placement(bool on)
+{
+    force_exact = on;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const Cand *x = a, *y = b;
+    if (x->sm->free_warps != y->sm->free_warps)
+        return x->sm->free_warps > y->sm->free_warps ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* The same placement, a tier at a time.  Candidates sorted by (free warps
+ * desc, dispatch rank): the greedy rule gives every SM of the top tier (all
+ * at F free warps) one block in rank order before any gets two, until the
+ * tier comes down to the next tier's level F2, or an SM of it is full, or
+ * the blocks run out.  So the tier takes min((F - F2) / w, fits, left / t)
+ * blocks per SM at once and is merged back by re-sorting.  An empty GPU
+ * taking a whole wave costs O(S log S), not O(blocks log S). */
+static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
+{
+    if (force_exact || c->client_cap)
+        return place_most_free_exact(E, c, k, want);
+    const GpuModel *m = E->m;
+    if (!E->cand)
+        E->cand = g_new(Cand, m->sm_count);
+    Cand *v = E->cand;
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < m->sm_count; r++) {
+        SmRt *sm = &c->sms[m->dispatch_order[r]];
+        uint32_t fit = sm_fit(E, sm, &k->needs);
+        if (fit > 0)
+            v[n++] = (Cand){sm, r, fit};
+    }
+    qsort(v, n, sizeof *v, cand_cmp);
+    const uint32_t w = k->needs.warps;
+    uint64_t placed = 0;
+    while (placed < want && n > 0) {
+        uint32_t F = v[0].sm->free_warps;
+        uint32_t t = 1;
+        while (t < n && v[t].sm->free_warps == F)
+            t++;
+        uint64_t left = want - placed;
+        if (left < t) {
+            for (uint32_t i = 0; i < left; i++)
+                sm_place(E, v[i].sm, k, 1);
+            placed += left;
+            break;
+        }
+        uint64_t kk = left / t;
+        for (uint32_t i = 0; i < t; i++)
+            kk = MIN(kk, v[i].fit);
+        if (t < n)
+            kk = MIN(kk, MAX(1u, (F - v[t].sm->free_warps) / w));
+        for (uint32_t i = 0; i < t; i++) {
+            sm_place(E, v[i].sm, k, (uint32_t)kk);
+            v[i].fit = sm_fit(E, v[i].sm, &k->needs);
+        }
+        placed += kk * t;
+        uint32_t j = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (v[i].fit > 0)
+                v[j++] = v[i];
+        n = j;
+        qsort(v, n, sizeof *v, cand_cmp);
+    }
     return placed;
 }
 
@@ -505,15 +607,22 @@ void sm_dispatch(Engine *E, Ctx *c)
     KernelRt *k = c->pend_head;
     while (k) {
         KernelRt *next = k->next;
-        placements[E->m->placement].place(E, c, k, k->blocks - k->dispatched);
+        /* Nothing was released since it last stopped short: it still
+         * cannot place a block, so skip the scan over the SMs. */
+        if (k->stuck_epoch != c->release_epoch)
+            placements[E->m->placement].place(E, c, k,
+                                              k->blocks - k->dispatched);
         if (k->dispatched == k->blocks) {
             sm_pending_remove(c, k);
             k->inst->state = INST_RUNNING;
-        } else if (!held_by_cap(E, c, k)) {
-            break; /* the leftover policy: nothing behind it may start */
+        } else {
+            k->stuck_epoch = c->release_epoch;
+            if (!held_by_cap(E, c, k))
+                break; /* the leftover policy: nothing behind it starts */
         }
         k = next;
     }
+    flush_resched(E);
 }
 
 /* ------------------------------------------------------------------------
