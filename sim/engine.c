@@ -911,12 +911,13 @@ static bool check_kernels(Engine *E, GError **error)
             bool ok = sim_occupancy(E->m, &op->u.kernel, &occ, &err);
             if (ok && occ.blocks_per_sm == 0)
                 err = g_error_new(SIM_ERROR, SIM_ERROR_NOFIT,
-                                  "fits on no SM (limited by %s)",
+                                  "fits on no SM of %s (limited by %s)",
+                                  E->m->name,
                                   sim_occ_limit_name(occ.limiter));
             if (err) {
                 g_autofree char *where = op_where(E, P, j);
-                g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT, "%s: %s on %s",
-                            where, err->message, E->m->name);
+                g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT, "%s: %s",
+                            where, err->message);
                 g_error_free(err);
                 return false;
             }
@@ -1011,6 +1012,7 @@ static void handle(Engine *E, SimEvent *ev)
     case EV_SLICE:
     case EV_SWITCH:
     case EV_YIELD: ctx_event(E, ev); break;
+    case EV_COHORT: sm_cohort_event(E, ev->obj); break;
     default: g_assert_not_reached();
     }
 }
@@ -1130,6 +1132,11 @@ static void engine_free(Engine *E)
         Group *g = E->group_free;
         E->group_free = g->next;
         g_free(g);
+    }
+    while (E->cohort_free) {
+        Cohort *co = E->cohort_free;
+        E->cohort_free = co->next;
+        g_free(co);
     }
     g_queue_clear(&E->dirty_queues);
     g_queue_clear(&E->dirty_ctxs);

@@ -30,12 +30,15 @@ enum {
     EV_SLICE,      /* obj = Engine: the running context's timeslice ended */
     EV_SWITCH,     /* obj = Engine: a context switch completed */
     EV_YIELD,      /* obj = Engine: an idle context gives the GPU up */
+    EV_COHORT,     /* obj = Cohort: its blocks complete */
 };
 
 typedef struct Engine Engine;
 typedef struct Proc Proc;
 typedef struct Ctx Ctx;
 typedef struct KernelRt KernelRt;
+typedef struct Cohort Cohort;
+typedef struct SmRt SmRt;
 
 /* Where an issued op is in its life. */
 typedef enum {
@@ -86,6 +89,7 @@ struct KernelRt {
     KernelRt *prev, *next;/* ctx pending list, ordered (priority, seq) */
     bool in_pending;
     bool faulted;
+    Cohort *last_cohort;  /* the cohort of its latest placement instant */
     uint64_t stuck_epoch; /* ctx->release_epoch when it last could not
                              place all its blocks: until resources are
                              released again it cannot place more */
@@ -96,17 +100,37 @@ struct KernelRt {
  * one event. */
 typedef struct Group {
     KernelRt *k;
+    SmRt *sm;
     uint32_t count;
-    double remaining;     /* work per block left */
+    double remaining;     /* work per block left (loose groups only) */
     SimTime placed;
     uint8_t sub_warps[SIM_MAX_SUBPARTITIONS]; /* warps per register
                                                  sub-partition, all blocks */
-    struct Group *next;
+    struct Group *next;   /* the SM's groups */
+    Cohort *cohort;       /* NULL: a loose group, timed by its SM's event */
+    struct Group *cprev, *cnext; /* the cohort's groups */
 } Group;
+
+/* Blocks of one kernel placed at one instant on SMs that are not
+ * overloaded.  On such an SM every block runs at full rate, so they all
+ * finish at the same, already known time: one event for the lot instead of
+ * one per SM.  A group leaves its cohort (becomes loose) when its SM is
+ * overloaded.  Invariant: an SM with load > 1 holds no cohort groups. */
+struct Cohort {
+    KernelRt *k;
+    Ctx *ctx;
+    SimTime placed;
+    SimTime end;          /* completion time while its context runs */
+    SimTime left;         /* time left when its context was frozen */
+    Group *groups;
+    uint32_t n;
+    SimEvent ev;          /* EV_COHORT */
+    Cohort *prev, *next;  /* the context's cohorts */
+};
 
 /* One SM as seen by one context.  Contexts never run at the same time, so
  * each has its own view; under time-slicing the inactive ones are frozen. */
-typedef struct SmRt {
+struct SmRt {
     Ctx *ctx;
     uint32_t id;
     uint32_t free_warps, free_blocks, free_smem;
@@ -118,7 +142,7 @@ typedef struct SmRt {
     SimEvent ev;          /* EV_SM */
     bool resched;         /* on E->resched: its event needs recomputing */
     uint16_t *client_blocks; /* MPS server: resident blocks per client */
-} SmRt;
+};
 
 typedef struct Queue {
     OpInst *head, *tail;
@@ -135,6 +159,7 @@ struct Ctx {
     SmRt *sms;            /* sm_count, indexed by SM id */
     GPtrArray *queues;    /* Queue* */
     KernelRt *pend_head, *pend_tail;
+    Cohort *cohorts;      /* live cohorts of this context */
     uint32_t resident;    /* kernels holding a resident-grid slot */
     uint32_t active;      /* kernels admitted and not complete ("work") */
     uint64_t resident_blocks;
@@ -276,6 +301,7 @@ struct Engine {
 
     OpInst *inst_free;
     Group *group_free;
+    Cohort *cohort_free;
     GError *error;            /* first fatal error; stops the loop */
 };
 
@@ -294,6 +320,7 @@ void sm_pending_insert(Ctx *c, KernelRt *k);
 void sm_pending_remove(Ctx *c, KernelRt *k);
 void sm_dispatch(Engine *E, Ctx *c);
 void sm_event(Engine *E, SmRt *sm);
+void sm_cohort_event(Engine *E, Cohort *co);
 void sm_freeze(Engine *E, Ctx *c);
 void sm_thaw(Engine *E, Ctx *c);
 void sm_kill_kernel(Engine *E, KernelRt *k);

@@ -57,10 +57,11 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const SimBlockNeeds *nd)
 
 static double sm_rate(const SmRt *sm)
 {
-    return sm->load > 1.0 ? 1.0 / sm->load : 1.0;
+    return sm->load > 1.0 + 1e-12 ? 1.0 / sm->load : 1.0;
 }
 
-/* Account progress of every resident group up to now. */
+/* Account progress of the SM's loose groups up to now (cohort groups are
+ * timed by their cohort). */
 static void sm_advance(Engine *E, SmRt *sm)
 {
     if (sm->last >= E->now) {
@@ -70,22 +71,103 @@ static void sm_advance(Engine *E, SmRt *sm)
     if (!sm->ctx->frozen && sm->groups) {
         double d = (double)(E->now - sm->last) * sm_rate(sm);
         for (Group *g = sm->groups; g; g = g->next)
-            g->remaining -= d;
+            if (!g->cohort)
+                g->remaining -= d;
     }
     sm->last = E->now;
 }
 
 static void sm_reschedule(Engine *E, SmRt *sm)
 {
-    if (sm->ctx->frozen || !sm->groups) {
+    double min = INFINITY;
+    if (!sm->ctx->frozen)
+        for (Group *g = sm->groups; g; g = g->next)
+            if (!g->cohort)
+                min = MIN(min, g->remaining);
+    if (min == INFINITY) {
         sim_eventq_cancel(&E->q, &sm->ev);
         return;
     }
-    double min = INFINITY;
-    for (Group *g = sm->groups; g; g = g->next)
-        min = MIN(min, g->remaining);
     double dt = min > 0 ? ceil(min / sm_rate(sm)) : 0;
     sim_eventq_schedule(&E->q, &sm->ev, E->now + (SimTime)dt);
+}
+
+/* ------------------------------------------------------------------------
+ * Cohorts
+ * ------------------------------------------------------------------------ */
+
+static Cohort *cohort_new(Engine *E, KernelRt *k)
+{
+    Cohort *co = E->cohort_free;
+    if (co)
+        E->cohort_free = co->next;
+    else
+        co = g_new(Cohort, 1);
+    memset(co, 0, sizeof *co);
+    co->k = k;
+    co->ctx = k->ctx;
+    co->placed = E->now;
+    co->end = E->now + (SimTime)ceil(k->work);
+    sim_event_init(&co->ev, EV_COHORT, co);
+    co->next = co->ctx->cohorts;
+    if (co->next)
+        co->next->prev = co;
+    co->ctx->cohorts = co;
+    sim_eventq_schedule(&E->q, &co->ev, co->end);
+    return co;
+}
+
+static void cohort_release(Engine *E, Cohort *co)
+{
+    sim_eventq_cancel(&E->q, &co->ev);
+    if (co->prev)
+        co->prev->next = co->next;
+    else
+        co->ctx->cohorts = co->next;
+    if (co->next)
+        co->next->prev = co->prev;
+    if (co->k->last_cohort == co)
+        co->k->last_cohort = NULL;
+    co->next = E->cohort_free;
+    E->cohort_free = co;
+}
+
+static void cohort_add(Cohort *co, Group *g)
+{
+    g->cohort = co;
+    g->cprev = NULL;
+    g->cnext = co->groups;
+    if (co->groups)
+        co->groups->cprev = g;
+    co->groups = g;
+    co->n++;
+}
+
+/* Take @g out of its cohort; frees the cohort when it empties. */
+static void cohort_remove(Engine *E, Group *g)
+{
+    Cohort *co = g->cohort;
+    if (g->cprev)
+        g->cprev->cnext = g->cnext;
+    else
+        co->groups = g->cnext;
+    if (g->cnext)
+        g->cnext->cprev = g->cprev;
+    g->cohort = NULL;
+    g->cprev = g->cnext = NULL;
+    if (--co->n == 0)
+        cohort_release(E, co);
+}
+
+/* The SM is about to be overloaded: its cohort groups become loose, with
+ * the work their cohort had left (time left at full rate). */
+static void sm_loosen(Engine *E, SmRt *sm)
+{
+    for (Group *g = sm->groups; g; g = g->next)
+        if (g->cohort) {
+            g->remaining = (double)(g->cohort->end - E->now);
+            cohort_remove(E, g);
+        }
 }
 
 static bool sm_visible(const Engine *E, const SmRt *sm)
@@ -137,10 +219,23 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
     if (!g || g->k != k || g->placed != E->now) {
         g = group_new(E);
         g->k = k;
+        g->sm = sm;
         g->remaining = k->work;
         g->placed = E->now;
         g->next = sm->groups;
         sm->groups = g;
+    }
+    double load = sm->load + n * k->demand;
+    if (load > 1.0 + 1e-12) {
+        sm_loosen(E, sm); /* g included, if it was in a cohort */
+        if (!sm->resched) {
+            sm->resched = true;
+            g_ptr_array_add(E->resched, sm);
+        }
+    } else if (!g->cohort) {
+        if (!k->last_cohort || k->last_cohort->placed != E->now)
+            k->last_cohort = cohort_new(E, k);
+        cohort_add(k->last_cohort, g);
     }
     g->count += n;
     sm->free_blocks -= n;
@@ -148,27 +243,33 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
     sm->free_smem -= n * nd->smem_bytes;
     /* Warps go one by one to the register sub-partition with the most
      * registers free, the lowest index on ties (as the hardware spreads
-     * warps over schedulers).  Done in runs: the best sub-partition takes
-     * warps while it stays ahead of the runner-up. */
+     * warps over schedulers).  Done in rounds: the t sub-partitions tied at
+     * the top each take one warp per round, for as many rounds as keep
+     * them at or above the next level; the remainder goes to the lowest
+     * indices.  Same result as warp by warp, in O(P) steps. */
     const uint32_t P = E->m->reg_subpartitions, rpw = nd->regs_per_warp;
     uint32_t left = n * nd->warps;
-    while (left > 0) {
-        uint32_t best = 0;
-        for (uint32_t s = 1; s < P; s++)
-            if (sm->free_regs[s] > sm->free_regs[best])
-                best = s;
-        uint32_t second = 0;
+    while (left > 0 && rpw > 0) {
+        uint32_t F = 0, next = 0, t = 0;
         for (uint32_t s = 0; s < P; s++)
-            if (s != best && sm->free_regs[s] > second)
-                second = sm->free_regs[s];
-        uint32_t take = 1;
-        if (rpw && P > 1 && sm->free_regs[best] > second)
-            take = MAX(1u, (sm->free_regs[best] - second) / rpw);
-        take = MIN(take, left);
-        g_assert((uint64_t)take * rpw <= sm->free_regs[best]);
-        sm->free_regs[best] -= take * rpw;
-        g->sub_warps[best] += (uint8_t)take;
-        left -= take;
+            F = MAX(F, sm->free_regs[s]);
+        for (uint32_t s = 0; s < P; s++) {
+            if (sm->free_regs[s] == F)
+                t++;
+            else
+                next = MAX(next, sm->free_regs[s]);
+        }
+        uint32_t rounds = t < P ? MAX(1u, (F - next) / rpw) : left / t;
+        rounds = MIN(rounds, left / t);
+        for (uint32_t s = 0; s < P && left > 0; s++) {
+            if (sm->free_regs[s] != F)
+                continue;
+            uint32_t take = rounds ? rounds : 1;
+            g_assert((uint64_t)take * rpw <= sm->free_regs[s]);
+            sm->free_regs[s] -= take * rpw;
+            g->sub_warps[s] += (uint8_t)take;
+            left -= take;
+        }
     }
     sm->load += n * k->demand;
     sm->ctx->resident_blocks += n;
@@ -185,10 +286,6 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
         k->sms_used++;
     }
     k->dispatched += n;
-    if (!sm->resched) {
-        sm->resched = true;
-        g_ptr_array_add(E->resched, sm);
-    }
     if (k->start == SIM_TIME_NEVER) {
         k->start = E->now;
         SimOpRecord *r = eng_record(E, k->inst);
@@ -216,6 +313,8 @@ static void flush_resched(Engine *E)
 /* Give back a group's resources (it completed or was killed). */
 static void sm_unplace(Engine *E, SmRt *sm, Group *g)
 {
+    if (g->cohort)
+        cohort_remove(E, g);
     KernelRt *k = g->k;
     const SimBlockNeeds *nd = &k->needs;
     sm->free_blocks += g->count;
@@ -259,6 +358,12 @@ void sm_init_ctx(Engine *E, Ctx *c)
 
 void sm_free_ctx(Engine *E, Ctx *c)
 {
+    while (c->cohorts) {
+        Cohort *co = c->cohorts;
+        c->cohorts = co->next;
+        sim_eventq_cancel(&E->q, &co->ev);
+        g_free(co);
+    }
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sim_eventq_cancel(&E->q, &sm->ev);
@@ -467,12 +572,19 @@ void sm_force_exact_placement(bool on)
     force_exact = on;
 }
 
-static int cand_cmp(const void *a, const void *b)
+/* Sort @n candidates of @r (in dispatch-rank order) into @v by (free warps
+ * desc, rank asc): a counting sort on free warps (0..max_warps), stable, so
+ * equal free warps keep rank order.  O(n + max_warps). */
+static void cand_sort(const Cand *r, Cand *v, uint32_t n, uint32_t max_warps)
 {
-    const Cand *x = a, *y = b;
-    if (x->sm->free_warps != y->sm->free_warps)
-        return x->sm->free_warps > y->sm->free_warps ? -1 : 1;
-    return x->rank < y->rank ? -1 : x->rank > y->rank;
+    uint32_t count[130] = {0};
+    g_assert(max_warps < G_N_ELEMENTS(count) - 1);
+    for (uint32_t i = 0; i < n; i++)
+        count[max_warps - r[i].sm->free_warps + 1]++;
+    for (uint32_t b = 1; b <= max_warps + 1; b++)
+        count[b] += count[b - 1];
+    for (uint32_t i = 0; i < n; i++)
+        v[count[max_warps - r[i].sm->free_warps]++] = r[i];
 }
 
 /* The same placement, a tier at a time.  Candidates sorted by (free warps
@@ -480,27 +592,29 @@ static int cand_cmp(const void *a, const void *b)
  * at F free warps) one block in rank order before any gets two, until the
  * tier comes down to the next tier's level F2, or an SM of it is full, or
  * the blocks run out.  So the tier takes min((F - F2) / w, fits, left / t)
- * blocks per SM at once and is merged back by re-sorting.  An empty GPU
- * taking a whole wave costs O(S log S), not O(blocks log S). */
+ * blocks per SM at once; then the candidates are sorted again.  An empty
+ * GPU taking a whole wave costs O(S), not O(blocks log S). */
 static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
 {
     if (force_exact || c->client_cap)
         return place_most_free_exact(E, c, k, want);
     const GpuModel *m = E->m;
     if (!E->cand)
-        E->cand = g_new(Cand, m->sm_count);
-    Cand *v = E->cand;
+        E->cand = g_new(Cand, 2 * m->sm_count);
+    Cand *r = E->cand, *v = r + m->sm_count; /* rank order; sorted view */
     uint32_t n = 0;
-    for (uint32_t r = 0; r < m->sm_count; r++) {
-        SmRt *sm = &c->sms[m->dispatch_order[r]];
+    for (uint32_t rank = 0; rank < m->sm_count; rank++) {
+        SmRt *sm = &c->sms[m->dispatch_order[rank]];
         uint32_t fit = sm_fit(E, sm, &k->needs);
-        if (fit > 0)
-            v[n++] = (Cand){sm, r, fit};
+        if (fit > 0) {
+            r[n] = (Cand){sm, n, fit}; /* .rank: its index in r */
+            n++;
+        }
     }
-    qsort(v, n, sizeof *v, cand_cmp);
     const uint32_t w = k->needs.warps;
     uint64_t placed = 0;
     while (placed < want && n > 0) {
+        cand_sort(r, v, n, m->max_warps_per_sm);
         uint32_t F = v[0].sm->free_warps;
         uint32_t t = 1;
         while (t < n && v[t].sm->free_warps == F)
@@ -519,15 +633,17 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
             kk = MIN(kk, MAX(1u, (F - v[t].sm->free_warps) / w));
         for (uint32_t i = 0; i < t; i++) {
             sm_place(E, v[i].sm, k, (uint32_t)kk);
-            v[i].fit = sm_fit(E, v[i].sm, &k->needs);
+            r[v[i].rank].fit = sm_fit(E, v[i].sm, &k->needs);
         }
         placed += kk * t;
-        uint32_t j = 0;
+        uint32_t j = 0; /* drop full SMs, keep rank order */
         for (uint32_t i = 0; i < n; i++)
-            if (v[i].fit > 0)
-                v[j++] = v[i];
+            if (r[i].fit > 0) {
+                r[j] = r[i];
+                r[j].rank = j;
+                j++;
+            }
         n = j;
-        qsort(v, n, sizeof *v, cand_cmp);
     }
     return placed;
 }
@@ -635,7 +751,7 @@ void sm_event(Engine *E, SmRt *sm)
     Group **pp = &sm->groups;
     while (*pp) {
         Group *g = *pp;
-        if (g->remaining > WORK_EPS) {
+        if (g->cohort || g->remaining > WORK_EPS) {
             pp = &g->next;
             continue;
         }
@@ -653,6 +769,38 @@ void sm_event(Engine *E, SmRt *sm)
         ctx_drained(E, sm->ctx);
 }
 
+/* Every block of cohort @co completes now. */
+void sm_cohort_event(Engine *E, Cohort *co)
+{
+    KernelRt *k = co->k;
+    Ctx *c = co->ctx;
+    Group *g = co->groups;
+    co->groups = NULL;
+    co->n = 0;
+    cohort_release(E, co);
+    while (g) {
+        Group *next = g->cnext;
+        SmRt *sm = g->sm;
+        g->cohort = NULL;
+        /* Its SM is not overloaded, so removing it changes no loose
+         * group's rate: no reschedule needed. */
+        sm_advance(E, sm);
+        Group **pp = &sm->groups;
+        while (*pp != g)
+            pp = &(*pp)->next;
+        *pp = g->next;
+        sm_unplace(E, sm, g);
+        k->done += g->count;
+        group_release(E, g);
+        g = next;
+    }
+    eng_mark_ctx(E, c);
+    if (k->done == k->blocks)
+        eng_op_complete(E, k->inst);
+    if (c->draining && c->resident_blocks == 0)
+        ctx_drained(E, c);
+}
+
 void sm_freeze(Engine *E, Ctx *c)
 {
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
@@ -662,11 +810,19 @@ void sm_freeze(Engine *E, Ctx *c)
     c->frozen = true;
     for (uint32_t i = 0; i < E->m->sm_count; i++)
         sim_eventq_cancel(&E->q, &c->sms[i].ev);
+    for (Cohort *co = c->cohorts; co; co = co->next) {
+        co->left = co->end - E->now;
+        sim_eventq_cancel(&E->q, &co->ev);
+    }
 }
 
 void sm_thaw(Engine *E, Ctx *c)
 {
     c->frozen = false;
+    for (Cohort *co = c->cohorts; co; co = co->next) {
+        co->end = E->now + co->left;
+        sim_eventq_schedule(&E->q, &co->ev, co->end);
+    }
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sm->last = E->now;

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 
+#include "engine_internal.h"
 #include "error.h"
 #include "testutil.h"
 
@@ -560,6 +561,52 @@ static void test_engine_is_deterministic(void **state)
     }
 }
 
+/* The batched most-free placement (a tier of equal SMs at a time) must put
+ * every block where the one-block-at-a-time greedy rule puts it: random
+ * kernels of mixed shapes on 3 streams, compared op by op and SM by SM. */
+static void test_engine_batched_placement_matches_exact(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(GpuModel) m = test_model(12);
+    for (guint32 seed = 1; seed <= 40; seed++) {
+        GRand *rng = g_rand_new_with_seed(seed);
+        g_autoptr(SimScenario) sc = sim_scenario_new("rand", "test");
+        SimProcessSpec *p = test_process(sc, "p", 3);
+        p->streams[2].priority = -1;
+        for (int i = 0; i < 30; i++) {
+            SimOp k = test_kernel((uint32_t)g_rand_int_range(rng, 0, 3), "k",
+                                  (uint32_t)g_rand_int_range(rng, 1, 80),
+                                  32u * (uint32_t)g_rand_int_range(rng, 1, 33),
+                                  US(g_rand_int_range(rng, 5, 400)));
+            k.u.kernel.regs_per_thread =
+                8u * (uint32_t)g_rand_int_range(rng, 1, 9);
+            if (g_rand_boolean(rng))
+                k.u.kernel.static_smem_bytes =
+                    1024u * (uint32_t)g_rand_int_range(rng, 0, 100);
+            sim_process_add_op(p, &k);
+        }
+        g_rand_free(rng);
+        sm_force_exact_placement(false);
+        g_autoptr(SimResult) a = test_run(m, sc, SIM_SHARE_TIMESLICE);
+        sm_force_exact_placement(true);
+        g_autoptr(SimResult) b = test_run(m, sc, SIM_SHARE_TIMESLICE);
+        sm_force_exact_placement(false);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(a->ops->len, b->ops->len);
+        for (guint i = 0; i < a->ops->len; i++) {
+            const SimOpRecord *x = &g_array_index(a->ops, SimOpRecord, i);
+            const SimOpRecord *y = &g_array_index(b->ops, SimOpRecord, i);
+            assert_int_equal(x->start_ns, y->start_ns);
+            assert_int_equal(x->end_ns, y->end_ns);
+            assert_int_equal(x->sms_used, y->sms_used);
+        }
+        assert_memory_equal(a->sm_sets->data, b->sm_sets->data,
+                            a->sm_sets->len * sizeof(uint64_t));
+    }
+    (void)f;
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -584,6 +631,7 @@ int main(void)
         T(test_engine_metrics_one_thread_spin),
         T(test_engine_closed_and_open_loop),
         T(test_engine_is_deterministic),
+        T(test_engine_batched_placement_matches_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
