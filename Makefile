@@ -75,10 +75,11 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(TEST_LIBS)
 
+# ($^ would also hold the headers listed in the generated .d file.)
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # demo: the main job on the bundled default scenario (before/after MPS).
 demo: $(BUILD)/hqsim

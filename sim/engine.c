@@ -308,6 +308,7 @@ static void proc_start(Engine *E, Proc *P)
                             m->name, P->spec->name);
         }
         c->client_cap[P->client] = cap;
+        c->limited |= cap < m->sm_count;
         r->sm_limit = cap;
         r->active_thread_pct = pct;
         if (m->mps_volta) {
@@ -642,7 +643,7 @@ static void admit_kernel(Engine *E, KernelRt *k)
     Ctx *c = k->ctx;
     k->admit_seq = E->admit_seq++;
     k->inst->state = INST_PENDING;
-    sm_pending_insert(c, k);
+    sm_pending_insert(E, c, k);
     c->active++;
     ctx_work_arrived(E, c);
     eng_mark_ctx(E, c);

@@ -80,6 +80,7 @@ struct KernelRt {
     uint64_t blocks, dispatched, done;
     double work;          /* per block, in ns at full rate */
     double demand;        /* share of an SM's issue capacity per block */
+    uint32_t occ;         /* its blocks per SM on an empty SM */
     int priority;
     uint64_t admit_seq;
     SimTime start;        /* first block placed (SIM_TIME_NEVER before) */
@@ -122,6 +123,10 @@ struct Cohort {
     SimTime placed;
     SimTime end;          /* completion time while its context runs */
     SimTime left;         /* time left when its context was frozen */
+    uint64_t ext;         /* extra full waves it stands for (kernel-alone
+                             fast path, sm_cohort_event) */
+    SimTime wave_ns;      /* one wave's time, when ext > 0 */
+    uint64_t wave_blocks; /* blocks of one wave, when ext > 0 */
     Group *groups;
     uint32_t n;
     SimEvent ev;          /* EV_COHORT */
@@ -172,6 +177,7 @@ struct Ctx {
     uint64_t release_epoch; /* bumped whenever blocks release resources */
     bool frozen;          /* preempted (time-slicing) */
     bool draining;        /* block-boundary preemption in progress */
+    bool limited;         /* some MPS client has an SM limit */
     bool dirty;           /* dispatcher should run */
     bool blocked_grids;   /* a queue waits for a resident-grid slot */
     uint32_t live_procs;
@@ -316,7 +322,7 @@ bool eng_proc_alive(const Proc *p);
 void sm_init_ctx(Engine *E, Ctx *c);
 void sm_free_ctx(Engine *E, Ctx *c);
 bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error);
-void sm_pending_insert(Ctx *c, KernelRt *k);
+void sm_pending_insert(Engine *E, Ctx *c, KernelRt *k);
 void sm_pending_remove(Ctx *c, KernelRt *k);
 void sm_dispatch(Engine *E, Ctx *c);
 void sm_event(Engine *E, SmRt *sm);

@@ -395,6 +395,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
         return false;
     }
     k->needs = occ.needs;
+    k->occ = occ.blocks_per_sm;
     k->blocks = sim_kernel_blocks(ks);
     uint64_t o = occ.blocks_per_sm;
     uint64_t S = m->sm_count;
@@ -428,8 +429,34 @@ static bool pend_before(const KernelRt *a, const KernelRt *b)
            (a->priority == b->priority && a->admit_seq < b->admit_seq);
 }
 
-void sm_pending_insert(Ctx *c, KernelRt *k)
+/* Undo the kernel-alone fast path of @co at this instant: it goes back to
+ * standing for the wave now running, and the waves it had counted ahead are
+ * dispatched again as usual. */
+static void cohort_unextend(Engine *E, Cohort *co)
 {
+    if (co->ext == 0)
+        return;
+    SimTime rem = co->ctx->frozen ? co->left : co->end - E->now;
+    uint64_t r = (rem + co->wave_ns - 1) / co->wave_ns; /* incl. current */
+    uint64_t undo = r > 0 ? MIN(r - 1, co->ext) : 0;
+    co->k->dispatched -= undo * co->wave_blocks;
+    co->k->done -= undo * co->wave_blocks;
+    co->ext = 0;
+    if (co->ctx->frozen) {
+        co->left -= undo * co->wave_ns;
+    } else {
+        co->end -= undo * co->wave_ns;
+        sim_eventq_schedule(&E->q, &co->ev, co->end);
+    }
+}
+
+void sm_pending_insert(Engine *E, Ctx *c, KernelRt *k)
+{
+    /* A kernel that will be served before an extended one needs the SMs
+     * it frees at each wave: undo the extension. */
+    for (Cohort *co = c->cohorts; co; co = co->next)
+        if (co->ext && k->priority < co->k->priority)
+            cohort_unextend(E, co);
     /* Admission order is increasing, so scan from the tail: O(1) unless a
      * higher-priority kernel overtakes lower-priority ones. */
     KernelRt *after = c->pend_tail;
@@ -472,7 +499,7 @@ void sm_pending_remove(Ctx *c, KernelRt *k)
  * holding its client's blocks plus new ones while under the cap. */
 static bool sm_allowed(const Ctx *c, const KernelRt *k, const SmRt *sm)
 {
-    if (!sm->client_blocks)
+    if (!c->limited)
         return true;
     uint32_t cl = k->proc->client;
     return sm->client_blocks[cl] > 0 ||
@@ -596,7 +623,7 @@ static void cand_sort(const Cand *r, Cand *v, uint32_t n, uint32_t max_warps)
  * GPU taking a whole wave costs O(S), not O(blocks log S). */
 static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
 {
-    if (force_exact || c->client_cap)
+    if (force_exact || c->limited)
         return place_most_free_exact(E, c, k, want);
     const GpuModel *m = E->m;
     if (!E->cand)
@@ -706,7 +733,7 @@ static const PlacementOps placements[] = {
  * use could take one of its blocks. */
 static bool held_by_cap(const Engine *E, const Ctx *c, const KernelRt *k)
 {
-    if (!c->client_cap)
+    if (!c->limited)
         return false;
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         const SmRt *sm = &c->sms[i];
@@ -769,11 +796,54 @@ void sm_event(Engine *E, SmRt *sm)
         ctx_drained(E, sm->ctx);
 }
 
+/* The kernel-alone fast path.  When a cohort holding a full wave of its
+ * kernel -- o blocks on every SM, o its blocks per empty SM -- is all that
+ * is resident in its context, and its kernel heads the pending list with at
+ * least one more full wave to place, then dispatching the next wave would
+ * put back exactly the same blocks on the same SMs: nothing else can get
+ * in (the leftover policy holds everything behind it; no MPS limits).  So
+ * the cohort stays and stands for the next E full waves at once: O(1)
+ * instead of O(S) per wave.  The last wave is always dispatched normally,
+ * so the kernel stays pending until then.  A higher-priority kernel
+ * arriving meanwhile undoes it (cohort_unextend). */
+static bool cohort_extend(Engine *E, Cohort *co)
+{
+    KernelRt *k = co->k;
+    Ctx *c = co->ctx;
+    const uint64_t S = E->m->sm_count, wave = S * k->occ;
+    if (co->n != S || c->resident_blocks != wave || c->limited ||
+        c->pend_head != k || k->dispatched >= k->blocks)
+        return false;
+    for (Group *g = co->groups; g; g = g->cnext)
+        if (g->count != k->occ)
+            return false;
+    uint64_t rem = k->blocks - k->dispatched;
+    uint64_t ext = rem / wave - (rem % wave == 0);
+    if (ext == 0)
+        return false;
+    SimTime wave_ns = (SimTime)ceil(k->work);
+    k->done += wave + (ext - 1) * wave; /* this wave, and those ahead of
+                                           the last one it stands for */
+    k->dispatched += ext * wave;
+    co->ext = ext;
+    co->wave_ns = wave_ns;
+    co->wave_blocks = wave;
+    co->placed = E->now;
+    co->end = E->now + ext * wave_ns;
+    sim_eventq_schedule(&E->q, &co->ev, co->end);
+    return true;
+}
+
 /* Every block of cohort @co completes now. */
 void sm_cohort_event(Engine *E, Cohort *co)
 {
     KernelRt *k = co->k;
     Ctx *c = co->ctx;
+    if (co->ext) {
+        co->ext = 0; /* its last wave ends now: complete it below */
+    } else if (cohort_extend(E, co)) {
+        return;
+    }
     Group *g = co->groups;
     co->groups = NULL;
     co->n = 0;
