@@ -176,6 +176,7 @@ static Ctx *ctx_new(Engine *E, const char *name, bool mps_server,
         uint32_t n = E->m->mps_max_clients + 1;
         c->client_cap = g_new0(uint32_t, n);
         c->client_in_use = g_new0(uint32_t, n);
+        c->client_sms = g_new0(uint64_t *, n);
         if (!E->m->mps_volta) /* pre-Volta: one pool shared by clients */
             for (uint32_t i = 0; i < E->m->connections_default; i++)
                 queue_new(c);
@@ -190,6 +191,10 @@ static void ctx_free(Engine *E, Ctx *c)
     g_ptr_array_free(c->queues, TRUE);
     g_free(c->client_cap);
     g_free(c->client_in_use);
+    if (c->client_sms)
+        for (uint32_t i = 0; i <= E->m->mps_max_clients; i++)
+            g_free(c->client_sms[i]);
+    g_free(c->client_sms);
     g_free(c);
 }
 
@@ -309,6 +314,18 @@ static void proc_start(Engine *E, Proc *P)
         }
         c->client_cap[P->client] = cap;
         c->limited |= cap < m->sm_count;
+        if (cap < m->sm_count && m->mps_sm_assign == SIM_MPS_SMS_STATIC) {
+            /* A fixed window of cap SMs in dispatch order; successive
+             * clients take successive windows, wrapping around. */
+            uint64_t *set = g_new0(uint64_t, E->sm_words);
+            for (uint32_t i = 0; i < cap; i++) {
+                uint32_t sm = m->dispatch_order[(c->static_next + i) %
+                                                m->sm_count];
+                set[sm / 64] |= 1ull << (sm % 64);
+            }
+            c->static_next = (c->static_next + cap) % m->sm_count;
+            c->client_sms[P->client] = set;
+        }
         r->sm_limit = cap;
         r->active_thread_pct = pct;
         if (m->mps_volta) {

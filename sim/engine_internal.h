@@ -173,6 +173,10 @@ struct Ctx {
     uint32_t n_clients;   /* MPS clients attached so far */
     uint32_t *client_cap;    /* SMs each client may use */
     uint32_t *client_in_use; /* SMs holding a block of each client */
+    uint64_t **client_sms;   /* static assignment: each client's SM set
+                                (bitmap), NULL for dynamic */
+    uint32_t static_next;    /* static assignment: next window start, as a
+                                position in dispatch order */
     uint32_t rr_cursor;   /* round-robin placement */
     uint64_t release_epoch; /* bumped whenever blocks release resources */
     bool frozen;          /* preempted (time-slicing) */

@@ -495,13 +495,17 @@ void sm_pending_remove(Ctx *c, KernelRt *k)
  * Placement policies
  * ------------------------------------------------------------------------ */
 
-/* Which SMs a kernel may use: all, or under an MPS SM limit those already
- * holding its client's blocks plus new ones while under the cap. */
+/* Which SMs a kernel may use: all; or under an MPS SM limit, with the
+ * model's dynamic assignment, any SM already holding its client's blocks
+ * plus new ones while the client is under its cap; with the static one, the
+ * client's fixed window. */
 static bool sm_allowed(const Ctx *c, const KernelRt *k, const SmRt *sm)
 {
     if (!c->limited)
         return true;
     uint32_t cl = k->proc->client;
+    if (c->client_sms[cl])
+        return (c->client_sms[cl][sm->id / 64] >> (sm->id % 64)) & 1;
     return sm->client_blocks[cl] > 0 ||
            c->client_in_use[cl] < c->client_cap[cl];
 }

@@ -607,6 +607,39 @@ static void test_engine_batched_placement_matches_exact(void **state)
     (void)f;
 }
 
+/* Static MPS SM assignment: clients at 50% of 8 SMs get fixed windows of 4
+ * SMs in dispatch order, one after the other (wrapping): SMs 0-3, 4-7, then
+ * 0-3 again.  Each client's 8-block kernel of fat blocks runs in 2 waves on
+ * its window only. */
+static void test_engine_mps_static_sm_windows(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(GpuModel) m = test_model(8);
+    m->mps_sm_assign = SIM_MPS_SMS_STATIC;
+    g_autoptr(SimScenario) sc = sim_scenario_new("static", "test");
+    for (int i = 0; i < 3; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "c%u", (unsigned)i & 7u);
+        SimProcessSpec *p = test_process(sc, name, 1);
+        p->mps = true;
+        p->active_thread_pct = 50;
+        p->start_ns = (SimTime)i * MS(10); /* one after the other */
+        SimOp k = fat(0, "k", 8, MS(1));
+        sim_process_add_op(p, &k);
+    }
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
+    const uint32_t first[3] = {0, 4, 0};
+    for (uint32_t p = 0; p < 3; p++) {
+        const SimOpRecord *o = test_op(r, p, 0);
+        assert_int_equal(o->sms_used, 4);
+        assert_int_equal(o->end_ns - o->start_ns, MS(2));
+        for (uint32_t sm = 0; sm < 8; sm++)
+            assert_int_equal(sim_sm_set_has(r, o->sm_set, sm),
+                             sm >= first[p] && sm < first[p] + 4);
+    }
+    (void)f;
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -632,6 +665,7 @@ int main(void)
         T(test_engine_closed_and_open_loop),
         T(test_engine_is_deterministic),
         T(test_engine_batched_placement_matches_exact),
+        T(test_engine_mps_static_sm_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
