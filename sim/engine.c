@@ -1240,6 +1240,10 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
         settle(&E);
         if (E.error)
             break;
+        if (E.opt.check_invariants) {
+            sm_check(&E);
+            g_assert(sim_eventq_check(&E.q));
+        }
     }
     if (!E.error) {
         bool stuck = false;

@@ -338,6 +338,9 @@ void sm_kernel_free(KernelRt *k);
 /* Tests only: use the one-block-at-a-time most-free placement everywhere,
  * to check that the batched one places blocks identically. */
 void sm_force_exact_placement(bool on);
+/* Verify every SM's accounting against its groups and the cohort
+ * invariant; aborts (g_error) on a violation.  O(SMs x groups). */
+void sm_check(const Engine *E);
 
 /* engine_ctx.c */
 void ctx_work_arrived(Engine *E, Ctx *c);

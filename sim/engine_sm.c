@@ -932,3 +932,84 @@ void sm_kill_kernel(Engine *E, KernelRt *k)
     }
     eng_mark_ctx(E, c);
 }
+
+/* ------------------------------------------------------------------------
+ * Invariants
+ * ------------------------------------------------------------------------ */
+
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond))                                                          \
+            g_error("engine invariant: " __VA_ARGS__);                        \
+    } while (0)
+
+void sm_check(const Engine *E)
+{
+    const GpuModel *m = E->m;
+    for (guint ci = 0; ci < E->ctxs->len; ci++) {
+        const Ctx *c = g_ptr_array_index(E->ctxs, ci);
+        uint64_t blocks = 0;
+        for (uint32_t i = 0; i < m->sm_count; i++) {
+            const SmRt *sm = &c->sms[i];
+            uint32_t warps = 0, nblocks = 0, smem = 0;
+            uint32_t regs[SIM_MAX_SUBPARTITIONS] = {0};
+            double load = 0;
+            for (const Group *g = sm->groups; g; g = g->next) {
+                const SimBlockNeeds *nd = &g->k->needs;
+                CHECK(g->sm == sm, "group on SM %u points elsewhere", i);
+                CHECK(g->count > 0, "empty group on SM %u", i);
+                warps += g->count * nd->warps;
+                nblocks += g->count;
+                smem += g->count * nd->smem_bytes;
+                load += g->count * g->k->demand;
+                uint32_t gw = 0;
+                for (uint32_t s = 0; s < m->reg_subpartitions; s++) {
+                    regs[s] += g->sub_warps[s] * nd->regs_per_warp;
+                    gw += g->sub_warps[s];
+                }
+                CHECK(gw == g->count * nd->warps,
+                      "SM %u: group warps %u over sub-partitions, %u blocks "
+                      "of %u",
+                      i, gw, g->count, nd->warps);
+                if (g->cohort)
+                    CHECK(g->cohort->ctx == c && g->cohort->k == g->k,
+                          "SM %u: group in a foreign cohort", i);
+            }
+            blocks += nblocks;
+            CHECK(sm->free_warps + warps == m->max_warps_per_sm,
+                  "SM %u: free warps %u + resident %u != %u", i,
+                  sm->free_warps, warps, m->max_warps_per_sm);
+            CHECK(sm->warps == warps, "SM %u: warps %u != %u", i, sm->warps,
+                  warps);
+            CHECK(sm->free_blocks + nblocks == m->max_blocks_per_sm,
+                  "SM %u: block slots", i);
+            CHECK(sm->free_smem + smem == m->smem_per_sm_bytes,
+                  "SM %u: shared memory", i);
+            for (uint32_t s = 0; s < m->reg_subpartitions; s++)
+                CHECK(sm->free_regs[s] + regs[s] ==
+                          m->regs_per_sm / m->reg_subpartitions,
+                      "SM %u: registers of sub-partition %u", i, s);
+            CHECK(fabs(sm->load - load) < 1e-6, "SM %u: load %g != %g", i,
+                  sm->load, load);
+            if (sm->load > 1.0 + 1e-12)
+                for (const Group *g = sm->groups; g; g = g->next)
+                    CHECK(!g->cohort,
+                          "SM %u: overloaded (%g) yet holds a cohort group",
+                          i, sm->load);
+        }
+        CHECK(blocks == c->resident_blocks, "context %u: %llu blocks != %llu",
+              ci, (unsigned long long)blocks,
+              (unsigned long long)c->resident_blocks);
+        for (const Cohort *co = c->cohorts; co; co = co->next) {
+            uint32_t n = 0;
+            for (const Group *g = co->groups; g; g = g->cnext) {
+                CHECK(g->cohort == co, "cohort member points elsewhere");
+                n++;
+            }
+            CHECK(n == co->n && n > 0, "cohort of %u groups counts %u", n,
+                  co->n);
+            CHECK(c->frozen || sim_event_pending(&co->ev),
+                  "running cohort without an event");
+        }
+    }
+}

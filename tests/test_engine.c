@@ -18,6 +18,7 @@
 
 #include "engine_internal.h"
 #include "error.h"
+#include "gen.h"
 #include "testutil.h"
 
 #define MS(x) SIM_MS(x)
@@ -640,6 +641,24 @@ static void test_engine_mps_static_sm_windows(void **state)
     (void)f;
 }
 
+/* The engine's invariants (SM accounting, cohorts, the event heap) hold
+ * after every instant of a busy mixed workload, time-sliced and under MPS,
+ * on a small GPU where SMs overload often. */
+static void test_engine_invariants_hold_under_load(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(SimScenario) sc = sim_gen_many_small(1500, 4, 11);
+    const SimShareMode modes[] = {SIM_SHARE_TIMESLICE, SIM_SHARE_MPS};
+    for (int i = 0; i < 2; i++) {
+        g_autoptr(SimResult) r = test_run(f->m, sc, modes[i]);
+        assert_non_null(r);
+        uint64_t kernels = 0;
+        for (uint32_t p = 0; p < r->n_procs; p++)
+            kernels += r->procs[p].kernels;
+        assert_int_equal(kernels, 1500);
+    }
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -666,6 +685,7 @@ int main(void)
         T(test_engine_is_deterministic),
         T(test_engine_batched_placement_matches_exact),
         T(test_engine_mps_static_sm_windows),
+        T(test_engine_invariants_hold_under_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,6 +146,7 @@ static inline SimResult *test_run(const GpuModel *m, const SimScenario *sc,
     SimOptions o;
     sim_options_init(&o);
     o.mode = mode;
+    o.check_invariants = true;
     GError *err = NULL;
     SimResult *r = sim_engine_run(m, sc, &o, &err);
     if (!r) {
