@@ -4,7 +4,10 @@
 # PART: check | A (single process: connections, placement, leftover, priorities,
 #       contention, launch latency, copies) | B (multi-process: time slicing, MPS
 #       thread percentage, MPS connections, memory per context, GPU-Util, max clients)
-#       | C (PyTorch inference N processes with/without MPS, profiler traces, ncu).
+#       | C (PyTorch inference N processes with/without MPS, profiler traces, ncu)
+#       | D (carveout, MPS exclusive SM sets, ncu, PyTorch repeats and MPS percentages)
+#       | E (latency under MPS, time-sliced FMA efficiency, copies from two processes)
+#       | F (solo references for MPS pairs, MPS client limit with 4/8 connections).
 # Each part fits one 10-minute call. Raw results: /tmp/hqraw/PART, packed into
 # OUTDIR/partPART.tar.gz (OUTDIR defaults to $OUT). Post-process with harness/post.py.
 set -u

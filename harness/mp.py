@@ -555,6 +555,26 @@ def part_E(c, only):
             c.mps = None
 
 
+def part_F(c, only):
+    """Follow-up 3: solo references for mps_pair, MPS client limit with more connections per client."""
+    c.mps = MPS(c.raw)
+    if c.mps.start():
+        try:
+            for p in (10, 25, 50, 60, 90, 100):
+                nm = f"mps_pair_solo{p}"
+                if sel(only, nm):
+                    c.run1(nm, "mps_pair", reps=5, env={"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": str(p)},
+                           extra=["--nosolo"])
+            for C in ("4", "8"):
+                nm = f"mps_maxclients_c{C}"
+                if sel(only, nm):
+                    c.group(nm, [{"args": ["hold", "--out", "{out}"], "env": {"CUDA_DEVICE_MAX_CONNECTIONS": C}}] * 64,
+                            barrier=True, on_ready=mem_snapshot, ready_timeout=45, timeout=70)
+        finally:
+            c.mps.stop("F_mps")
+            c.mps = None
+
+
 def part_ncu(c, only):
     py = [sys.executable]
     ti = os.path.join(HERE, "torch_infer.py")
@@ -595,7 +615,7 @@ def main():
             json.dump(env_info, f, indent=1)
     t0 = time.time()
     try:
-        {"check": part_check, "A": part_A, "B": part_B, "C": part_C, "D": part_D, "E": part_E}[a.part](c, a.only)
+        {"check": part_check, "A": part_A, "B": part_B, "C": part_C, "D": part_D, "E": part_E, "F": part_F}[a.part](c, a.only)
     finally:
         if c.mps is not None:
             c.mps.stop("emergency")

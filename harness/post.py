@@ -35,7 +35,7 @@ MS = 1e6
 class Raw:
     def __init__(self, tardir):
         self.parts = {}
-        for part in "ABCDE":
+        for part in "ABCDEF":
             p = os.path.join(tardir, f"part{part}.tar.gz")
             if os.path.exists(p):
                 self.parts[part] = tarfile.open(p, "r:gz")
@@ -147,6 +147,8 @@ def describe(name):
         "copies": "pinned/pageable H2D, D2H and D2D copies of 4 KiB..256 MiB alone: event time, API time, host wall time",
         "util_pattern": "nvidia-smi / NVML GPU-Util while one process runs: idle 1 s, a 1-thread spin of 3 s, idle 1 s, 50% duty (20 ms kernel / 20 ms idle) for 3 s, 10% duty (5 ms / 45 ms) for 3 s, idle 1 s",
         "mps_maxclients": "64 MPS clients started at once: how many get a context (cudaFree(0))",
+        "mps_maxclients_c4": "64 MPS clients with CUDA_DEVICE_MAX_CONNECTIONS=4 started at once: how many get a context",
+        "mps_maxclients_c8": "64 MPS clients with CUDA_DEVICE_MAX_CONNECTIONS=8 started at once: how many get a context",
         "torch_profile": "one PyTorch process, resnet18 batch 8 fp32 eval, 30 requests recorded with torch.profiler (Kineto trace)",
         "torch_multistream": "PyTorch program on 3 streams (matmuls | conv2d | pinned copies) recorded with torch.profiler",
         "ncu_harness": "Nsight Compute LaunchStats + Occupancy of the harness kernels (--clock-control none)",
@@ -214,6 +216,8 @@ def describe(name):
     m = re.match(r"^(d_)?mps_pct(\d+)$", name)
     if m:
         return f"MPS active thread percentage {int(m[2])}%: SMs seen (attribute) and SMs used by a 4224-block kernel"
+    if name.startswith("mps_pair_solo"):
+        return "one MPS client alone at this percentage running the mps_pair kernel (4224 x 128 threads, 200 us) 5 times"
     if name.startswith("mps_pair"):
         return "two MPS clients with thread-percentage limits running a 4224-block kernel 5 times"
     if name.startswith("mps_excl"):
@@ -471,7 +475,7 @@ class Post:
                 files = self.copies(part, name)
             elif name == "info":
                 files = self.info_exp(part)
-            elif name.startswith("mem_") or name == "mps_maxclients":
+            elif name.startswith("mem_") or name.startswith("mps_maxclients"):
                 files = self.memory(part, name, e)
             elif name.startswith("torch"):
                 files = self.torch(part, name, e)
@@ -497,8 +501,10 @@ class Post:
             return f"torch_{m[1]}_n1 and torch_{m[1]}_n1_rep2"
         if name.startswith("mps_excl_") and "solo" not in name:
             return "mps_excl_solo25/50/60/100 (one client alone at that percentage)"
-        if name.startswith("mps_pair") or name.startswith("mps_pct"):
-            return "mps_pct100 (one client at 100%) and the mps_pct<NN> sweep (alone at each percentage)"
+        if name.startswith("mps_pair") and "solo" not in name:
+            return "mps_pair_solo<NN>: the same kernel in one client alone at each percentage"
+        if name.startswith("mps_pct"):
+            return None
         if name.startswith("mps_hq") or name.startswith("cp_") and "x2proc" in name:
             return "the same configuration alone: gt 1x1 10 ms = 10.000 ms (hq_* solo rows); copies: 'copies' experiment"
         return None
@@ -967,7 +973,7 @@ class Post:
 def sanitize_tarballs(src, dst):
     """Copy raw tarballs, dropping `nvidia-smi -q` output (serial numbers, UUIDs) from env_*.json."""
     os.makedirs(dst, exist_ok=True)
-    for part in "ABCDE":
+    for part in "ABCDEF":
         p = os.path.join(src, f"part{part}.tar.gz")
         if not os.path.exists(p):
             continue
