@@ -158,6 +158,7 @@ static Queue *queue_new(Ctx *c)
     Queue *q = g_new0(Queue, 1);
     q->ctx = c;
     q->index = c->queues->len;
+    sim_event_init(&q->ev, EV_QUEUE, q);
     g_ptr_array_add(c->queues, q);
     return q;
 }
@@ -187,6 +188,8 @@ static Ctx *ctx_new(Engine *E, const char *name, bool mps_server,
 
 static void ctx_free(Engine *E, Ctx *c)
 {
+    for (guint i = 0; i < c->queues->len; i++)
+        sim_eventq_cancel(&E->q, &((Queue *)g_ptr_array_index(c->queues, i))->ev);
     sm_free_ctx(E, c);
     g_ptr_array_free(c->queues, TRUE);
     g_free(c->client_cap);
@@ -349,19 +352,13 @@ static void proc_start(Engine *E, Proc *P)
     r->ctx = P->ctx->index;
     r->connections = P->connections;
     r->start_ns = E->now;
-    /* Streams map onto the context's queues round-robin in creation order;
-     * pre-Volta MPS clients share the server's pool, continuing its count. */
+    /* Streams map onto queues when they issue their first op (round-robin
+     * in order of first use, measured on an H100: FINDINGS.md §1). */
     for (uint32_t s = 0; s < P->spec->n_streams; s++) {
-        uint32_t qi;
-        if (mps && !m->mps_volta)
-            qi = P->ctx->streams_mapped++ % P->ctx->queues->len;
-        else
-            qi = P->queue_base + s % P->connections;
-        P->streams[s].queue = qi;
+        P->streams[s].queue = SIM_NO_INDEX;
         int prio = P->spec->streams[s].priority;
         int lowest = -(int)(m->stream_priority_levels - 1);
         P->streams[s].priority = CLAMP(prio, lowest, 0);
-        r->streams[s].queue = qi - P->queue_base;
     }
     P->started = P->alive = true;
     start_next_iteration(E, P);
@@ -385,9 +382,9 @@ static SimTime api_time(const Engine *E, const SimOp *op)
     if (op->api_ns != SIM_TIME_NEVER)
         return op->api_ns;
     switch (op->kind) {
-    case SIM_OP_KERNEL:
+    case SIM_OP_KERNEL: return E->m->launch_api_ns;
     case SIM_OP_EVENT_RECORD:
-    case SIM_OP_EVENT_WAIT: return E->m->launch_api_ns;
+    case SIM_OP_EVENT_WAIT: return E->m->event_api_ns;
     case SIM_OP_COPY: return E->m->copy_api_ns;
     case SIM_OP_STREAM_SYNC:
     case SIM_OP_DEVICE_SYNC:
@@ -443,8 +440,20 @@ static void issue_op(Engine *E, Proc *P, const SimOp *op)
     in->iteration = P->iteration;
     in->issue = E->now;
     StreamRt *s = &P->streams[op->stream];
+    if (s->queue == SIM_NO_INDEX) {
+        /* First use: the next queue round-robin; pre-Volta MPS clients
+         * share the server's pool and continue its count. */
+        Ctx *c = P->ctx;
+        if (c->mps_server && !E->m->mps_volta)
+            s->queue = c->streams_mapped++ % c->queues->len;
+        else
+            s->queue = P->queue_base + P->streams_used++ % P->connections;
+        E->res->procs[P->index].streams[op->stream].queue =
+            s->queue - P->queue_base;
+    }
     in->stream_seq = s->issued++;
     in->queue = s->queue;
+    in->visible = E->now + E->m->submit_latency_ns;
     P->outstanding++;
     if (op->kind == SIM_OP_EVENT_RECORD) {
         EventRt *ev = &P->events[op->event];
@@ -686,6 +695,12 @@ static void queue_pump(Engine *E, Queue *q)
         }
         Proc *P = in->proc;
         const SimOp *op = in->op;
+        if (in->visible > E->now) {
+            /* Still on its way from the host: look again then. */
+            if (!sim_event_pending(&q->ev) || q->ev.when > in->visible)
+                sim_eventq_schedule(&E->q, &q->ev, in->visible);
+            return;
+        }
         if (P->streams[op->stream].completed != in->stream_seq)
             break; /* its stream's previous op is still running */
         switch (op->kind) {
@@ -1031,6 +1046,7 @@ static void handle(Engine *E, SimEvent *ev)
     case EV_SWITCH:
     case EV_YIELD: ctx_event(E, ev); break;
     case EV_COHORT: sm_cohort_event(E, ev->obj); break;
+    case EV_QUEUE: eng_mark_queue(E, ev->obj); break;
     default: g_assert_not_reached();
     }
 }
@@ -1132,10 +1148,10 @@ static void engine_free(Engine *E)
     }
     for (int d = 0; d < SIM_COPY_N_DIRS; d++) {
         OpInst *in;
-        while ((in = g_queue_pop_head(&E->copy_wait[d])))
+        while ((in = g_queue_pop_head(&E->copy[d].wait)))
             g_free(in);
-        for (uint32_t i = 0; i < E->n_copy[d]; i++)
-            g_free(E->copy[d][i].cur);
+        for (guint i = 0; i < E->copy[d].active->len; i++)
+            g_free(g_ptr_array_index(E->copy[d].active, i));
     }
     copy_free(E);
     for (guint i = 0; i < E->ctxs->len; i++)

@@ -68,7 +68,7 @@ static void hide(Engine *E)
 /* A switch costs the model's fixed part plus moving the resident state: the
  * outgoing context's registers and shared memory are saved (@saved bytes;
  * zero after a block-boundary drain) and the incoming one's restored, both
- * at DRAM bandwidth.  A context holding one small block switches almost for
+ * at the model's context_state_gbps.  A context holding one small block switches almost for
  * free; one filling every SM pays tens of microseconds. */
 static void start_switch(Engine *E, Ctx *next, uint64_t saved)
 {
@@ -76,7 +76,7 @@ static void start_switch(Engine *E, Ctx *next, uint64_t saved)
     E->next = next;
     E->res->context_switches++;
     double bytes = (double)saved + (double)next->state_bytes;
-    SimTime move = (SimTime)(bytes / E->m->dram_bandwidth_gbps + 0.5);
+    SimTime move = (SimTime)(bytes / E->m->context_state_gbps + 0.5);
     sim_eventq_schedule(&E->q, &E->ev_switch,
                         E->now + E->m->context_switch_ns + move);
 }
@@ -142,12 +142,12 @@ void ctx_work_arrived(Engine *E, Ctx *c)
             /* The holder is idle and its yield delay already passed. */
             begin_switch(E, c);
         } else if (!sim_event_pending(&E->ev_slice)) {
-            /* The slice timer only runs while someone competes; it expires
-             * at the holder's next slice boundary, as if it had been
-             * running all along. */
-            SimTime ts = E->m->timeslice_ns;
-            SimTime into = (E->now - E->slice_start) % ts;
-            sim_eventq_schedule(&E->q, &E->ev_slice, E->now + (ts - into));
+            /* The slice timer only runs while someone competes.  The slice
+             * counts from when the holder got the GPU: a holder already
+             * past it is preempted at once (measured on an H100: within
+             * ~24 us, FINDINGS.md §8). */
+            SimTime end = E->slice_start + E->m->timeslice_ns;
+            sim_eventq_schedule(&E->q, &E->ev_slice, MAX(end, E->now));
         }
         break;
     case GPU_DRAIN:

@@ -26,11 +26,12 @@ enum {
     EV_HOST,       /* obj = Proc: the host thread's API call or gap ended */
     EV_ADMIT,      /* obj = KernelRt: launch latency over */
     EV_SM,         /* obj = SmRt: its earliest block group completes */
-    EV_COPY,       /* obj = CopyEngine: its copy completes */
+    EV_COPY,       /* obj = CopyDir: its earliest active copy completes */
     EV_SLICE,      /* obj = Engine: the running context's timeslice ended */
     EV_SWITCH,     /* obj = Engine: a context switch completed */
     EV_YIELD,      /* obj = Engine: an idle context gives the GPU up */
     EV_COHORT,     /* obj = Cohort: its blocks complete */
+    EV_QUEUE,      /* obj = Queue: its head op has become visible */
 };
 
 typedef struct Engine Engine;
@@ -65,7 +66,11 @@ typedef struct OpInst {
     InstState state;
     bool dead;                /* killed by a fault: skip, never complete */
     SimTime issue;
-    SimTime start;            /* copies: when a copy engine took it */
+    SimTime visible;          /* issue + submit latency: when the GPU's
+                                 front end can see it in its queue */
+    SimTime start;            /* copies: when it started moving data */
+    double copy_left;         /* copies: ns of transfer left at full
+                                 bandwidth */
     KernelRt *k;              /* kernels */
     struct OpInst *qnext;     /* hardware queue / copy queue link */
     struct OpInst *pprev, *pnext; /* the process's live list */
@@ -81,6 +86,7 @@ struct KernelRt {
     double work;          /* per block, in ns at full rate */
     double demand;        /* share of an SM's issue capacity per block */
     uint32_t occ;         /* its blocks per SM on an empty SM */
+    uint32_t carveout;    /* shared-memory carveout it asks for (bytes) */
     int priority;
     uint64_t admit_seq;
     SimTime start;        /* first block placed (SIM_TIME_NEVER before) */
@@ -138,7 +144,11 @@ struct Cohort {
 struct SmRt {
     Ctx *ctx;
     uint32_t id;
-    uint32_t free_warps, free_blocks, free_smem;
+    uint32_t free_warps, free_blocks;
+    uint32_t carveout;    /* bytes of shared memory the SM is configured
+                             for: set by the first block placed on it when
+                             idle, 0 while idle */
+    uint32_t used_smem;   /* allocated by resident blocks */
     uint32_t free_regs[SIM_MAX_SUBPARTITIONS];
     uint32_t warps;       /* resident warps */
     double load;          /* sum of resident blocks' demand */
@@ -154,6 +164,7 @@ typedef struct Queue {
     Ctx *ctx;
     uint32_t index;       /* within its context */
     bool dirty;           /* on the engine's pump worklist */
+    SimEvent ev;          /* EV_QUEUE: wake when the head becomes visible */
 } Queue;
 
 /* A CUDA context: one per non-MPS process, one shared by all MPS clients. */
@@ -191,7 +202,8 @@ struct Ctx {
 
 typedef struct {
     uint64_t issued, completed;
-    uint32_t queue;       /* queue index within the process's context */
+    uint32_t queue;       /* queue index within the process's context;
+                             SIM_NO_INDEX until the stream's first op */
     int priority;
 } StreamRt;
 
@@ -226,6 +238,9 @@ struct Proc {
     uint32_t client;          /* MPS client number within the server */
     uint32_t connections;
     uint32_t queue_base;      /* first of its queues in ctx->queues */
+    uint32_t streams_used;    /* streams that have issued an op: the next
+                                 one maps to queue streams_used % conns */
+    uint32_t copy_active[SIM_COPY_N_DIRS]; /* its copies moving data */
     StreamRt *streams;
     EventRt *events;
     HostState host;
@@ -246,13 +261,16 @@ struct Proc {
     uint64_t mem_bytes;
 };
 
-typedef struct CopyEngine {
-    Engine *E;
+/* One copy direction: its waiting copies (FIFO) and those moving data,
+ * which share the direction's bandwidth equally. */
+typedef struct CopyDir {
     SimCopyDir dir;
-    OpInst *cur;
-    SimTime busy_since;
-    SimEvent ev;
-} CopyEngine;
+    GQueue wait;          /* OpInst*, FIFO */
+    GPtrArray *active;    /* OpInst* moving data */
+    SimTime last;         /* progress accounted up to here */
+    SimTime busy_since;   /* start of the current busy period */
+    SimEvent ev;          /* EV_COPY: the earliest active copy finishes */
+} CopyDir;
 
 typedef enum {
     GPU_IDLE,      /* no context holds the GPU */
@@ -294,9 +312,7 @@ struct Engine {
     SimEvent ev_slice, ev_switch, ev_yield;
     SimTime slice_start;
 
-    CopyEngine *copy[SIM_COPY_N_DIRS];
-    uint32_t n_copy[SIM_COPY_N_DIRS];
-    GQueue copy_wait[SIM_COPY_N_DIRS];  /* OpInst* FIFO */
+    CopyDir copy[SIM_COPY_N_DIRS];
 
     GQueue dirty_queues;      /* Queue* to pump, FIFO: in the order their
                                  work arrived */
@@ -354,7 +370,7 @@ void ctx_finish(Engine *E);
 void copy_init(Engine *E);
 void copy_free(Engine *E);
 void copy_submit(Engine *E, OpInst *in);
-void copy_event(Engine *E, CopyEngine *ce);
+void copy_event(Engine *E, CopyDir *cd);
 
 /* engine_metrics.c */
 void met_init(Engine *E);

@@ -43,13 +43,26 @@ static uint32_t reg_warp_slots(const Engine *E, const SmRt *sm, uint32_t rpw)
     return n;
 }
 
-/* How many more blocks with @nd fit on @sm right now. */
-static uint32_t sm_fit(const Engine *E, const SmRt *sm, const SimBlockNeeds *nd)
+/* How many more blocks of @k fit on @sm right now.  Shared memory: an idle
+ * SM takes the kernel's carveout; a busy one keeps its own, and a block of
+ * another kernel may join only if its kernel asks for no larger carveout
+ * (measured on an H100: a 64-thread kernel, which asks for 64 KiB, never
+ * joins SMs that 1024-thread blocks configured for 8 KiB, FINDINGS.md §3). */
+static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
 {
+    const SimBlockNeeds *nd = &k->needs;
     uint32_t fit = sm->free_blocks;
     fit = MIN(fit, sm->free_warps / nd->warps);
+    if (fit == 0)
+        return 0;
+    uint32_t cap = k->carveout;
+    if (sm->carveout) {
+        if (k->carveout > sm->carveout)
+            return 0;
+        cap = sm->carveout;
+    }
     if (nd->smem_bytes)
-        fit = MIN(fit, sm->free_smem / nd->smem_bytes);
+        fit = MIN(fit, (cap - sm->used_smem) / nd->smem_bytes);
     if (fit == 0)
         return 0;
     return MIN(fit, reg_warp_slots(E, sm, nd->regs_per_warp) / nd->warps);
@@ -240,7 +253,9 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
     g->count += n;
     sm->free_blocks -= n;
     sm->free_warps -= n * nd->warps;
-    sm->free_smem -= n * nd->smem_bytes;
+    if (!sm->carveout)
+        sm->carveout = k->carveout;
+    sm->used_smem += n * nd->smem_bytes;
     /* Warps go one by one to the register sub-partition with the most
      * registers free, the lowest index on ties (as the hardware spreads
      * warps over schedulers).  Done in rounds: the t sub-partitions tied at
@@ -319,7 +334,7 @@ static void sm_unplace(Engine *E, SmRt *sm, Group *g)
     const SimBlockNeeds *nd = &k->needs;
     sm->free_blocks += g->count;
     sm->free_warps += g->count * nd->warps;
-    sm->free_smem += g->count * nd->smem_bytes;
+    sm->used_smem -= g->count * nd->smem_bytes;
     for (uint32_t s = 0; s < E->m->reg_subpartitions; s++)
         sm->free_regs[s] += g->sub_warps[s] * nd->regs_per_warp;
     sm->load -= g->count * k->demand;
@@ -327,6 +342,8 @@ static void sm_unplace(Engine *E, SmRt *sm, Group *g)
         sm->load = 0; /* no drift below zero from repeated float sums */
     sm->ctx->resident_blocks -= g->count;
     sm->ctx->release_epoch++;
+    if (sm->free_blocks == E->m->max_blocks_per_sm)
+        sm->carveout = 0; /* idle: the next kernel configures it */
     sm->ctx->state_bytes -= (uint64_t)g->count * block_state_bytes(nd);
     if (sm->client_blocks) {
         uint32_t c = k->proc->client;
@@ -347,7 +364,8 @@ void sm_init_ctx(Engine *E, Ctx *c)
         sm->id = i;
         sm->free_warps = m->max_warps_per_sm;
         sm->free_blocks = m->max_blocks_per_sm;
-        sm->free_smem = m->smem_per_sm_bytes;
+        sm->carveout = 0;
+        sm->used_smem = 0;
         for (uint32_t s = 0; s < m->reg_subpartitions; s++)
             sm->free_regs[s] = m->regs_per_sm / m->reg_subpartitions;
         sim_event_init(&sm->ev, EV_SM, sm);
@@ -396,6 +414,16 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     }
     k->needs = occ.needs;
     k->occ = occ.blocks_per_sm;
+    /* The driver configures the smallest carveout that holds the blocks
+     * the kernel can keep resident per SM (FINDINGS.md §3, checked against
+     * ncu's "Shared Memory Configuration Size"). */
+    uint64_t want = (uint64_t)occ.blocks_per_sm * occ.needs.smem_bytes;
+    k->carveout = m->smem_per_sm_bytes;
+    for (uint32_t i = 0; i < m->n_smem_carveouts; i++)
+        if ((uint64_t)m->smem_carveouts_kib[i] * 1024 >= want) {
+            k->carveout = m->smem_carveouts_kib[i] * 1024;
+            break;
+        }
     k->blocks = sim_kernel_blocks(ks);
     uint64_t o = occ.blocks_per_sm;
     uint64_t S = m->sm_count;
@@ -559,7 +587,7 @@ static uint64_t place_most_free_exact(Engine *E, Ctx *c, KernelRt *k,
     uint32_t n = 0;
     for (uint32_t r = 0; r < m->sm_count; r++) {
         SmRt *sm = &c->sms[m->dispatch_order[r]];
-        if (sm_allowed(c, k, sm) && sm_fit(E, sm, &k->needs) > 0)
+        if (sm_allowed(c, k, sm) && sm_fit(E, sm, k) > 0)
             h[n++] = (Cand){sm, r, 0};
     }
     for (uint32_t i = n / 2; i-- > 0;)
@@ -569,7 +597,7 @@ static uint64_t place_most_free_exact(Engine *E, Ctx *c, KernelRt *k,
     uint64_t placed = 0;
     while (placed < want && n > 0) {
         SmRt *sm = h[0].sm;
-        if (!sm_allowed(c, k, sm) || sm_fit(E, sm, &k->needs) == 0) {
+        if (!sm_allowed(c, k, sm) || sm_fit(E, sm, k) == 0) {
             h[0] = h[--n];
             cand_sift_down(h, n, 0);
             continue;
@@ -584,10 +612,10 @@ static uint64_t place_most_free_exact(Engine *E, Ctx *c, KernelRt *k,
             if (sm->free_warps > second)
                 batch = MAX(1u, (sm->free_warps - second) / k->needs.warps);
         } else {
-            batch = sm_fit(E, sm, &k->needs);
+            batch = sm_fit(E, sm, k);
         }
         batch = (uint32_t)MIN((uint64_t)batch, want - placed);
-        batch = MIN(batch, sm_fit(E, sm, &k->needs));
+        batch = MIN(batch, sm_fit(E, sm, k));
         sm_place(E, sm, k, batch);
         placed += batch;
         cand_sift_down(h, n, 0);
@@ -636,7 +664,7 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
     uint32_t n = 0;
     for (uint32_t rank = 0; rank < m->sm_count; rank++) {
         SmRt *sm = &c->sms[m->dispatch_order[rank]];
-        uint32_t fit = sm_fit(E, sm, &k->needs);
+        uint32_t fit = sm_fit(E, sm, k);
         if (fit > 0) {
             r[n] = (Cand){sm, n, fit}; /* .rank: its index in r */
             n++;
@@ -664,7 +692,7 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
             kk = MIN(kk, MAX(1u, (F - v[t].sm->free_warps) / w));
         for (uint32_t i = 0; i < t; i++) {
             sm_place(E, v[i].sm, k, (uint32_t)kk);
-            r[v[i].rank].fit = sm_fit(E, v[i].sm, &k->needs);
+            r[v[i].rank].fit = sm_fit(E, v[i].sm, k);
         }
         placed += kk * t;
         uint32_t j = 0; /* drop full SMs, keep rank order */
@@ -689,7 +717,7 @@ static uint64_t place_fill_first(Engine *E, Ctx *c, KernelRt *k,
         SmRt *sm = &c->sms[E->m->dispatch_order[r]];
         if (!sm_allowed(c, k, sm))
             continue;
-        uint32_t n = (uint32_t)MIN((uint64_t)sm_fit(E, sm, &k->needs),
+        uint32_t n = (uint32_t)MIN((uint64_t)sm_fit(E, sm, k),
                                    want - placed);
         if (n) {
             sm_place(E, sm, k, n);
@@ -710,7 +738,7 @@ static uint64_t place_round_robin(Engine *E, Ctx *c, KernelRt *k,
     while (placed < want && misses < S) {
         SmRt *sm = &c->sms[E->m->dispatch_order[c->rr_cursor]];
         c->rr_cursor = (c->rr_cursor + 1) % S;
-        if (sm_allowed(c, k, sm) && sm_fit(E, sm, &k->needs) > 0) {
+        if (sm_allowed(c, k, sm) && sm_fit(E, sm, k) > 0) {
             sm_place(E, sm, k, 1);
             placed++;
             misses = 0;
@@ -741,7 +769,7 @@ static bool held_by_cap(const Engine *E, const Ctx *c, const KernelRt *k)
         return false;
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         const SmRt *sm = &c->sms[i];
-        if (!sm_allowed(c, k, sm) && sm_fit(E, sm, &k->needs) > 0)
+        if (!sm_allowed(c, k, sm) && sm_fit(E, sm, k) > 0)
             return true;
     }
     return false;
@@ -892,11 +920,19 @@ void sm_freeze(Engine *E, Ctx *c)
 
 void sm_thaw(Engine *E, Ctx *c)
 {
+    /* Blocks preempted mid-flight lose some progress when they resume
+     * (measured on an H100: ~190 us per resume, FINDINGS.md §8). */
+    const SimTime pen = c->resident_blocks ? E->m->context_resume_ns : 0;
     c->frozen = false;
     for (Cohort *co = c->cohorts; co; co = co->next) {
-        co->end = E->now + co->left;
+        co->end = E->now + co->left + pen;
         sim_eventq_schedule(&E->q, &co->ev, co->end);
     }
+    if (pen)
+        for (uint32_t i = 0; i < E->m->sm_count; i++)
+            for (Group *g = c->sms[i].groups; g; g = g->next)
+                if (!g->cohort)
+                    g->remaining += (double)pen;
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sm->last = E->now;
@@ -983,8 +1019,11 @@ void sm_check(const Engine *E)
                   warps);
             CHECK(sm->free_blocks + nblocks == m->max_blocks_per_sm,
                   "SM %u: block slots", i);
-            CHECK(sm->free_smem + smem == m->smem_per_sm_bytes,
-                  "SM %u: shared memory", i);
+            CHECK(sm->used_smem == smem && smem <= sm->carveout,
+                  "SM %u: shared memory %u of %u", i, smem, sm->carveout);
+            CHECK((nblocks == 0) == (sm->carveout == 0),
+                  "SM %u: carveout %u with %u blocks", i, sm->carveout,
+                  nblocks);
             for (uint32_t s = 0; s < m->reg_subpartitions; s++)
                 CHECK(sm->free_regs[s] + regs[s] ==
                           m->regs_per_sm / m->reg_subpartitions,

@@ -34,7 +34,7 @@ static void test_e2e_models_show_prints_sources(void **state)
     Run r = run_hqsim("models", "--show", "h100-sxm", NULL);
     assert_int_equal(r.status, 0);
     assert_contains(r.out, "timeslice_us");
-    assert_contains(r.out, "[OGKM-fifo]");
+    assert_contains(r.out, "FINDINGS.md");
     assert_contains(r.out, "smem_carveouts_kib");
     run_clear(&r);
 }
