@@ -6,7 +6,9 @@
  * device-to-host, device-to-device).  A process has the model's number of
  * copy engines per direction, so its copies in one direction run one after
  * another (in FIFO order); copies of different processes run at the same
- * time and share the direction's bandwidth equally (processor sharing).  A
+ * time and share the direction's bandwidth equally (processor sharing);
+ * while both H2D and D2H copies run, each direction moves at the model's
+ * copy_duplex_factor of its bandwidth (PCIe is not perfectly duplex).  A
  * copy's work is its recorded duration, or latency + bytes / bandwidth,
  * pageable copies at a reduced bandwidth (they also hold the host: see
  * issue_op).  Copies overlap kernels and copies of the other directions;
@@ -58,12 +60,33 @@ static double copy_work(const Engine *E, const SimCopySpec *c)
     return (double)m->copy_latency_ns + ceil((double)c->bytes / gbps);
 }
 
+/* H2D and D2H slow each other; D2D copies are on the device alone. */
+static CopyDir *opposite(Engine *E, const CopyDir *cd)
+{
+    switch (cd->dir) {
+    case SIM_COPY_H2D: return &E->copy[SIM_COPY_D2H];
+    case SIM_COPY_D2H: return &E->copy[SIM_COPY_H2D];
+    default: return NULL;
+    }
+}
+
+/* Progress per ns of each active copy of @cd. */
+static double copy_rate(Engine *E, const CopyDir *cd)
+{
+    guint n = cd->active->len;
+    if (!n)
+        return 0;
+    const CopyDir *o = opposite(E, cd);
+    double duplex = o && o->active->len ? E->m->copy_duplex_factor : 1.0;
+    return duplex / n;
+}
+
 /* Account the progress of the active copies of @cd up to now. */
 static void copy_advance(Engine *E, CopyDir *cd)
 {
     guint n = cd->active->len;
     if (n && E->now > cd->last) {
-        double d = (double)(E->now - cd->last) / n;
+        double d = (double)(E->now - cd->last) * copy_rate(E, cd);
         for (guint i = 0; i < n; i++)
             ((OpInst *)g_ptr_array_index(cd->active, i))->copy_left -= d;
     }
@@ -80,8 +103,26 @@ static void copy_reschedule(Engine *E, CopyDir *cd)
     double min = INFINITY;
     for (guint i = 0; i < n; i++)
         min = MIN(min, ((OpInst *)g_ptr_array_index(cd->active, i))->copy_left);
-    double dt = min > 0 ? ceil(min * n) : 0;
+    double dt = min > 0 ? ceil(min / copy_rate(E, cd)) : 0;
     sim_eventq_schedule(&E->q, &cd->ev, E->now + (SimTime)dt);
+}
+
+/* Before the active set of @cd changes: account both coupled directions. */
+static void copy_before_change(Engine *E, CopyDir *cd)
+{
+    copy_advance(E, cd);
+    CopyDir *o = opposite(E, cd);
+    if (o)
+        copy_advance(E, o);
+}
+
+/* After it changed: new completion times for both. */
+static void copy_after_change(Engine *E, CopyDir *cd)
+{
+    copy_reschedule(E, cd);
+    CopyDir *o = opposite(E, cd);
+    if (o)
+        copy_reschedule(E, o);
 }
 
 /* Start every waiting copy whose process has a free engine, in FIFO order
@@ -99,7 +140,7 @@ static void copy_start_waiting(Engine *E, CopyDir *cd)
             eng_op_complete(E, in); /* releases a killed op */
         } else if (in->proc->copy_active[cd->dir] < per) {
             if (!started)
-                copy_advance(E, cd);
+                copy_before_change(E, cd);
             started = true;
             g_queue_delete_link(&cd->wait, l);
             in->proc->copy_active[cd->dir]++;
@@ -116,7 +157,7 @@ static void copy_start_waiting(Engine *E, CopyDir *cd)
         l = next;
     }
     if (started)
-        copy_reschedule(E, cd);
+        copy_after_change(E, cd);
 }
 
 void copy_submit(Engine *E, OpInst *in)
@@ -129,7 +170,7 @@ void copy_submit(Engine *E, OpInst *in)
 
 void copy_event(Engine *E, CopyDir *cd)
 {
-    copy_advance(E, cd);
+    copy_before_change(E, cd);
     GPtrArray *done = g_ptr_array_new();
     for (guint i = 0; i < cd->active->len;) {
         OpInst *in = g_ptr_array_index(cd->active, i);
@@ -148,6 +189,6 @@ void copy_event(Engine *E, CopyDir *cd)
         eng_op_complete(E, in);
     }
     g_ptr_array_free(done, TRUE);
-    copy_reschedule(E, cd);
+    copy_after_change(E, cd);
     copy_start_waiting(E, cd);
 }

@@ -131,6 +131,8 @@ struct Cohort {
     SimTime left;         /* time left when its context was frozen */
     bool wall;            /* wall-clock kernel: ends at abs_end (or at its
                              resume, if later) whatever shares its SMs */
+    bool timed;           /* self-timed kernel: never slowed by sharing,
+                             paused by preemption without penalty */
     SimTime abs_end;      /* wall: placed + its block time */
     uint64_t ext;         /* extra full waves it stands for (kernel-alone
                              fast path, sm_cohort_event) */

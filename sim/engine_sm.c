@@ -122,6 +122,7 @@ static Cohort *cohort_new(Engine *E, KernelRt *k)
     co->placed = E->now;
     co->end = E->now + (SimTime)ceil(k->work);
     co->wall = k->inst->op->u.kernel.wall_clock;
+    co->timed = k->inst->op->u.kernel.self_timed;
     co->abs_end = co->end;
     sim_event_init(&co->ev, EV_COHORT, co);
     co->next = co->ctx->cohorts;
@@ -179,7 +180,7 @@ static void cohort_remove(Engine *E, Group *g)
 static void sm_loosen(Engine *E, SmRt *sm)
 {
     for (Group *g = sm->groups; g; g = g->next)
-        if (g->cohort && !g->cohort->wall) {
+        if (g->cohort && !g->cohort->wall && !g->cohort->timed) {
             g->remaining = (double)(g->cohort->end - E->now);
             cohort_remove(E, g);
         }
@@ -241,7 +242,8 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
         sm->groups = g;
     }
     double load = sm->load + n * k->demand;
-    bool wall = k->inst->op->u.kernel.wall_clock;
+    bool wall = k->inst->op->u.kernel.wall_clock ||
+                k->inst->op->u.kernel.self_timed; /* never slowed */
     if (load > 1.0 + 1e-12) {
         sm_loosen(E, sm); /* g included, if it was in a cohort */
         if (!sm->resched) {
@@ -847,7 +849,8 @@ static bool cohort_extend(Engine *E, Cohort *co)
     KernelRt *k = co->k;
     Ctx *c = co->ctx;
     const uint64_t S = E->m->sm_count, wave = S * k->occ;
-    if (co->wall || co->n != S || c->resident_blocks != wave || c->limited ||
+    if (co->wall || co->timed || co->n != S || c->resident_blocks != wave ||
+        c->limited ||
         c->pend_head != k || k->dispatched >= k->blocks)
         return false;
     for (Group *g = co->groups; g; g = g->cnext)
@@ -934,8 +937,9 @@ void sm_thaw(Engine *E, Ctx *c)
     for (Cohort *co = c->cohorts; co; co = co->next) {
         /* A wall-clock block ends at its own time, or at its first
          * instruction after the resume if that time has passed. */
-        co->end = co->wall ? MAX(co->abs_end, E->now)
-                           : E->now + co->left + pen;
+        co->end = co->wall    ? MAX(co->abs_end, E->now)
+                  : co->timed ? E->now + co->left
+                              : E->now + co->left + pen;
         sim_eventq_schedule(&E->q, &co->ev, co->end);
     }
     if (pen)
@@ -1042,7 +1046,7 @@ void sm_check(const Engine *E)
                   sm->load, load);
             if (sm->load > 1.0 + 1e-12)
                 for (const Group *g = sm->groups; g; g = g->next)
-                    CHECK(!g->cohort || g->cohort->wall,
+                    CHECK(!g->cohort || g->cohort->wall || g->cohort->timed,
                           "SM %u: overloaded (%g) yet holds a cohort group",
                           i, sm->load);
         }

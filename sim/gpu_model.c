@@ -109,6 +109,7 @@ static const FieldSpec model_fields[] = {
     {"d2d_bandwidth_gbps", F_F64, OFF(d2d_bandwidth_gbps), 0.01, 1e5, NULL},
     {"pageable_bandwidth_factor", F_F64, OFF(pageable_bandwidth_factor), 0.01,
      1, NULL},
+    {"copy_duplex_factor", F_F64, OFF(copy_duplex_factor), 0.05, 1, NULL},
     {"copy_latency_us", F_TIME_US, OFF(copy_latency_ns), 0, 1e5, NULL},
     {"dram_bandwidth_gbps", F_F64, OFF(dram_bandwidth_gbps), 1, 1e5, NULL},
     {"nvml_sample_period_ms", F_TIME_MS, OFF(nvml_sample_period_ns), 1, 1e4,

@@ -127,6 +127,8 @@ typedef struct GpuModel {
     double d2h_bandwidth_gbps;
     double d2d_bandwidth_gbps;
     double pageable_bandwidth_factor; /* pageable / pinned bandwidth */
+    double copy_duplex_factor;        /* each direction's bandwidth while
+                                         H2D and D2H copies overlap */
     SimTime copy_latency_ns;
     double dram_bandwidth_gbps;
 

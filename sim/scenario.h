@@ -68,6 +68,11 @@ typedef struct {
     bool wall_clock;      /* its blocks run a fixed wall-clock time (they
                              spin on a timer): sharing an SM does not slow
                              them, preemption only delays their end */
+    bool self_timed;      /* its blocks run for a fixed time of their own
+                             running: sharing an SM does not slow them,
+                             preemption pauses them, a resume costs
+                             nothing (kernels that spin for a measured
+                             running time) */
 } SimKernelSpec;
 
 typedef struct {

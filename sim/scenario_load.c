@@ -172,7 +172,7 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
         "grid",        "block",          "regs_per_thread",
         "static_smem_bytes", "dynamic_smem_bytes", "duration_us",
         "block_time_us", "sm_intensity", "mem_intensity",
-        "faults",      "wall_clock",     "api_us",
+        "faults",      "wall_clock",     "self_timed", "api_us",
         "at_us",       NULL};
     if (!sim_json_check_keys(L->doc, o, keys, L->what, error))
         return false;
@@ -203,8 +203,15 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
         !sim_json_get_bool(L->doc, o, "faults", L->what, false, &k->faults,
                            error) ||
         !sim_json_get_bool(L->doc, o, "wall_clock", L->what, false,
-                           &k->wall_clock, error))
+                           &k->wall_clock, error) ||
+        !sim_json_get_bool(L->doc, o, "self_timed", L->what, false,
+                           &k->self_timed, error))
         return false;
+    if (k->wall_clock && k->self_timed)
+        return fail(L, o, error,
+                    "kernel '%s': 'wall_clock' and 'self_timed' exclude each "
+                    "other",
+                    k->name);
     bool has_d = cJSON_HasObjectItem(o, "duration_us");
     bool has_b = cJSON_HasObjectItem(o, "block_time_us");
     if (has_d == has_b)

@@ -101,6 +101,8 @@ static void put_op(GString *o, const SimProcessSpec *p, const SimOp *op)
             g_string_append(o, ", \"faults\": true");
         if (k->wall_clock)
             g_string_append(o, ", \"wall_clock\": true");
+        if (k->self_timed)
+            g_string_append(o, ", \"self_timed\": true");
         break;
     }
     case SIM_OP_COPY:
@@ -171,7 +173,8 @@ static bool same_op(const SimOp *a, const SimOp *b)
                x->block_time_ns == y->block_time_ns &&
                x->sm_intensity == y->sm_intensity &&
                x->mem_intensity == y->mem_intensity && x->faults == y->faults &&
-               x->wall_clock == y->wall_clock;
+               x->wall_clock == y->wall_clock &&
+               x->self_timed == y->self_timed;
     }
     case SIM_OP_COPY:
         return a->u.copy.bytes == b->u.copy.bytes &&

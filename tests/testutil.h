@@ -77,6 +77,7 @@ static inline GpuModel *test_model(uint32_t sms)
     m->d2h_bandwidth_gbps = 10;
     m->d2d_bandwidth_gbps = 1000;
     m->pageable_bandwidth_factor = 0.5;
+    m->copy_duplex_factor = 1.0;
     m->copy_latency_ns = 0;
     m->dram_bandwidth_gbps = 3000;
     m->nvml_sample_period_ns = SIM_MS(100);

@@ -1,0 +1,140 @@
+/* cmd_validate.c -- `hqsim validate`: the accuracy table against measured
+ * GPU experiments (see validate.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "error.h"
+#include "outfile.h"
+#include "validate.h"
+
+static void table(GPtrArray *rows, GString *o, bool markdown)
+{
+    if (markdown)
+        g_string_append(o, "| experiment | category | role | processes | "
+                           "measured ms | predicted ms | error | median "
+                           "end error (% of span) |\n|---|---|---|---|---|"
+                           "---|---|---|\n");
+    else
+        g_string_append_printf(o, "%-26s %-14s %-5s %4s %12s %12s %8s %8s\n",
+                               "experiment", "category", "role", "proc",
+                               "measured_ms", "predicted_ms", "error",
+                               "end_err");
+    for (guint i = 0; i < rows->len; i++) {
+        const SimValRow *r = g_ptr_array_index(rows, i);
+        if (r->skipped)
+            continue;
+        const char *role = r->calibration ? "calib" : "valid";
+        if (markdown)
+            g_string_append_printf(o,
+                                   "| %s | %s | %s | %u | %.3f | %.3f | "
+                                   "%+.1f%% | %.2f%% |\n",
+                                   r->id, r->category,
+                                   r->calibration ? "calibration"
+                                                  : "prediction",
+                                   r->processes, r->meas_ms, r->pred_ms,
+                                   100 * r->err, 100 * r->end_err);
+        else
+            g_string_append_printf(o,
+                                   "%-26s %-14s %-5s %4u %12.3f %12.3f "
+                                   "%+7.1f%% %7.2f%%\n",
+                                   r->id, r->category, role, r->processes,
+                                   r->meas_ms, r->pred_ms, 100 * r->err,
+                                   100 * r->end_err);
+    }
+}
+
+static void summary(GPtrArray *rows, GString *o)
+{
+    for (int c = 0; c < 2; c++) {
+        SimValSummary s = sim_validate_summary(rows, c == 1);
+        g_string_append_printf(
+            o,
+            "%s: %u experiments; makespan error median %.1f%%, largest "
+            "%.1f%%, %u above 5%%, %u above 15%%; median end-time error "
+            "%.2f%% of the span\n",
+            c ? "calibration" : "prediction ", s.n, 100 * s.median_abs_err,
+            100 * s.max_abs_err, s.over5, s.over15,
+            100 * s.median_end_err);
+    }
+    uint32_t skipped = 0;
+    for (guint i = 0; i < rows->len; i++)
+        skipped += ((SimValRow *)g_ptr_array_index(rows, i))->skipped != 0;
+    if (skipped) {
+        g_string_append_printf(o, "not replayed: %u (", skipped);
+        bool first = true;
+        for (guint i = 0; i < rows->len; i++) {
+            const SimValRow *r = g_ptr_array_index(rows, i);
+            if (!r->skipped)
+                continue;
+            g_string_append_printf(o, "%s%s: %s", first ? "" : "; ", r->id,
+                                   r->skipped);
+            first = false;
+        }
+        g_string_append(o, ")\n");
+    }
+}
+
+int sim_cmd_validate(int argc, char **argv)
+{
+    char *gpu = NULL, *filter = NULL, *markdown = NULL, *models = NULL;
+    gboolean measured_blocks = FALSE;
+    GOptionEntry entries[] = {
+        {"gpu", 'g', 0, G_OPTION_ARG_STRING, &gpu,
+         "GPU model to predict with (default h100-sxm)", "MODEL"},
+        {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models,
+         "Folder of GPU model files", "DIR"},
+        {"filter", 'f', 0, G_OPTION_ARG_STRING, &filter,
+         "Only experiments whose id matches this regular expression", "RE"},
+        {"measured-block-times", 0, 0, G_OPTION_ARG_NONE, &measured_blocks,
+         "Give timer kernels their measured median block time instead of "
+         "the nominal one (separates input errors from scheduling errors)",
+         NULL},
+        {"markdown", 0, 0, G_OPTION_ARG_FILENAME, &markdown,
+         "Also write the table as Markdown to FILE", "FILE"},
+        G_OPTION_ENTRY_NULL};
+    int status = 0;
+    if (!sim_cli_parse("validate", "[DIR]",
+                       "Replays every measured experiment in DIR (default "
+                       "traces/measured/h100) with the same host calls at "
+                       "the same times, and compares makespans and op end "
+                       "times with the measurements.",
+                       entries, &argc, &argv, &status))
+        return status;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *dir = argc > 1 ? g_strdup(argv[1])
+#ifdef HQSIM_SOURCE_DIR
+                                    : g_build_filename(HQSIM_SOURCE_DIR,
+                                                       "traces", "measured",
+                                                       "h100", NULL);
+#else
+                                    : g_strdup("traces/measured/h100");
+#endif
+    g_autoptr(GpuModel) m = sim_gpu_model_find(gpu ? gpu : "h100-sxm", models,
+                                               &error);
+    GPtrArray *rows =
+        m ? sim_validate(dir, m, filter, measured_blocks, &error) : NULL;
+    if (rows) {
+        g_autoptr(GString) out = g_string_new(NULL);
+        g_string_append_printf(out, "hqsim validate: %s against %s (%s)\n\n",
+                               dir, m->name, m->display_name);
+        table(rows, out, false);
+        g_string_append_c(out, '\n');
+        summary(rows, out);
+        fputs(out->str, stdout);
+        if (markdown) {
+            g_autoptr(GString) md = g_string_new(NULL);
+            table(rows, md, true);
+            g_string_append_c(md, '\n');
+            summary(rows, md);
+            sim_write_file_atomic(markdown, md->str, md->len, &error);
+        }
+        g_ptr_array_free(rows, TRUE);
+    }
+    g_free(gpu);
+    g_free(filter);
+    g_free(markdown);
+    g_free(models);
+    return error ? sim_cli_report_error(error) : 0;
+}

@@ -1,0 +1,58 @@
+/* validate.h -- replay measured GPU experiments and compare.
+ *
+ * A measured data set (traces/measured/h100/) has a manifest.json listing
+ * every experiment (processes, MPS settings, connections) and, per
+ * experiment, an ops CSV with one row per op of every process and
+ * iteration: what was launched (kernel shape, copy size), the host's call
+ * time and API time, and the GPU's start and end (%globaltimer).  For each
+ * experiment sim_validate() builds a scenario that makes the same calls at
+ * the same host times, with each kernel's measured solo duration as its
+ * work, runs it, and compares per iteration: the makespan (first call to
+ * last end) and every op's end time.
+ *
+ * Experiments listed in the data set's calibration.txt were used to derive
+ * the model's values; the rest are predictions.
+ */
+#ifndef SIM_VALIDATE_H
+#define SIM_VALIDATE_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "gpu_model.h"
+
+typedef struct {
+    char *id;
+    char *category;
+    char *measures;      /* what the experiment measures (manifest) */
+    bool calibration;    /* used to derive model values */
+    char *skipped;       /* why it was not replayed (NULL: replayed) */
+    uint32_t processes, ops, iterations;
+    double meas_ms;      /* median over iterations of the makespan */
+    double pred_ms;
+    double err;          /* median over iterations of (pred - meas)/meas */
+    double end_err;      /* median over ops of |end error| / iteration span */
+} SimValRow;
+
+void sim_val_row_free(SimValRow *r);
+
+/* Replay every experiment of @dir whose id matches @filter (a GRegex; NULL:
+ * all).  Returns: (transfer full) GPtrArray of SimValRow (nullable). */
+/* @measured_blocks: give timer ("gt"/"tslice") kernels their measured
+ * median block time instead of the nominal one, to separate errors of
+ * the input from errors of the scheduling model. */
+GPtrArray *sim_validate(const char *dir, const GpuModel *m,
+                        const char *filter, bool measured_blocks,
+                        GError **error);
+
+/* Summary over replayed rows with the given role: count, median and
+ * largest |err|, and how many are above 5% and 15%. */
+typedef struct {
+    uint32_t n, over5, over15;
+    double median_abs_err, max_abs_err;
+    double median_end_err;
+} SimValSummary;
+
+SimValSummary sim_validate_summary(GPtrArray *rows, bool calibration);
+
+#endif /* SIM_VALIDATE_H */
