@@ -27,7 +27,7 @@ WARN := -Wall -Wextra $(WERROR) -Wmissing-prototypes -Wstrict-prototypes \
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
               $(WARN) -ffp-contract=off $(CFLAGS) $(PKG_CFLAGS) \
-              -DHQSIM_SOURCE_DIR='"$(CURDIR)"' -Isim -MMD -MP
+              -DHQSIM_SOURCE_DIR='"$(CURDIR)"' -Isim -Iimport -Iviz -Iplan -MMD -MP
 LDLIBS := $(PKG_LIBS)
 
 ifeq ($(V),1)

@@ -334,6 +334,17 @@ static bool check_consistency(const SimJsonDoc *doc, const cJSON *root,
             "max_regs_per_block exceeds regs_per_sm");
     REQUIRE(m->max_smem_per_block_bytes <= m->smem_per_sm_bytes,
             "max_smem_per_block_kib exceeds smem_per_sm_kib");
+    /* A block of the largest allowed size, with its reservation, must fit
+     * on an SM, or the occupancy calculator could accept a block that no SM
+     * can hold (e.g. 228 KiB per block on a 228 KiB SM with 1 KiB reserved:
+     * the per-block maximum is 227). */
+    REQUIRE((uint64_t)m->max_smem_per_block_bytes +
+                    m->smem_reserved_per_block_bytes <=
+                m->smem_per_sm_bytes,
+            "max_smem_per_block_kib (%g) plus smem_reserved_per_block_bytes "
+            "(%u) exceeds smem_per_sm_kib (%g)",
+            m->max_smem_per_block_bytes / 1024.0,
+            m->smem_reserved_per_block_bytes, m->smem_per_sm_bytes / 1024.0);
     REQUIRE(m->connections_default <= m->connections_max,
             "connections_default exceeds connections_max");
     REQUIRE(m->mps_connections_default <= m->connections_max,
@@ -519,6 +530,10 @@ uint32_t sim_gpu_model_mps_sm_limit(const GpuModel *m, double pct)
 uint32_t sim_gpu_model_mps_client_limit(const GpuModel *m,
                                         uint32_t connections)
 {
+    /* Before Volta, clients share the server's connections, so their own
+     * setting uses up nothing (gpu-scheduling-rules.md §1.3). */
+    if (!m->mps_volta)
+        return m->mps_max_clients;
     /* The MPS documentation states the client limit "when using the default
      * CUDA_DEVICE_MAX_CONNECTIONS" per client; more connections per client
      * use up the server's channel budget sooner. */
@@ -539,6 +554,15 @@ void sim_gpu_model_describe(const GpuModel *m, GString *out)
                            m->cc_major, m->cc_minor,
                            m->sources ? (const char *)g_hash_table_lookup(
                                             m->sources, "compute_capability")
+                                      : "");
+    g_autoptr(GString) carve = g_string_new(NULL);
+    for (uint32_t i = 0; i < m->n_smem_carveouts; i++)
+        g_string_append_printf(carve, "%s%u", i ? "," : "",
+                               m->smem_carveouts_kib[i]);
+    g_string_append_printf(out, "  %-32s %-10s %s\n", "smem_carveouts_kib",
+                           carve->str,
+                           m->sources ? (const char *)g_hash_table_lookup(
+                                            m->sources, "smem_carveouts_kib")
                                       : "");
     for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++) {
         const FieldSpec *f = &model_fields[i];

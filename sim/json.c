@@ -104,6 +104,16 @@ bool sim_check_utf8(const char *name, const char *text, size_t len,
     for (const char *p = text; p < end; p++)
         if (*p == '\n')
             line++;
+    /* (gunichar)-2: a valid but incomplete sequence.  At the very end of
+     * the input that is a file cut short, not a wrong encoding. */
+    gssize rest = (gssize)(len - (size_t)(end - text));
+    if (rest > 0 && g_utf8_get_char_validated(end, rest) == (gunichar)-2) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s:%d: ends in the middle of a UTF-8 character "
+                    "(truncated file?)",
+                    name, line);
+        return false;
+    }
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                 "%s:%d: not valid UTF-8 (byte 0x%02x at offset %ld)", name,
                 line, (unsigned char)*end, (long)(end - text));
@@ -130,6 +140,34 @@ static void offset_to_line_col(const char *text, size_t off, int *line,
     *col = c;
 }
 
+/* True if the parse error at @off looks like a file cut short: the text
+ * ends inside a string, or with objects or arrays still open and no closing
+ * bracket after the error (cJSON points at the start of an unfinished token,
+ * not at the end, so "off >= len" alone misses these). */
+static bool looks_truncated(const char *text, size_t len, size_t off)
+{
+    size_t depth = 0;
+    bool in_string = false, closer_after_error = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth > 0)
+                depth--;
+            closer_after_error |= i >= off;
+        }
+    }
+    return in_string || (depth > 0 && !closer_after_error);
+}
+
 SimJsonDoc *sim_json_doc_parse(const char *name, const char *text, size_t len,
                                GError **error)
 {
@@ -151,14 +189,18 @@ SimJsonDoc *sim_json_doc_parse(const char *name, const char *text, size_t len,
         size_t off = end ? (size_t)(end - doc->text) : 0;
         int line, col;
         offset_to_line_col(doc->text, off, &line, &col);
-        if (off >= len)
+        if (off >= len || looks_truncated(doc->text, len, off)) {
+            offset_to_line_col(doc->text, len, &line, &col);
             g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                         "%s:%d:%d: JSON text ends early (truncated file?)",
                         name, line, col);
-        else
+        } else {
+            /* Quote at most 12 bytes, and none of the next line. */
+            int n = (int)MIN(strcspn(doc->text + off, "\r\n"), 12);
             g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                        "%s:%d:%d: JSON syntax error near '%.12s'", name, line,
-                        col, doc->text + off);
+                        "%s:%d:%d: JSON syntax error near '%.*s'", name, line,
+                        col, n, doc->text + off);
+        }
         sim_json_doc_free(doc);
         return NULL;
     }
@@ -268,6 +310,57 @@ static int scan_value(Scan *s, const cJSON *node, const cJSON *target)
     while (s->p < s->end && !strchr(",]} \t\r\n", *s->p))
         s->p++;
     return found;
+}
+
+/* Record the line of @node and everything inside it into @table. */
+static void scan_table(Scan *s, const cJSON *node, GHashTable *table)
+{
+    scan_ws(s);
+    if (node)
+        g_hash_table_insert(table, (gpointer)node, GINT_TO_POINTER(s->line));
+    if (s->p >= s->end)
+        return;
+    char c = *s->p;
+    if (c == '{' || c == '[') {
+        bool obj = c == '{';
+        s->p++;
+        const cJSON *child = node ? node->child : NULL;
+        for (;;) {
+            scan_ws(s);
+            if (s->p >= s->end)
+                return;
+            if (*s->p == (obj ? '}' : ']')) {
+                s->p++;
+                return;
+            }
+            if (*s->p == ',') {
+                s->p++;
+                continue;
+            }
+            if (obj) {
+                scan_string(s);
+                scan_ws(s);
+                s->p++;
+            }
+            scan_table(s, child, table);
+            if (child)
+                child = child->next;
+        }
+    }
+    if (c == '"') {
+        scan_string(s);
+        return;
+    }
+    while (s->p < s->end && !strchr(",]} \t\r\n", *s->p))
+        s->p++;
+}
+
+GHashTable *sim_json_line_table(const SimJsonDoc *doc)
+{
+    GHashTable *t = g_hash_table_new(g_direct_hash, g_direct_equal);
+    Scan s = {doc->text, doc->text + doc->len, 1};
+    scan_table(&s, doc->root, t);
+    return t;
 }
 
 int sim_json_line_of(const SimJsonDoc *doc, const cJSON *node)

@@ -40,6 +40,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimJsonDoc, sim_json_doc_free)
 /* 1-based line of @node's value in the text, 0 if not found. */
 int sim_json_line_of(const SimJsonDoc *doc, const cJSON *node);
 
+/* Lines of every node in one pass over the text: a table from cJSON node
+ * pointer to GINT_TO_POINTER(line).  O(text length); use it when many nodes
+ * need their line (a scenario's ops), sim_json_line_of for one.
+ * Returns: (transfer full). */
+GHashTable *sim_json_line_table(const SimJsonDoc *doc);
+
 /* Set @error to "FILE:LINE: MESSAGE" with the line of @node (NULL: no
  * line).  Always returns false, so loaders can `return sim_json_fail(...)`. */
 bool sim_json_fail(const SimJsonDoc *doc,

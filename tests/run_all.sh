@@ -10,8 +10,8 @@ for t in "$@"; do
     out=$("$t" 2>&1)
     rc=$?
     printf '%s\n' "$out" | grep -E '^\[  (FAILED|ERROR|PASSED|SKIPPED) +\]|^\[  (FAILED|ERROR)  \]' >/dev/null
-    p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-    f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+    p=$(printf '%s\n' "$out" | sed -n 's/.*\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+    f=$(printf '%s\n' "$out" | sed -n 's/.*\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
     p=${p:-0}; f=${f:-0}
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         # crashed or failed before cmocka could count

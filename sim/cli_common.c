@@ -1,0 +1,191 @@
+/* cli_common.c -- shared plumbing of the simulate commands.  See
+ * cli_common.h. */
+#include "cli_common.h"
+
+#include <string.h>
+
+#include "error.h"
+#include "outfile.h"
+#include "report.h"
+#include "viz.h"
+
+#define HAVE_IMPORTERS 0
+#if HAVE_IMPORTERS
+#include "../import/import.h"
+#endif
+
+const GOptionEntry *sim_cli_common_entries(SimCliOpts *o)
+{
+    static GOptionEntry e[16];
+    GOptionEntry rows[] = {
+        {"gpu", 'g', 0, G_OPTION_ARG_STRING, &o->gpu,
+         "GPU model name or model file (default: the scenario's, else "
+         "h100-sxm; 'hqsim models' lists them)",
+         "MODEL"},
+        {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->models_dir,
+         "Folder of GPU model files (default: the bundled models/)", "DIR"},
+        {"connections", 'c', 0, G_OPTION_ARG_INT, &o->connections,
+         "CUDA_DEVICE_MAX_CONNECTIONS for every process (1-32; default: as "
+         "the scenario, else 8, or 2 per MPS client)",
+         "N"},
+        {"thread-pct", 't', 0, G_OPTION_ARG_DOUBLE, &o->thread_pct,
+         "MPS active thread percentage for every client (0-100]", "PCT"},
+        {"processes", 'n', 0, G_OPTION_ARG_INT, &o->processes,
+         "Run N copies of each process (what-if: N of this process share "
+         "the GPU)",
+         "N"},
+        {"seed", 0, 0, G_OPTION_ARG_INT64, &o->seed,
+         "Seed for random arrivals (default: the scenario's)", "S"},
+        {"time-limit-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->time_limit_ms,
+         "Stop with an error after this much simulated time", "MS"},
+        {"json", 0, 0, G_OPTION_ARG_FILENAME, &o->json,
+         "Write the JSON summary to FILE ('-' for stdout)", "FILE"},
+        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv,
+         "Write one CSV row per op (start, end, queue, SMs) to FILE", "FILE"},
+        {"perfetto", 0, 0, G_OPTION_ARG_FILENAME, &o->perfetto,
+         "Write a Chrome/Perfetto trace of the timeline to FILE", "FILE"},
+        {"report", 0, 0, G_OPTION_ARG_FILENAME, &o->report,
+         "Write a self-contained HTML report with pictures to FILE", "FILE"},
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
+         "No text summary on stdout", NULL},
+        G_OPTION_ENTRY_NULL};
+    memcpy(e, rows, sizeof rows);
+    return e;
+}
+
+void sim_cli_opts_clear(SimCliOpts *o)
+{
+    g_free(o->gpu);
+    g_free(o->models_dir);
+    g_free(o->json);
+    g_free(o->csv);
+    g_free(o->perfetto);
+    g_free(o->report);
+    memset(o, 0, sizeof *o);
+}
+
+SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
+                          GError **error)
+{
+    if (n < 1) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "give a scenario file or a profiler trace");
+        return NULL;
+    }
+    if (o->connections < 0 || o->connections > 32) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--connections must be between 1 and 32");
+        return NULL;
+    }
+    if (o->thread_pct < 0 || o->thread_pct > 100) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--thread-pct must be in (0, 100]");
+        return NULL;
+    }
+    if (o->time_limit_ms < 0 || o->seed < 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--time-limit-ms and --seed must not be negative");
+        return NULL;
+    }
+#if HAVE_IMPORTERS
+    SimScenario *sc = sim_workload_load(files, n, NULL, error);
+#else
+    if (n > 1) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "give one scenario file");
+        return NULL;
+    }
+    SimScenario *sc = sim_scenario_load(files[0], error);
+#endif
+    if (!sc)
+        return NULL;
+    if (o->processes < 0 || o->processes > 4096) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--processes must be between 1 and 4096");
+        sim_scenario_free(sc);
+        return NULL;
+    }
+    if (o->processes > 1) {
+        uint32_t orig = sc->processes->len;
+        /* Replicate from the last so indices of earlier ones hold. */
+        for (uint32_t i = orig; i-- > 0;)
+            sim_scenario_replicate_process(sc, i, (uint32_t)o->processes);
+    }
+    return sc;
+}
+
+GpuModel *sim_cli_model(const SimCliOpts *o, const SimScenario *sc,
+                        GError **error)
+{
+    const char *name = o->gpu ? o->gpu : sc && sc->gpu ? sc->gpu : "h100-sxm";
+    return sim_gpu_model_find(name, o->models_dir, error);
+}
+
+void sim_cli_sim_options(const SimCliOpts *o, SimOptions *so)
+{
+    sim_options_init(so);
+    so->connections = o->connections > 0 ? (uint32_t)o->connections : 0;
+    so->active_thread_pct = o->thread_pct;
+    so->seed = (uint64_t)o->seed;
+    so->time_limit_ns = o->time_limit_ms > 0
+                            ? (SimTime)(o->time_limit_ms * 1e6)
+                            : 0;
+    so->record_ops = TRUE;
+    so->record_timeline = o->perfetto || o->report || o->timeline;
+}
+
+gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error)
+{
+    if (!strcmp(s, "timeslice") || !strcmp(s, "time-slicing"))
+        *out = SIM_SHARE_TIMESLICE;
+    else if (!strcmp(s, "mps"))
+        *out = SIM_SHARE_MPS;
+    else if (!strcmp(s, "scenario"))
+        *out = SIM_SHARE_AS_SCENARIO;
+    else {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "unknown mode '%s' (use timeslice, mps or scenario)", s);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Write the outputs a run asked for; the first failure stops and is
+ * returned (earlier outputs stay, complete). */
+gboolean sim_cli_write_outputs(const SimCliOpts *o, SimResult *const *runs,
+                               uint32_t n, const GpuModel *m,
+                               const SimScenario *sc, GError **error)
+{
+    if (o->json) {
+        g_autofree char *j = n == 1 ? sim_report_json(runs[0], m, sc)
+                                    : sim_report_compare_json(runs, n, m, sc);
+        if (!sim_write_file_atomic(o->json, j, strlen(j), error))
+            return FALSE;
+    }
+    if (o->csv) {
+        if (n == 1) {
+            if (!sim_report_csv(runs[0], o->csv, error))
+                return FALSE;
+        } else {
+            /* One CSV per mode: FILE with the mode before the extension. */
+            for (uint32_t i = 0; i < n; i++) {
+                g_autofree char *base = g_strdup(o->csv);
+                char *dot = strrchr(base, '.');
+                if (dot && !strchr(dot, '/'))
+                    *dot = 0;
+                const char *ext = dot ? o->csv + (dot - base) : "";
+                g_autofree char *path =
+                    g_strdup_printf("%s.%s%s", base, runs[i]->mode, ext);
+                if (!sim_report_csv(runs[i], path, error))
+                    return FALSE;
+            }
+        }
+    }
+    if (o->perfetto &&
+        !sim_viz_perfetto(runs, n, m, sc, o->perfetto, error))
+        return FALSE;
+    if (o->report && !sim_viz_report(runs, n, m, sc, o->report, error))
+        return FALSE;
+    return TRUE;
+}
+

@@ -1,0 +1,61 @@
+/* cli_common.h -- what `run`, `compare` and `sweep` share: loading the
+ * workload, choosing the GPU model, the what-if knobs, and the outputs.
+ */
+#ifndef SIM_CLI_COMMON_H
+#define SIM_CLI_COMMON_H
+
+#include <glib.h>
+
+#include "engine.h"
+#include "gpu_model.h"
+#include "result.h"
+#include "scenario.h"
+
+/* Option values common to the simulate commands (filled by GOption). */
+typedef struct {
+    char *gpu;          /* --gpu */
+    char *models_dir;   /* --models-dir */
+    int connections;    /* --connections */
+    double thread_pct;  /* --thread-pct */
+    int processes;      /* --processes: copies of each process */
+    gint64 seed;        /* --seed */
+    double time_limit_ms;
+    char *json;         /* --json FILE */
+    char *csv;          /* --csv FILE */
+    char *perfetto;     /* --perfetto FILE */
+    char *report;       /* --report FILE.html */
+    gboolean quiet;     /* no text summary */
+    gboolean timeline;  /* record per-SM timeline (pictures) */
+} SimCliOpts;
+
+/* The GOptionEntry rows for SimCliOpts (terminated), to merge into a
+ * command's own table.  Returns: (transfer none). */
+const GOptionEntry *sim_cli_common_entries(SimCliOpts *o);
+
+/* Load one native scenario or one or more profiler traces (format detected
+ * from content), then apply --processes.
+ * Returns: (transfer full) (nullable). */
+SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
+                          GError **error);
+
+/* The model named by --gpu, else the scenario's "gpu", else h100-sxm.
+ * Returns: (transfer full) (nullable). */
+GpuModel *sim_cli_model(const SimCliOpts *o, const SimScenario *sc,
+                        GError **error);
+
+/* SimOptions from the command line. */
+void sim_cli_sim_options(const SimCliOpts *o, SimOptions *so);
+
+/* Parse "timeslice", "mps" or "scenario". */
+gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error);
+
+void sim_cli_opts_clear(SimCliOpts *o);
+
+/* Write the outputs the options ask for (--json, --csv, --perfetto,
+ * --report) for one run or a comparison of @n runs; stops at the first
+ * failure (outputs already written stay, complete). */
+gboolean sim_cli_write_outputs(const SimCliOpts *o, SimResult *const *runs,
+                               uint32_t n, const GpuModel *m,
+                               const SimScenario *sc, GError **error);
+
+#endif /* SIM_CLI_COMMON_H */

@@ -1,0 +1,62 @@
+/* cmd_run.c -- `hqsim run`: simulate one workload and report. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "report.h"
+
+int sim_cmd_run(int argc, char **argv)
+{
+    SimCliOpts o;
+    memset(&o, 0, sizeof o);
+    char *mode = NULL;
+    char **files = NULL;
+    GOptionEntry own[] = {
+        {"mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
+         "How processes share the GPU: scenario (as each process says), "
+         "timeslice (own contexts) or mps",
+         "MODE"},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,
+         NULL},
+        G_OPTION_ENTRY_NULL};
+    const GOptionEntry *common = sim_cli_common_entries(&o);
+    g_autoptr(GArray) all = g_array_new(TRUE, FALSE, sizeof(GOptionEntry));
+    for (const GOptionEntry *e = common; e->long_name; e++)
+        g_array_append_val(all, *e);
+    for (const GOptionEntry *e = own; e->long_name; e++)
+        g_array_append_val(all, *e);
+    int status = 0;
+    if (!sim_cli_parse("run", "SCENARIO|TRACE...",
+                       "Simulates the workload and prints a summary per "
+                       "process and stream and GPU-wide metrics.\nTRACE may "
+                       "be a native scenario (JSON) or a profiler export "
+                       "(nvprof/nsys CSV, nsys SQLite, ncu CSV, PyTorch "
+                       "profiler JSON[.gz]).",
+                       (GOptionEntry *)all->data, &argc, &argv, &status)) {
+        sim_cli_opts_clear(&o);
+        return status;
+    }
+    g_autoptr(GError) error = NULL;
+    SimOptions so;
+    sim_cli_sim_options(&o, &so);
+    int n_files = files ? (int)g_strv_length(files) : 0;
+    g_autoptr(SimScenario) sc = NULL;
+    g_autoptr(GpuModel) m = NULL;
+    g_autoptr(SimResult) r = NULL;
+    if ((!mode || sim_cli_parse_mode(mode, &so.mode, &error)) &&
+        (sc = sim_cli_load(files, n_files, &o, &error)) &&
+        (m = sim_cli_model(&o, sc, &error)) &&
+        (r = sim_engine_run(m, sc, &so, &error)) &&
+        sim_cli_write_outputs(&o, &r, 1, m, sc, &error)) {
+        if (!o.quiet) {
+            g_autoptr(GString) out = g_string_new(NULL);
+            sim_report_text(r, m, sc, out);
+            fputs(out->str, stdout);
+        }
+    }
+    g_free(mode);
+    g_strfreev(files);
+    sim_cli_opts_clear(&o);
+    return error ? sim_cli_report_error(error) : 0;
+}

@@ -1,0 +1,1243 @@
+/* engine.c -- the event loop, host threads, streams and hardware queues.
+ *
+ * The loop pops the earliest event, sets `now`, and runs its handler.
+ * Handlers only change state and mark work to do; once every event of the
+ * current instant has been handled, settle() pumps the marked hardware
+ * queues, delivers faults and runs the marked contexts' dispatchers, until
+ * nothing is left.  So decisions at one instant see all of that instant's
+ * completions, and no handler re-enters another.
+ *
+ * An op's path: the host thread (host_run) spends the op's API time, then
+ * issue_op() appends it to its stream's hardware queue.  queue_pump() starts
+ * the queue's head once its stream's previous op is complete (and, for an
+ * event wait, once the event's record is done): kernels take a resident-grid
+ * slot and are admitted to the dispatcher after the launch latency; copies go
+ * to the copy engines; event records and waits complete on the spot.  Until
+ * the head starts, everything behind it in the queue waits -- even ops of
+ * other streams: that is the false dependency that connections and issue
+ * order create.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "error.h"
+
+void sim_options_init(SimOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = SIM_SHARE_AS_SCENARIO;
+    o->record_ops = true;
+}
+
+const char *sim_share_mode_name(SimShareMode m)
+{
+    switch (m) {
+    case SIM_SHARE_TIMESLICE: return "timeslice";
+    case SIM_SHARE_MPS: return "mps";
+    default: return "scenario";
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------ */
+
+static OpInst *inst_new(Engine *E)
+{
+    OpInst *in = E->inst_free;
+    if (in)
+        E->inst_free = in->qnext;
+    else
+        in = g_new(OpInst, 1);
+    memset(in, 0, sizeof *in);
+    in->record = SIM_NO_INDEX;
+    return in;
+}
+
+static void inst_release(Engine *E, OpInst *in)
+{
+    in->qnext = E->inst_free;
+    E->inst_free = in;
+}
+
+static void live_link(Proc *P, OpInst *in)
+{
+    in->pprev = NULL;
+    in->pnext = P->live;
+    if (P->live)
+        P->live->pprev = in;
+    P->live = in;
+}
+
+static void live_unlink(Proc *P, OpInst *in)
+{
+    if (in->pprev)
+        in->pprev->pnext = in->pnext;
+    else if (P->live == in)
+        P->live = in->pnext;
+    if (in->pnext)
+        in->pnext->pprev = in->pprev;
+    in->pprev = in->pnext = NULL;
+}
+
+SimOpRecord *eng_record(Engine *E, const OpInst *in)
+{
+    if (in->record == SIM_NO_INDEX)
+        return NULL;
+    return &g_array_index(E->res->ops, SimOpRecord, in->record);
+}
+
+bool eng_proc_alive(const Proc *p)
+{
+    return p->alive;
+}
+
+void eng_mark_queue(Engine *E, Queue *q)
+{
+    if (!q->dirty) {
+        q->dirty = true;
+        g_ptr_array_add(E->dirty_queues, q);
+    }
+}
+
+void eng_mark_ctx(Engine *E, Ctx *c)
+{
+    if (!c->dirty) {
+        c->dirty = true;
+        g_ptr_array_add(E->dirty_ctxs, c);
+    }
+}
+
+static void mark_proc_queues(Engine *E, Proc *P)
+{
+    Ctx *c = P->ctx;
+    if (c->mps_server && !E->m->mps_volta) {
+        for (guint i = 0; i < c->queues->len; i++)
+            eng_mark_queue(E, g_ptr_array_index(c->queues, i));
+        return;
+    }
+    for (uint32_t i = 0; i < P->connections; i++)
+        eng_mark_queue(E, g_ptr_array_index(c->queues, P->queue_base + i));
+}
+
+static void fail(Engine *E, SimErrorCode code, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+static void fail(Engine *E, SimErrorCode code, const char *fmt, ...)
+{
+    if (E->error)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    E->error = g_error_new(SIM_ERROR, code, "%s", msg);
+}
+
+/* "FILE:LINE: process 'p' op 3 (kernel 'k')" for messages. */
+static char *op_where(const Engine *E, const Proc *P, uint32_t idx)
+{
+    const SimOp *op = &P->spec->ops[idx];
+    g_autofree char *what =
+        op->kind == SIM_OP_KERNEL
+            ? g_strdup_printf("kernel '%s'", op->u.kernel.name)
+            : g_strdup(sim_op_kind_name(op->kind));
+    if (op->line)
+        return g_strdup_printf("%s:%u: process '%s' op %u (%s)", E->sc->source,
+                               op->line, P->spec->name, idx, what);
+    return g_strdup_printf("%s: process '%s' op %u (%s)", E->sc->source,
+                           P->spec->name, idx, what);
+}
+
+/* ------------------------------------------------------------------------
+ * Contexts and process start
+ * ------------------------------------------------------------------------ */
+
+static Queue *queue_new(Ctx *c)
+{
+    Queue *q = g_new0(Queue, 1);
+    q->ctx = c;
+    q->index = c->queues->len;
+    g_ptr_array_add(c->queues, q);
+    return q;
+}
+
+static Ctx *ctx_new(Engine *E, const char *name, bool mps_server,
+                    uint64_t mem)
+{
+    Ctx *c = g_new0(Ctx, 1);
+    c->index = E->ctxs->len;
+    c->mps_server = mps_server;
+    c->name = sim_result_intern(E->res, name);
+    c->queues = g_ptr_array_new_with_free_func(g_free);
+    c->mem_bytes = mem;
+    sm_init_ctx(E, c);
+    if (mps_server) {
+        uint32_t n = E->m->mps_max_clients + 1;
+        c->client_cap = g_new0(uint32_t, n);
+        c->client_in_use = g_new0(uint32_t, n);
+        if (!E->m->mps_volta) /* pre-Volta: one pool shared by clients */
+            for (uint32_t i = 0; i < E->m->connections_default; i++)
+                queue_new(c);
+    }
+    g_ptr_array_add(E->ctxs, c);
+    return c;
+}
+
+static void ctx_free(Engine *E, Ctx *c)
+{
+    sm_free_ctx(E, c);
+    g_ptr_array_free(c->queues, TRUE);
+    g_free(c->client_cap);
+    g_free(c->client_in_use);
+    g_free(c);
+}
+
+static void refuse(Engine *E, Proc *P, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+static void refuse(Engine *E, Proc *P, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *why = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    SimProcResult *r = &E->res->procs[P->index];
+    r->status = SIM_PROC_NOT_STARTED;
+    r->status_reason = sim_result_intern(E->res, why);
+    r->start_ns = r->end_ns = E->now;
+    P->host = HOST_DONE;
+    sim_result_note(E->res, "process '%s' did not start: %s", P->spec->name,
+                    why);
+}
+
+static bool proc_wants_mps(const Engine *E, const Proc *P)
+{
+    switch (E->opt.mode) {
+    case SIM_SHARE_TIMESLICE: return false;
+    case SIM_SHARE_MPS: return true;
+    default: return P->spec->mps;
+    }
+}
+
+static uint32_t proc_connections(const Engine *E, const Proc *P, bool mps)
+{
+    uint32_t c = E->opt.connections ? E->opt.connections
+                                    : P->spec->connections;
+    if (!c)
+        c = mps && E->m->mps_volta ? E->m->mps_connections_default
+                                   : E->m->connections_default;
+    return MIN(c, E->m->connections_max);
+}
+
+static void start_next_iteration(Engine *E, Proc *P);
+
+static void proc_start(Engine *E, Proc *P)
+{
+    const GpuModel *m = E->m;
+    SimProcResult *r = &E->res->procs[P->index];
+    bool mps = proc_wants_mps(E, P);
+    if (mps && !m->mps_supported) {
+        sim_result_note(E->res, "%s does not support MPS: '%s' runs in its "
+                                "own context",
+                        m->name, P->spec->name);
+        mps = false;
+    }
+    P->connections = proc_connections(E, P, mps);
+    uint64_t need = P->spec->device_mem_bytes;
+    if (mps) {
+        uint32_t limit = sim_gpu_model_mps_client_limit(m, P->connections);
+        if (E->mps_clients >= limit) {
+            refuse(E, P,
+                   "the MPS server already has %u clients, its limit with "
+                   "%u connections per client",
+                   E->mps_clients, P->connections);
+            return;
+        }
+        if (P->spec->mps_mem_limit_bytes &&
+            need > P->spec->mps_mem_limit_bytes) {
+            refuse(E, P,
+                   "it allocates %.0f MiB, over its MPS memory limit of "
+                   "%.0f MiB",
+                   need / 1048576.0,
+                   P->spec->mps_mem_limit_bytes / 1048576.0);
+            return;
+        }
+        need += m->mps_client_mem_bytes;
+        if (!E->mps)
+            need += m->mps_server_mem_bytes;
+    } else {
+        need += m->context_mem_bytes;
+    }
+    if (E->mem_used + need > m->device_mem_bytes) {
+        refuse(E, P,
+               "out of device memory: it needs %.0f MiB, %.0f MiB of %.0f "
+               "MiB are free",
+               need / 1048576.0, (m->device_mem_bytes - E->mem_used) / 1048576.0,
+               m->device_mem_bytes / 1048576.0);
+        return;
+    }
+    E->mem_used += need;
+    E->res->device_mem_used_bytes =
+        MAX(E->res->device_mem_used_bytes, E->mem_used);
+    P->mem_bytes = need;
+    r->mem_bytes = need;
+    if (mps) {
+        if (!E->mps)
+            E->mps = ctx_new(E, "MPS server", true, m->mps_server_mem_bytes);
+        Ctx *c = E->mps;
+        P->ctx = c;
+        P->client = c->n_clients++;
+        E->mps_clients++;
+        double pct = E->opt.active_thread_pct > 0 ? E->opt.active_thread_pct
+                                                   : P->spec->active_thread_pct;
+        uint32_t cap = m->sm_count;
+        if (pct < 100 && m->mps_volta) {
+            cap = sim_gpu_model_mps_sm_limit(m, pct);
+            sim_result_note(E->res,
+                            "MPS client '%s': active thread percentage %g%% "
+                            "-> %u of %u SMs (rounded %s to whole TPCs of %u)",
+                            P->spec->name, pct, cap, m->sm_count,
+                            m->mps_pct_rounding == SIM_ROUND_DOWN ? "down"
+                            : m->mps_pct_rounding == SIM_ROUND_UP ? "up"
+                                                                  : "to nearest",
+                            m->sms_per_tpc);
+        } else if (pct < 100) {
+            sim_result_note(E->res,
+                            "%s: pre-Volta MPS has no active thread "
+                            "percentage; '%s' may use every SM",
+                            m->name, P->spec->name);
+        }
+        c->client_cap[P->client] = cap;
+        r->sm_limit = cap;
+        r->active_thread_pct = pct;
+        if (m->mps_volta) {
+            P->queue_base = c->queues->len;
+            for (uint32_t i = 0; i < P->connections; i++)
+                queue_new(c);
+        } else {
+            P->connections = c->queues->len;
+            P->queue_base = 0;
+        }
+    } else {
+        P->ctx = ctx_new(E, P->spec->name, false, m->context_mem_bytes);
+        P->queue_base = 0;
+        for (uint32_t i = 0; i < P->connections; i++)
+            queue_new(P->ctx);
+        r->sm_limit = m->sm_count;
+        r->active_thread_pct = 100;
+    }
+    P->ctx->live_procs++;
+    r->mps = mps;
+    r->ctx = P->ctx->index;
+    r->connections = P->connections;
+    r->start_ns = E->now;
+    /* Streams map onto the context's queues round-robin in creation order;
+     * pre-Volta MPS clients share the server's pool, continuing its count. */
+    for (uint32_t s = 0; s < P->spec->n_streams; s++) {
+        uint32_t qi;
+        if (mps && !m->mps_volta)
+            qi = P->ctx->streams_mapped++ % P->ctx->queues->len;
+        else
+            qi = P->queue_base + s % P->connections;
+        P->streams[s].queue = qi;
+        int prio = P->spec->streams[s].priority;
+        int lowest = -(int)(m->stream_priority_levels - 1);
+        P->streams[s].priority = CLAMP(prio, lowest, 0);
+        r->streams[s].queue = qi - P->queue_base;
+    }
+    P->started = P->alive = true;
+    start_next_iteration(E, P);
+}
+
+/* Release a finished or killed process's memory. */
+static void proc_release(Engine *E, Proc *P)
+{
+    E->mem_used -= P->mem_bytes;
+    P->mem_bytes = 0;
+    if (P->ctx)
+        P->ctx->live_procs--;
+}
+
+/* ------------------------------------------------------------------------
+ * Host threads
+ * ------------------------------------------------------------------------ */
+
+static SimTime api_time(const Engine *E, const SimOp *op)
+{
+    if (op->api_ns != SIM_TIME_NEVER)
+        return op->api_ns;
+    switch (op->kind) {
+    case SIM_OP_KERNEL:
+    case SIM_OP_EVENT_RECORD:
+    case SIM_OP_EVENT_WAIT: return E->m->launch_api_ns;
+    case SIM_OP_COPY: return E->m->copy_api_ns;
+    case SIM_OP_STREAM_SYNC:
+    case SIM_OP_DEVICE_SYNC:
+    case SIM_OP_EVENT_SYNC: return E->m->sync_api_ns;
+    default: return 0;
+    }
+}
+
+static bool event_done(const Proc *P, uint32_t event, uint32_t seq)
+{
+    const EventRt *ev = &P->events[event];
+    return seq >= 1 && seq <= ev->done->len &&
+           g_array_index(ev->done, uint8_t, seq - 1);
+}
+
+static bool wait_satisfied(const Proc *P)
+{
+    switch (P->wait) {
+    case WAIT_STREAM: {
+        const StreamRt *s = &P->streams[P->wait_arg];
+        return s->completed == s->issued;
+    }
+    case WAIT_DEVICE:
+    case WAIT_ITERATION: return P->outstanding == 0;
+    case WAIT_EVENT: return event_done(P, P->wait_arg, P->wait_seq);
+    case WAIT_OP: return P->wait_inst == NULL;
+    default: return true;
+    }
+}
+
+/* Wake a waiting host thread whose condition now holds (at this instant,
+ * through the event queue, so hosts never run inside another handler). */
+static void host_poke(Engine *E, Proc *P)
+{
+    if (P->host == HOST_WAIT && wait_satisfied(P)) {
+        P->host = HOST_BUSY;
+        sim_eventq_schedule(&E->q, &P->ev_host, E->now);
+    }
+}
+
+static void host_busy(Engine *E, Proc *P, SimTime d)
+{
+    P->host = HOST_BUSY;
+    sim_eventq_schedule(&E->q, &P->ev_host, E->now + d);
+}
+
+static void issue_op(Engine *E, Proc *P, const SimOp *op)
+{
+    OpInst *in = inst_new(E);
+    in->op = op;
+    in->proc = P;
+    in->op_index = P->pc;
+    in->iteration = P->iteration;
+    in->issue = E->now;
+    StreamRt *s = &P->streams[op->stream];
+    in->stream_seq = s->issued++;
+    in->queue = s->queue;
+    P->outstanding++;
+    if (op->kind == SIM_OP_EVENT_RECORD) {
+        EventRt *ev = &P->events[op->event];
+        in->event_seq = ++ev->records;
+        uint8_t zero = 0;
+        g_array_append_val(ev->done, zero);
+    } else if (op->kind == SIM_OP_EVENT_WAIT) {
+        /* The most recent record issued before the wait; none yet: the
+         * next one (stricter than CUDA, which ignores such a wait, because
+         * in a scenario it is almost always a mistake). */
+        const EventRt *ev = &P->events[op->event];
+        in->event_seq = ev->records ? ev->records : 1;
+    }
+    if (E->opt.record_ops) {
+        SimOpRecord r;
+        memset(&r, 0, sizeof r);
+        r.proc = P->index;
+        r.stream = op->stream;
+        r.op_index = P->pc;
+        r.iteration = P->iteration;
+        r.kind = op->kind;
+        r.ctx = P->ctx->index;
+        r.queue = (int32_t)(in->queue - P->queue_base);
+        r.name = op->kind == SIM_OP_KERNEL
+                     ? sim_result_intern(E->res, op->u.kernel.name)
+                 : op->kind == SIM_OP_COPY
+                     ? sim_copy_dir_name(op->u.copy.dir)
+                     : sim_op_kind_name(op->kind);
+        r.issue_ns = r.start_ns = r.end_ns = E->now;
+        r.sm_set = SIM_NO_INDEX;
+        if (op->kind == SIM_OP_KERNEL)
+            r.blocks = sim_kernel_blocks(&op->u.kernel);
+        in->record = E->res->ops->len;
+        g_array_append_val(E->res->ops, r);
+    }
+    live_link(P, in);
+    Queue *q = g_ptr_array_index(P->ctx->queues, in->queue);
+    in->state = INST_QUEUED;
+    if (q->tail)
+        q->tail->qnext = in;
+    else
+        q->head = in;
+    q->tail = in;
+    eng_mark_queue(E, q);
+    if (op->kind == SIM_OP_COPY && !op->u.copy.pinned &&
+        op->u.copy.dir != SIM_COPY_D2D) {
+        /* A pageable copy returns only once the data has moved. */
+        P->wait = WAIT_OP;
+        P->wait_inst = in;
+        P->host = HOST_WAIT;
+    }
+}
+
+static void proc_finish(Engine *E, Proc *P)
+{
+    P->host = HOST_DONE;
+    P->alive = false;
+    E->res->procs[P->index].end_ns = E->now;
+    proc_release(E, P);
+}
+
+static void start_next_iteration(Engine *E, Proc *P)
+{
+    const SimProcessSpec *sp = P->spec;
+    P->pc = 0;
+    if (sp->arrivals.kind != SIM_ARRIVALS_NONE) {
+        if (P->next_arrival >= P->n_arrivals) {
+            proc_finish(E, P);
+            return;
+        }
+        SimTime t = P->arrivals[P->next_arrival++];
+        P->iter_t0 = t;
+        if (t > E->now) {
+            P->host = HOST_ARRIVAL;
+            sim_eventq_schedule(&E->q, &P->ev_host, t);
+            return;
+        }
+    } else {
+        if (P->iteration >= sp->iterations) {
+            proc_finish(E, P);
+            return;
+        }
+        P->iter_t0 = E->now;
+    }
+    P->host = HOST_BUSY;
+    sim_eventq_schedule(&E->q, &P->ev_host, E->now);
+}
+
+static void host_run(Engine *E, Proc *P)
+{
+    const SimProcessSpec *sp = P->spec;
+    P->host = HOST_READY;
+    while (P->host == HOST_READY) {
+        if (P->pc == sp->n_ops) {
+            if (P->outstanding > 0) {
+                P->wait = WAIT_ITERATION;
+                P->host = HOST_WAIT;
+                return;
+            }
+            SimProcResult *r = &E->res->procs[P->index];
+            SimTime lat = E->now - P->iter_t0;
+            g_array_append_val(r->latency_ns, lat);
+            r->iterations_done++;
+            P->iteration++;
+            start_next_iteration(E, P);
+            return;
+        }
+        const SimOp *op = &sp->ops[P->pc];
+        if (P->issue_pending) {
+            P->issue_pending = false;
+            issue_op(E, P, op);
+            P->pc++;
+            continue; /* issue_op may have set HOST_WAIT (pageable) */
+        }
+        if (P->after_wait) {
+            P->after_wait = false;
+            P->pc++;
+            continue;
+        }
+        switch (op->kind) {
+        case SIM_OP_HOST_GAP:
+            P->pc++;
+            if (op->u.gap_ns)
+                host_busy(E, P, op->u.gap_ns);
+            break;
+        case SIM_OP_KERNEL:
+        case SIM_OP_COPY:
+        case SIM_OP_EVENT_RECORD:
+        case SIM_OP_EVENT_WAIT: {
+            SimTime a = api_time(E, op);
+            P->issue_pending = true;
+            if (a)
+                host_busy(E, P, a);
+            break;
+        }
+        case SIM_OP_STREAM_SYNC:
+        case SIM_OP_DEVICE_SYNC:
+        case SIM_OP_EVENT_SYNC: {
+            P->wait = op->kind == SIM_OP_STREAM_SYNC   ? WAIT_STREAM
+                      : op->kind == SIM_OP_DEVICE_SYNC ? WAIT_DEVICE
+                                                       : WAIT_EVENT;
+            P->wait_arg = op->kind == SIM_OP_STREAM_SYNC ? op->stream
+                                                         : op->event;
+            if (op->kind == SIM_OP_EVENT_SYNC) {
+                const EventRt *ev = &P->events[op->event];
+                P->wait_seq = ev->records ? ev->records : 1;
+            }
+            P->after_wait = true; /* once satisfied: the call returns */
+            if (!wait_satisfied(P)) {
+                P->host = HOST_WAIT;
+                return;
+            }
+            P->wait = WAIT_NONE;
+            SimTime a = api_time(E, op);
+            if (a)
+                host_busy(E, P, a);
+            break;
+        }
+        default:
+            g_assert_not_reached();
+        }
+    }
+}
+
+static void host_event(Engine *E, Proc *P)
+{
+    if (!P->alive)
+        return;
+    if (P->wait != WAIT_NONE && P->host == HOST_BUSY && P->after_wait &&
+        wait_satisfied(P)) {
+        /* Woken from a sync: the API call returns sync_api later. */
+        P->wait = WAIT_NONE;
+        SimTime a = api_time(E, &P->spec->ops[P->pc]);
+        if (a) {
+            host_busy(E, P, a);
+            return;
+        }
+    }
+    P->wait = WAIT_NONE;
+    host_run(E, P);
+}
+
+/* ------------------------------------------------------------------------
+ * Hardware queues, kernels, completion
+ * ------------------------------------------------------------------------ */
+
+static void launch_kernel(Engine *E, OpInst *in)
+{
+    Proc *P = in->proc;
+    KernelRt *k = g_new0(KernelRt, 1);
+    k->inst = in;
+    k->ctx = P->ctx;
+    k->proc = P;
+    in->k = k;
+    in->state = INST_LAUNCHING;
+    GError *err = NULL;
+    if (!sm_prepare_kernel(E, k, &err)) {
+        /* Checked before the run, so this is unreachable for valid
+         * scenarios; keep the message if it happens. */
+        E->error = err;
+        in->k = NULL;
+        g_free(k);
+        return;
+    }
+    k->priority = P->streams[in->op->stream].priority;
+    P->ctx->resident++;
+    sim_event_init(&k->ev, EV_ADMIT, k);
+    sim_eventq_schedule(&E->q, &k->ev, E->now + E->m->kernel_launch_latency_ns);
+}
+
+static void admit_kernel(Engine *E, KernelRt *k)
+{
+    Ctx *c = k->ctx;
+    k->admit_seq = E->admit_seq++;
+    k->inst->state = INST_PENDING;
+    sm_pending_insert(c, k);
+    c->active++;
+    ctx_work_arrived(E, c);
+    eng_mark_ctx(E, c);
+}
+
+static void queue_pop(Queue *q)
+{
+    OpInst *in = q->head;
+    q->head = in->qnext;
+    if (!q->head)
+        q->tail = NULL;
+    in->qnext = NULL;
+}
+
+static void queue_pump(Engine *E, Queue *q)
+{
+    OpInst *in;
+    while ((in = q->head)) {
+        if (in->dead) {
+            queue_pop(q);
+            inst_release(E, in);
+            continue;
+        }
+        Proc *P = in->proc;
+        const SimOp *op = in->op;
+        if (P->streams[op->stream].completed != in->stream_seq)
+            break; /* its stream's previous op is still running */
+        switch (op->kind) {
+        case SIM_OP_EVENT_WAIT:
+            if (!event_done(P, op->event, in->event_seq))
+                return;
+            queue_pop(q);
+            eng_op_complete(E, in);
+            break;
+        case SIM_OP_EVENT_RECORD:
+            queue_pop(q);
+            g_array_index(P->events[op->event].done, uint8_t,
+                          in->event_seq - 1) = 1;
+            eng_op_complete(E, in);
+            mark_proc_queues(E, P);
+            break;
+        case SIM_OP_KERNEL:
+            if (q->ctx->resident >= E->m->max_resident_grids) {
+                q->ctx->blocked_grids = true;
+                return;
+            }
+            queue_pop(q);
+            launch_kernel(E, in);
+            break;
+        case SIM_OP_COPY:
+            queue_pop(q);
+            copy_submit(E, in);
+            break;
+        default:
+            g_assert_not_reached();
+        }
+    }
+}
+
+static void stream_stats(Engine *E, const OpInst *in, SimTime start)
+{
+    SimStreamResult *s =
+        &E->res->procs[in->proc->index].streams[in->op->stream];
+    if (in->op->kind != SIM_OP_KERNEL && in->op->kind != SIM_OP_COPY)
+        return;
+    s->ops++;
+    if (start < s->first_start_ns)
+        s->first_start_ns = start;
+    s->last_end_ns = MAX(s->last_end_ns, E->now);
+    s->busy_ns += E->now - start;
+    SimTime lat = E->now - in->issue;
+    g_array_append_val(s->latency_ns, lat);
+}
+
+void eng_op_complete(Engine *E, OpInst *in)
+{
+    if (in->dead) {
+        inst_release(E, in);
+        return;
+    }
+    Proc *P = in->proc;
+    const SimOp *op = in->op;
+    StreamRt *s = &P->streams[op->stream];
+    g_assert(s->completed == in->stream_seq);
+    s->completed++;
+    P->outstanding--;
+    SimTime start = E->now;
+    SimOpRecord *r = eng_record(E, in);
+    if (r) {
+        if (op->kind == SIM_OP_EVENT_RECORD || op->kind == SIM_OP_EVENT_WAIT)
+            r->start_ns = E->now;
+        r->end_ns = E->now;
+        start = r->start_ns;
+    }
+    SimProcResult *pr = &E->res->procs[P->index];
+    if (op->kind == SIM_OP_KERNEL) {
+        KernelRt *k = in->k;
+        Ctx *c = k->ctx;
+        start = k->start;
+        pr->kernels++;
+        if (r) {
+            r->sms_used = k->sms_used;
+            r->sm_set = E->res->sm_sets->len / E->sm_words;
+            g_array_append_vals(E->res->sm_sets, k->smset, E->sm_words);
+        }
+        c->resident--;
+        c->active--;
+        met_kernel_ended(E);
+        if (c->blocked_grids) {
+            c->blocked_grids = false;
+            for (guint i = 0; i < c->queues->len; i++)
+                eng_mark_queue(E, g_ptr_array_index(c->queues, i));
+        }
+        if (c->active == 0)
+            ctx_became_idle(E, c);
+        sm_kernel_free(k);
+        in->k = NULL;
+    } else if (op->kind == SIM_OP_COPY) {
+        pr->copies++;
+        start = in->start;
+    }
+    stream_stats(E, in, start);
+    pr->end_ns = MAX(pr->end_ns, E->now);
+    eng_mark_queue(E, g_ptr_array_index(P->ctx->queues, s->queue));
+    if (P->wait_inst == in)
+        P->wait_inst = NULL;
+    live_unlink(P, in);
+    inst_release(E, in);
+    host_poke(E, P);
+}
+
+/* ------------------------------------------------------------------------
+ * Faults
+ * ------------------------------------------------------------------------ */
+
+static void kill_proc(Engine *E, Proc *P, const char *why)
+{
+    if (!P->alive)
+        return;
+    P->alive = false;
+    P->host = HOST_DEAD;
+    sim_eventq_cancel(&E->q, &P->ev_host);
+    SimProcResult *pr = &E->res->procs[P->index];
+    pr->status = SIM_PROC_KILLED;
+    pr->status_reason = sim_result_intern(E->res, why);
+    pr->end_ns = E->now;
+    Ctx *c = P->ctx;
+    while (P->live) {
+        OpInst *in = P->live;
+        live_unlink(P, in);
+        SimOpRecord *r = eng_record(E, in);
+        if (r) {
+            r->aborted = true;
+            r->end_ns = E->now;
+        }
+        in->dead = true;
+        switch (in->state) {
+        case INST_QUEUED:
+        case INST_COPY_WAIT:
+        case INST_COPY_RUN:
+            break; /* released by the queue or copy engine that holds it */
+        case INST_LAUNCHING:
+            sim_eventq_cancel(&E->q, &in->k->ev);
+            c->resident--;
+            sm_kernel_free(in->k);
+            inst_release(E, in);
+            break;
+        case INST_PENDING:
+        case INST_RUNNING: {
+            KernelRt *k = in->k;
+            sm_kill_kernel(E, k);
+            if (k->start != SIM_TIME_NEVER)
+                met_kernel_ended(E);
+            c->resident--;
+            c->active--;
+            sm_kernel_free(k);
+            inst_release(E, in);
+            break;
+        }
+        }
+    }
+    P->outstanding = 0;
+    for (guint i = 0; i < c->queues->len; i++)
+        eng_mark_queue(E, g_ptr_array_index(c->queues, i));
+    eng_mark_ctx(E, c);
+    if (c->active == 0)
+        ctx_became_idle(E, c);
+    if (c->draining && c->resident_blocks == 0)
+        ctx_drained(E, c);
+    proc_release(E, P);
+}
+
+static void deliver_fault(Engine *E, KernelRt *k)
+{
+    Proc *P = k->proc;
+    if (!P->alive)
+        return;
+    const char *kname = k->inst->op->u.kernel.name;
+    g_autofree char *own =
+        g_strdup_printf("fatal GPU fault in its kernel '%s'", kname);
+    Ctx *c = P->ctx;
+    if (c->mps_server) {
+        /* The fault is delivered to every client of the server. */
+        g_autofree char *peer = g_strdup_printf(
+            "fatal GPU fault in MPS client '%s' (kernel '%s'): the MPS "
+            "server delivers it to every client",
+            P->spec->name, kname);
+        sim_result_note(E->res, "%s", peer);
+        for (uint32_t i = 0; i < E->n_procs; i++) {
+            Proc *Q = &E->procs[i];
+            if (Q->ctx == c && Q->alive)
+                kill_proc(E, Q, Q == P ? own : peer);
+        }
+    } else {
+        sim_result_note(E->res,
+                        "process '%s': %s (only this process dies: it has "
+                        "its own context)",
+                        P->spec->name, own);
+        kill_proc(E, P, own);
+    }
+}
+
+/* Work marked during this instant: pump queues, deliver faults, dispatch. */
+static void settle(Engine *E)
+{
+    for (;;) {
+        if (E->error)
+            return;
+        if (E->dirty_queues->len) {
+            Queue *q = g_ptr_array_steal_index_fast(E->dirty_queues,
+                                                    E->dirty_queues->len - 1);
+            q->dirty = false;
+            queue_pump(E, q);
+            continue;
+        }
+        if (E->faults->len) {
+            KernelRt *k = g_ptr_array_steal_index(E->faults, 0);
+            deliver_fault(E, k);
+            continue;
+        }
+        if (E->dirty_ctxs->len) {
+            Ctx *c = g_ptr_array_steal_index_fast(E->dirty_ctxs,
+                                                  E->dirty_ctxs->len - 1);
+            c->dirty = false;
+            sm_dispatch(E, c);
+            continue;
+        }
+        return;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Setup, loop, results
+ * ------------------------------------------------------------------------ */
+
+/* Every kernel must fit on an empty SM; say which one does not, and where
+ * it is, before simulating anything. */
+static bool check_kernels(Engine *E, GError **error)
+{
+    for (uint32_t i = 0; i < E->n_procs; i++) {
+        Proc *P = &E->procs[i];
+        for (uint32_t j = 0; j < P->spec->n_ops; j++) {
+            const SimOp *op = &P->spec->ops[j];
+            if (op->kind != SIM_OP_KERNEL)
+                continue;
+            SimOccupancy occ;
+            GError *err = NULL;
+            bool ok = sim_occupancy(E->m, &op->u.kernel, &occ, &err);
+            if (ok && occ.blocks_per_sm == 0)
+                err = g_error_new(SIM_ERROR, SIM_ERROR_NOFIT,
+                                  "fits on no SM (limited by %s)",
+                                  sim_occ_limit_name(occ.limiter));
+            if (err) {
+                g_autofree char *where = op_where(E, P, j);
+                g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT, "%s: %s on %s",
+                            where, err->message, E->m->name);
+                g_error_free(err);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static void gen_arrivals(Engine *E, Proc *P, uint64_t seed)
+{
+    const SimArrivals *a = &P->spec->arrivals;
+    SimTime t0 = P->spec->start_ns;
+    switch (a->kind) {
+    case SIM_ARRIVALS_NONE: return;
+    case SIM_ARRIVALS_LIST:
+        P->n_arrivals = a->n_times;
+        P->arrivals = g_new(SimTime, a->n_times);
+        for (uint32_t i = 0; i < a->n_times; i++)
+            P->arrivals[i] = t0 + a->times_ns[i];
+        return;
+    case SIM_ARRIVALS_UNIFORM:
+    case SIM_ARRIVALS_POISSON: {
+        P->n_arrivals = a->count;
+        P->arrivals = g_new(SimTime, a->count);
+        double gap = 1e9 / a->rate_per_s;
+        /* One generator per process, seeded from the run's seed and the
+         * process index: adding a process does not change the others. */
+        GRand *rng = g_rand_new_with_seed(
+            (guint32)(seed * 2654435761u + P->index * 40503u + 1));
+        double t = 0;
+        for (uint32_t i = 0; i < a->count; i++) {
+            if (a->kind == SIM_ARRIVALS_UNIFORM) {
+                t = i * gap;
+            } else {
+                double u = g_rand_double(rng); /* [0, 1) */
+                t += -log1p(-u) * gap;
+            }
+            P->arrivals[i] = t0 + (SimTime)llround(t);
+        }
+        g_rand_free(rng);
+        (void)E;
+        return;
+    }
+    }
+}
+
+static void describe_deadlock(Engine *E, GString *msg)
+{
+    for (uint32_t i = 0; i < E->n_procs; i++) {
+        Proc *P = &E->procs[i];
+        if (!P->alive)
+            continue;
+        if (P->host == HOST_WAIT && P->spec->n_ops > 0) {
+            g_autofree char *where =
+                op_where(E, P, MIN(P->pc, P->spec->n_ops - 1));
+            g_string_append_printf(msg, "\n  host of '%s' waits at %s",
+                                   P->spec->name,
+                                   P->pc < P->spec->n_ops ? where
+                                                          : "end of iteration");
+        }
+    }
+    for (guint c = 0; c < E->ctxs->len; c++) {
+        Ctx *ctx = g_ptr_array_index(E->ctxs, c);
+        for (guint i = 0; i < ctx->queues->len; i++) {
+            Queue *q = g_ptr_array_index(ctx->queues, i);
+            OpInst *in = q->head;
+            while (in && in->dead)
+                in = in->qnext;
+            if (!in)
+                continue;
+            g_autofree char *where = op_where(E, in->proc, in->op_index);
+            const char *why = "";
+            if (in->op->kind == SIM_OP_EVENT_WAIT)
+                why = ": its event's record is behind it in a blocked queue "
+                      "or stream";
+            g_string_append_printf(msg,
+                                   "\n  hardware queue %u of context '%s' is "
+                                   "blocked at %s%s",
+                                   i, ctx->name, where, why);
+        }
+    }
+}
+
+static void handle(Engine *E, SimEvent *ev)
+{
+    switch (ev->kind) {
+    case EV_PROC_START: proc_start(E, ev->obj); break;
+    case EV_HOST: host_event(E, ev->obj); break;
+    case EV_ADMIT: admit_kernel(E, ev->obj); break;
+    case EV_SM: sm_event(E, ev->obj); break;
+    case EV_COPY: copy_event(E, ev->obj); break;
+    case EV_SLICE:
+    case EV_SWITCH:
+    case EV_YIELD: ctx_event(E, ev); break;
+    default: g_assert_not_reached();
+    }
+}
+
+static void result_init(Engine *E)
+{
+    SimResult *r = E->res;
+    const GpuModel *m = E->m;
+    r->gpu_name = g_strdup(m->name);
+    r->mode = g_strdup(sim_share_mode_name(E->opt.mode));
+    r->sm_count = m->sm_count;
+    r->max_warps_per_sm = m->max_warps_per_sm;
+    r->nvml_period_ns = m->nvml_sample_period_ns;
+    r->device_mem_bytes = m->device_mem_bytes;
+    r->sm_words = E->sm_words;
+    r->n_procs = E->n_procs;
+    r->procs = g_new0(SimProcResult, E->n_procs);
+    for (uint32_t i = 0; i < E->n_procs; i++) {
+        const SimProcessSpec *sp = E->procs[i].spec;
+        SimProcResult *p = &r->procs[i];
+        p->name = sim_result_intern(r, sp->name);
+        p->latency_ns = g_array_new(FALSE, FALSE, sizeof(SimTime));
+        p->n_streams = sp->n_streams;
+        p->streams = g_new0(SimStreamResult, sp->n_streams);
+        p->sm_limit = m->sm_count;
+        p->active_thread_pct = sp->active_thread_pct;
+        for (uint32_t s = 0; s < sp->n_streams; s++) {
+            p->streams[s].name = sim_result_intern(r, sp->streams[s].name);
+            p->streams[s].priority = sp->streams[s].priority;
+            p->streams[s].first_start_ns = SIM_TIME_NEVER;
+            p->streams[s].latency_ns =
+                g_array_new(FALSE, FALSE, sizeof(SimTime));
+        }
+    }
+}
+
+static void result_finish(Engine *E)
+{
+    SimResult *r = E->res;
+    SimTime end = 0;
+    for (uint32_t i = 0; i < r->n_procs; i++) {
+        end = MAX(end, r->procs[i].end_ns);
+        for (uint32_t s = 0; s < r->procs[i].n_streams; s++)
+            if (r->procs[i].streams[s].first_start_ns == SIM_TIME_NEVER)
+                r->procs[i].streams[s].first_start_ns = 0;
+    }
+    r->makespan_ns = end;
+    r->events = E->n_events;
+    r->n_contexts = E->ctxs->len;
+    r->contexts = g_new0(SimContextResult, E->ctxs->len);
+    for (guint i = 0; i < E->ctxs->len; i++) {
+        Ctx *c = g_ptr_array_index(E->ctxs, i);
+        r->contexts[i].name = c->name;
+        r->contexts[i].mps_server = c->mps_server;
+        r->contexts[i].mem_bytes = c->mem_bytes;
+    }
+    ctx_finish(E);
+    met_finish(E);
+}
+
+static void engine_free(Engine *E)
+{
+    for (uint32_t i = 0; i < E->n_procs; i++) {
+        Proc *P = &E->procs[i];
+        sim_eventq_cancel(&E->q, &P->ev_start);
+        sim_eventq_cancel(&E->q, &P->ev_host);
+        /* Ops in a queue or at a copy engine are freed with it below;
+         * kernels past their queue belong to nobody else. */
+        while (P->live) {
+            OpInst *in = P->live;
+            live_unlink(P, in);
+            if (in->k) {
+                sim_eventq_cancel(&E->q, &in->k->ev);
+                sm_kernel_free(in->k);
+                in->k = NULL;
+            }
+            in->dead = true;
+            if (in->state != INST_QUEUED && in->state != INST_COPY_WAIT &&
+                in->state != INST_COPY_RUN)
+                g_free(in);
+        }
+        for (uint32_t e = 0; e < P->spec->n_events; e++)
+            g_array_free(P->events[e].done, TRUE);
+        g_free(P->events);
+        g_free(P->streams);
+        g_free(P->arrivals);
+    }
+    /* Ops still queued belong to the queues' lists: free them there. */
+    for (guint c = 0; c < E->ctxs->len; c++) {
+        Ctx *ctx = g_ptr_array_index(E->ctxs, c);
+        for (guint i = 0; i < ctx->queues->len; i++) {
+            Queue *q = g_ptr_array_index(ctx->queues, i);
+            while (q->head) {
+                OpInst *in = q->head;
+                q->head = in->qnext;
+                g_free(in);
+            }
+        }
+    }
+    for (int d = 0; d < SIM_COPY_N_DIRS; d++) {
+        OpInst *in;
+        while ((in = g_queue_pop_head(&E->copy_wait[d])))
+            g_free(in);
+        for (uint32_t i = 0; i < E->n_copy[d]; i++)
+            g_free(E->copy[d][i].cur);
+    }
+    copy_free(E);
+    for (guint i = 0; i < E->ctxs->len; i++)
+        ctx_free(E, g_ptr_array_index(E->ctxs, i));
+    g_ptr_array_free(E->ctxs, TRUE);
+    while (E->inst_free) {
+        OpInst *in = E->inst_free;
+        E->inst_free = in->qnext;
+        g_free(in);
+    }
+    while (E->group_free) {
+        Group *g = E->group_free;
+        E->group_free = g->next;
+        g_free(g);
+    }
+    g_ptr_array_free(E->dirty_queues, TRUE);
+    g_ptr_array_free(E->dirty_ctxs, TRUE);
+    g_ptr_array_free(E->faults, TRUE);
+    met_free(E);
+    sim_eventq_destroy(&E->q);
+    g_free(E->procs);
+}
+
+SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
+                          const SimOptions *opt, GError **error)
+{
+    if (!sim_scenario_validate(sc, error))
+        return NULL;
+    Engine E;
+    memset(&E, 0, sizeof E);
+    E.m = m;
+    E.sc = sc;
+    if (opt)
+        E.opt = *opt;
+    else
+        sim_options_init(&E.opt);
+    uint64_t seed = E.opt.seed ? E.opt.seed : sc->seed;
+    E.sm_words = (m->sm_count + 63) / 64;
+    sim_eventq_init(&E.q);
+    E.ctxs = g_ptr_array_new();
+    E.dirty_queues = g_ptr_array_new();
+    E.dirty_ctxs = g_ptr_array_new();
+    E.faults = g_ptr_array_new();
+    E.res = sim_result_new();
+    E.n_procs = sc->processes->len;
+    E.procs = g_new0(Proc, E.n_procs);
+    sim_event_init(&E.ev_slice, EV_SLICE, &E);
+    sim_event_init(&E.ev_switch, EV_SWITCH, &E);
+    sim_event_init(&E.ev_yield, EV_YIELD, &E);
+    met_init(&E);
+    copy_init(&E);
+    for (uint32_t i = 0; i < E.n_procs; i++) {
+        Proc *P = &E.procs[i];
+        P->spec = g_ptr_array_index(sc->processes, i);
+        P->index = i;
+        P->streams = g_new0(StreamRt, MAX(P->spec->n_streams, 1));
+        P->events = g_new0(EventRt, MAX(P->spec->n_events, 1));
+        for (uint32_t e = 0; e < P->spec->n_events; e++)
+            P->events[e].done = g_array_new(FALSE, FALSE, sizeof(uint8_t));
+        sim_event_init(&P->ev_start, EV_PROC_START, P);
+        sim_event_init(&P->ev_host, EV_HOST, P);
+        gen_arrivals(&E, P, seed);
+    }
+    result_init(&E);
+    if (!check_kernels(&E, error)) {
+        SimResult *r = E.res;
+        engine_free(&E);
+        sim_result_free(r);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < E.n_procs; i++)
+        sim_eventq_schedule(&E.q, &E.procs[i].ev_start,
+                            E.procs[i].spec->start_ns);
+
+    SimEvent *ev;
+    while ((ev = sim_eventq_peek(&E.q))) {
+        if (E.opt.time_limit_ns && ev->when > E.opt.time_limit_ns) {
+            fail(&E, SIM_ERROR_INVALID,
+                 "stopped at the time limit of %.3f ms of simulated time "
+                 "with work left",
+                 sim_time_to_ms(E.opt.time_limit_ns));
+            break;
+        }
+        g_assert(ev->when >= E.now); /* time never goes backwards */
+        E.now = ev->when;
+        sim_eventq_pop(&E.q);
+        E.n_events++;
+        handle(&E, ev);
+        if (E.error)
+            break;
+        SimEvent *nx = sim_eventq_peek(&E.q);
+        if (nx && nx->when == E.now)
+            continue; /* finish this instant before deciding anything */
+        settle(&E);
+        if (E.error)
+            break;
+    }
+    if (!E.error) {
+        bool stuck = false;
+        for (uint32_t i = 0; i < E.n_procs; i++)
+            stuck |= E.procs[i].alive;
+        if (stuck) {
+            g_autoptr(GString) msg = g_string_new(NULL);
+            g_string_printf(msg,
+                            "%s: deadlock at %.3f ms of simulated time: work "
+                            "is left but nothing can run",
+                            sc->source, sim_time_to_ms(E.now));
+            describe_deadlock(&E, msg);
+            E.error = g_error_new(SIM_ERROR, SIM_ERROR_DEADLOCK, "%s",
+                                  msg->str);
+        }
+    }
+    SimResult *r = E.res;
+    if (E.error) {
+        g_propagate_error(error, E.error);
+        engine_free(&E);
+        sim_result_free(r);
+        return NULL;
+    }
+    result_finish(&E);
+    engine_free(&E);
+    return r;
+}

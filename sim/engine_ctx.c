@@ -1,0 +1,208 @@
+/* engine_ctx.c -- time-slicing between contexts (gpu-scheduling-rules.md
+ * §5).
+ *
+ * Kernels of different contexts never run at the same time.  The GPU holds
+ * one context (E->cur); while another context has work, the holder keeps the
+ * GPU for one timeslice, then the next context with work in round-robin
+ * (creation) order gets it after a context switch of context_switch_ns, during
+ * which nothing runs.  A context whose work runs out gives the GPU up
+ * idle_yield_ns later if someone else is waiting.  Preemption granularity is
+ * the model's: SIM_PREEMPT_INSTRUCTION freezes resident blocks mid-flight
+ * (they resume where they stopped); SIM_PREEMPT_BLOCK stops dispatching and
+ * waits for resident blocks to finish before switching (GPU_DRAIN).
+ *
+ * "Work" is a kernel admitted to the context and not complete; copies run on
+ * copy engines independently of which context holds the SMs.
+ */
+#include "engine_internal.h"
+
+static bool has_work(const Ctx *c)
+{
+    return c->active > 0;
+}
+
+/* The next context after @from (in creation order, wrapping) with work, or
+ * NULL. */
+static Ctx *next_with_work(Engine *E, const Ctx *from)
+{
+    guint n = E->ctxs->len;
+    guint start = from ? from->index + 1 : 0;
+    for (guint i = 0; i < n; i++) {
+        Ctx *c = g_ptr_array_index(E->ctxs, (start + i) % n);
+        if (c != from && has_work(c))
+            return c;
+    }
+    return NULL;
+}
+
+static void slice_close(Engine *E)
+{
+    if (!E->cur)
+        return;
+    SimSlice s = {E->cur->index, E->slice_start, E->now};
+    if (s.end_ns > s.start_ns)
+        g_array_append_val(E->res->slices, s);
+}
+
+static void activate(Engine *E, Ctx *c)
+{
+    E->cur = c;
+    E->last = c;
+    E->phase = GPU_RUN;
+    E->slice_start = E->now;
+    sm_thaw(E, c);
+    if (next_with_work(E, c))
+        sim_eventq_schedule(&E->q, &E->ev_slice, E->now + E->m->timeslice_ns);
+    eng_mark_ctx(E, c);
+    if (!has_work(c))
+        ctx_became_idle(E, c);
+}
+
+/* Hide the outgoing context's SMs from the metrics. */
+static void hide(Engine *E)
+{
+    for (uint32_t i = 0; i < E->m->sm_count; i++)
+        met_sm_warps(E, i, 0);
+}
+
+static void start_switch(Engine *E, Ctx *next)
+{
+    E->phase = GPU_SWITCH;
+    E->next = next;
+    E->res->context_switches++;
+    sim_eventq_schedule(&E->q, &E->ev_switch,
+                        E->now + E->m->context_switch_ns);
+}
+
+/* Take the GPU away from E->cur (if any) and give it to @next. */
+static void begin_switch(Engine *E, Ctx *next)
+{
+    sim_eventq_cancel(&E->q, &E->ev_slice);
+    sim_eventq_cancel(&E->q, &E->ev_yield);
+    Ctx *c = E->cur;
+    if (c && E->m->preemption == SIM_PREEMPT_BLOCK && c->resident_blocks > 0) {
+        /* Kepler/Maxwell: no new blocks; the switch starts when the last
+         * resident block finishes (ctx_drained). */
+        c->draining = true;
+        E->phase = GPU_DRAIN;
+        E->next = next;
+        return;
+    }
+    if (c) {
+        slice_close(E);
+        sm_freeze(E, c);
+        hide(E);
+        E->cur = NULL;
+    }
+    start_switch(E, next);
+}
+
+void ctx_drained(Engine *E, Ctx *c)
+{
+    if (E->phase != GPU_DRAIN || E->cur != c)
+        return;
+    c->draining = false;
+    slice_close(E);
+    sm_freeze(E, c);
+    hide(E);
+    E->cur = NULL;
+    start_switch(E, E->next);
+}
+
+bool ctx_can_dispatch(const Engine *E, const Ctx *c)
+{
+    return E->phase == GPU_RUN && E->cur == c && !c->draining;
+}
+
+void ctx_work_arrived(Engine *E, Ctx *c)
+{
+    switch (E->phase) {
+    case GPU_IDLE:
+        /* The GPU still holds the last context's state: resuming it costs
+         * nothing; another context pays a switch. */
+        if (!E->last || E->last == c)
+            activate(E, c);
+        else
+            start_switch(E, c);
+        break;
+    case GPU_RUN:
+        if (E->cur == c) {
+            sim_eventq_cancel(&E->q, &E->ev_yield);
+            eng_mark_ctx(E, c);
+        } else if (!has_work(E->cur) && !sim_event_pending(&E->ev_yield)) {
+            /* The holder is idle and its yield delay already passed. */
+            begin_switch(E, c);
+        } else if (!sim_event_pending(&E->ev_slice)) {
+            /* The slice timer only runs while someone competes; it expires
+             * at the holder's next slice boundary, as if it had been
+             * running all along. */
+            SimTime ts = E->m->timeslice_ns;
+            SimTime into = (E->now - E->slice_start) % ts;
+            sim_eventq_schedule(&E->q, &E->ev_slice, E->now + (ts - into));
+        }
+        break;
+    case GPU_DRAIN:
+    case GPU_SWITCH:
+        break; /* reconsidered when the switch completes */
+    }
+}
+
+void ctx_became_idle(Engine *E, Ctx *c)
+{
+    if (E->phase != GPU_RUN || E->cur != c)
+        return;
+    sim_eventq_schedule(&E->q, &E->ev_yield, E->now + E->m->idle_yield_ns);
+}
+
+void ctx_event(Engine *E, SimEvent *ev)
+{
+    switch (ev->kind) {
+    case EV_SLICE: {
+        if (E->phase != GPU_RUN)
+            return;
+        Ctx *next = next_with_work(E, E->cur);
+        if (next && has_work(E->cur))
+            begin_switch(E, next);
+        else if (next)
+            sim_eventq_schedule(&E->q, &E->ev_slice,
+                                E->now + E->m->timeslice_ns);
+        break;
+    }
+    case EV_YIELD: {
+        if (E->phase != GPU_RUN || has_work(E->cur))
+            return;
+        Ctx *next = next_with_work(E, E->cur);
+        if (next) {
+            begin_switch(E, next);
+        } else {
+            /* Nobody waits: the GPU goes idle, keeping cur's state. */
+            sim_eventq_cancel(&E->q, &E->ev_slice);
+            slice_close(E);
+            sm_freeze(E, E->cur);
+            hide(E);
+            E->cur = NULL;
+            E->phase = GPU_IDLE;
+        }
+        break;
+    }
+    case EV_SWITCH: {
+        Ctx *next = E->next;
+        E->next = NULL;
+        /* If the target lost its work meanwhile (a fault), pick another. */
+        if (!has_work(next)) {
+            Ctx *other = next_with_work(E, next);
+            if (other)
+                next = other;
+        }
+        activate(E, next);
+        break;
+    }
+    default:
+        g_assert_not_reached();
+    }
+}
+
+void ctx_finish(Engine *E)
+{
+    slice_close(E);
+}

@@ -1,0 +1,312 @@
+/* engine_internal.h -- the engine's runtime state, shared by engine*.c only.
+ *
+ * The engine is split by concern:
+ *   engine.c         the loop, host threads, streams, hardware queues,
+ *                    process start/stop, faults, deadlock detection, results
+ *   engine_sm.c      SM resource accounting, block dispatch (leftover
+ *                    policy, placement ops, MPS SM limits), contention
+ *   engine_ctx.c     time-slicing between contexts
+ *   engine_copy.c    copy engines
+ *   engine_metrics.c GPU-Util, SM-active, occupancy accumulators
+ *
+ * Ownership: one Engine owns everything below; runtime objects point at the
+ * (const) scenario and model, never the other way round.  OpInst and Group
+ * objects come from free lists so the steady state allocates nothing.
+ */
+#ifndef SIM_ENGINE_INTERNAL_H
+#define SIM_ENGINE_INTERNAL_H
+
+#include "engine.h"
+#include "eventq.h"
+#include "occupancy.h"
+
+/* Event kinds (SimEvent.kind). */
+enum {
+    EV_PROC_START, /* obj = Proc */
+    EV_HOST,       /* obj = Proc: the host thread's API call or gap ended */
+    EV_ADMIT,      /* obj = KernelRt: launch latency over */
+    EV_SM,         /* obj = SmRt: its earliest block group completes */
+    EV_COPY,       /* obj = CopyEngine: its copy completes */
+    EV_SLICE,      /* obj = Engine: the running context's timeslice ended */
+    EV_SWITCH,     /* obj = Engine: a context switch completed */
+    EV_YIELD,      /* obj = Engine: an idle context gives the GPU up */
+};
+
+typedef struct Engine Engine;
+typedef struct Proc Proc;
+typedef struct Ctx Ctx;
+typedef struct KernelRt KernelRt;
+
+/* Where an issued op is in its life. */
+typedef enum {
+    INST_QUEUED,       /* in a hardware queue */
+    INST_LAUNCHING,    /* kernel: left the queue, launch latency running */
+    INST_PENDING,      /* kernel: admitted, blocks left to dispatch */
+    INST_RUNNING,      /* kernel: all blocks dispatched */
+    INST_COPY_WAIT,    /* copy: waiting for a copy engine */
+    INST_COPY_RUN,     /* copy: on a copy engine */
+} InstState;
+
+/* One issued GPU op (kernel, copy, event record, event wait). */
+typedef struct OpInst {
+    const SimOp *op;
+    Proc *proc;
+    uint32_t op_index;
+    uint32_t iteration;
+    uint64_t stream_seq;      /* position in its stream: it may start once
+                                 stream->completed == stream_seq */
+    uint32_t event_seq;       /* record: its 1-based record number;
+                                 wait: the record number it waits for */
+    uint32_t record;          /* index into result ops, or SIM_NO_INDEX */
+    uint32_t queue;           /* queue index within the context */
+    InstState state;
+    bool dead;                /* killed by a fault: skip, never complete */
+    SimTime issue;
+    SimTime start;            /* copies: when a copy engine took it */
+    KernelRt *k;              /* kernels */
+    struct OpInst *qnext;     /* hardware queue / copy queue link */
+    struct OpInst *pprev, *pnext; /* the process's live list */
+} OpInst;
+
+/* A kernel in flight. */
+struct KernelRt {
+    OpInst *inst;
+    Ctx *ctx;
+    Proc *proc;
+    SimBlockNeeds needs;
+    uint64_t blocks, dispatched, done;
+    double work;          /* per block, in ns at full rate */
+    double demand;        /* share of an SM's issue capacity per block */
+    int priority;
+    uint64_t admit_seq;
+    SimTime start;        /* first block placed (SIM_TIME_NEVER before) */
+    uint64_t *smset;      /* bitmap of SMs that ran a block */
+    uint32_t sms_used;
+    SimEvent ev;          /* EV_ADMIT */
+    KernelRt *prev, *next;/* ctx pending list, ordered (priority, seq) */
+    bool in_pending;
+    bool faulted;
+};
+
+/* Blocks of one kernel placed on one SM at one instant: they started
+ * together and progress together, so they are one object and complete in
+ * one event. */
+typedef struct Group {
+    KernelRt *k;
+    uint32_t count;
+    double remaining;     /* work per block left */
+    SimTime placed;
+    uint8_t sub_warps[SIM_MAX_SUBPARTITIONS]; /* warps per register
+                                                 sub-partition, all blocks */
+    struct Group *next;
+} Group;
+
+/* One SM as seen by one context.  Contexts never run at the same time, so
+ * each has its own view; under time-slicing the inactive ones are frozen. */
+typedef struct SmRt {
+    Ctx *ctx;
+    uint32_t id;
+    uint32_t free_warps, free_blocks, free_smem;
+    uint32_t free_regs[SIM_MAX_SUBPARTITIONS];
+    uint32_t warps;       /* resident warps */
+    double load;          /* sum of resident blocks' demand */
+    SimTime last;         /* progress accounted up to here */
+    Group *groups;
+    SimEvent ev;          /* EV_SM */
+    uint16_t *client_blocks; /* MPS server: resident blocks per client */
+} SmRt;
+
+typedef struct Queue {
+    OpInst *head, *tail;
+    Ctx *ctx;
+    uint32_t index;       /* within its context */
+    bool dirty;           /* on the engine's pump worklist */
+} Queue;
+
+/* A CUDA context: one per non-MPS process, one shared by all MPS clients. */
+struct Ctx {
+    uint32_t index;
+    bool mps_server;
+    const char *name;
+    SmRt *sms;            /* sm_count, indexed by SM id */
+    GPtrArray *queues;    /* Queue* */
+    KernelRt *pend_head, *pend_tail;
+    uint32_t resident;    /* kernels holding a resident-grid slot */
+    uint32_t active;      /* kernels admitted and not complete ("work") */
+    uint64_t resident_blocks;
+    uint32_t n_clients;   /* MPS clients attached so far */
+    uint32_t *client_cap;    /* SMs each client may use */
+    uint32_t *client_in_use; /* SMs holding a block of each client */
+    uint32_t rr_cursor;   /* round-robin placement */
+    bool frozen;          /* preempted (time-slicing) */
+    bool draining;        /* block-boundary preemption in progress */
+    bool dirty;           /* dispatcher should run */
+    bool blocked_grids;   /* a queue waits for a resident-grid slot */
+    uint32_t live_procs;
+    uint32_t streams_mapped;  /* pre-Volta MPS: streams of all clients */
+    uint64_t mem_bytes;
+};
+
+typedef struct {
+    uint64_t issued, completed;
+    uint32_t queue;       /* queue index within the process's context */
+    int priority;
+} StreamRt;
+
+typedef struct {
+    uint32_t records;     /* record ops issued so far */
+    GArray *done;         /* uint8 per record number-1 */
+} EventRt;
+
+typedef enum {
+    HOST_NOT_STARTED,
+    HOST_READY,     /* about to execute ops[pc] */
+    HOST_BUSY,      /* in an API call or gap until its EV_HOST */
+    HOST_WAIT,      /* blocked on a condition */
+    HOST_ARRIVAL,   /* open loop: waiting for the next request */
+    HOST_DONE,
+    HOST_DEAD,
+} HostState;
+
+typedef enum {
+    WAIT_NONE,
+    WAIT_STREAM,    /* wait_arg = stream */
+    WAIT_DEVICE,    /* all the process's GPU work */
+    WAIT_EVENT,     /* wait_arg = event, wait_seq = record number */
+    WAIT_OP,        /* wait_inst = a pageable copy */
+    WAIT_ITERATION, /* the iteration's GPU work */
+} WaitKind;
+
+struct Proc {
+    const SimProcessSpec *spec;
+    uint32_t index;
+    Ctx *ctx;
+    uint32_t client;          /* MPS client number within the server */
+    uint32_t connections;
+    uint32_t queue_base;      /* first of its queues in ctx->queues */
+    StreamRt *streams;
+    EventRt *events;
+    HostState host;
+    bool after_wait;          /* ops[pc] is a sync whose wait is over */
+    bool issue_pending;       /* ops[pc]'s API call is over: issue it */
+    uint32_t pc;
+    uint32_t iteration;
+    SimTime iter_t0;          /* when the current iteration's clock began */
+    WaitKind wait;
+    uint32_t wait_arg, wait_seq;
+    OpInst *wait_inst;
+    uint64_t outstanding;     /* issued GPU ops not complete */
+    OpInst *live;             /* list of its issued, unfinished ops */
+    SimTime *arrivals;        /* open loop request times */
+    uint32_t n_arrivals, next_arrival;
+    SimEvent ev_start, ev_host;
+    bool started, alive;
+    uint64_t mem_bytes;
+};
+
+typedef struct CopyEngine {
+    Engine *E;
+    SimCopyDir dir;
+    OpInst *cur;
+    SimTime busy_since;
+    SimEvent ev;
+} CopyEngine;
+
+typedef enum {
+    GPU_IDLE,      /* no context holds the GPU */
+    GPU_RUN,       /* cur holds it */
+    GPU_DRAIN,     /* cur finishes its resident blocks before a switch */
+    GPU_SWITCH,    /* switching to next */
+} GpuPhase;
+
+/* Running metric integrals (engine_metrics.c). */
+typedef struct {
+    uint32_t *phys_warps;     /* per SM: warps of the context on the GPU */
+    SimTime *since;           /* per SM: last change */
+    double warp_time;         /* sum over SMs of warps x ns */
+    double active_time;       /* sum over SMs of ns with >= 1 warp */
+    uint32_t executing;       /* kernels started and not finished */
+    SimTime busy_since;
+} Metrics;
+
+struct Engine {
+    const GpuModel *m;
+    const SimScenario *sc;
+    SimOptions opt;
+    SimResult *res;
+    SimEventQ q;
+    SimTime now;
+    uint64_t n_events;
+    uint32_t sm_words;
+
+    Proc *procs;
+    uint32_t n_procs;
+    GPtrArray *ctxs;          /* Ctx* in creation order */
+    Ctx *mps;                 /* the MPS server context, once created */
+    uint32_t mps_clients;
+    uint64_t mem_used;
+
+    /* time-slicing (engine_ctx.c) */
+    GpuPhase phase;
+    Ctx *cur, *next, *last;
+    SimEvent ev_slice, ev_switch, ev_yield;
+    SimTime slice_start;
+
+    CopyEngine *copy[SIM_COPY_N_DIRS];
+    uint32_t n_copy[SIM_COPY_N_DIRS];
+    GQueue copy_wait[SIM_COPY_N_DIRS];  /* OpInst* FIFO */
+
+    GPtrArray *dirty_queues;  /* Queue* to pump */
+    GPtrArray *dirty_ctxs;    /* Ctx* whose dispatcher should run */
+    GPtrArray *faults;        /* KernelRt* that faulted this instant */
+    uint64_t admit_seq;
+    Metrics met;
+
+    OpInst *inst_free;
+    Group *group_free;
+    GError *error;            /* first fatal error; stops the loop */
+};
+
+/* engine.c */
+void eng_op_complete(Engine *E, OpInst *in);
+void eng_mark_queue(Engine *E, Queue *q);
+void eng_mark_ctx(Engine *E, Ctx *c);
+SimOpRecord *eng_record(Engine *E, const OpInst *in);
+bool eng_proc_alive(const Proc *p);
+
+/* engine_sm.c */
+void sm_init_ctx(Engine *E, Ctx *c);
+void sm_free_ctx(Engine *E, Ctx *c);
+bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error);
+void sm_pending_insert(Ctx *c, KernelRt *k);
+void sm_pending_remove(Ctx *c, KernelRt *k);
+void sm_dispatch(Engine *E, Ctx *c);
+void sm_event(Engine *E, SmRt *sm);
+void sm_freeze(Engine *E, Ctx *c);
+void sm_thaw(Engine *E, Ctx *c);
+void sm_kill_kernel(Engine *E, KernelRt *k);
+void sm_kernel_free(KernelRt *k);
+
+/* engine_ctx.c */
+void ctx_work_arrived(Engine *E, Ctx *c);
+void ctx_became_idle(Engine *E, Ctx *c);
+void ctx_drained(Engine *E, Ctx *c);
+bool ctx_can_dispatch(const Engine *E, const Ctx *c);
+void ctx_event(Engine *E, SimEvent *ev);
+void ctx_finish(Engine *E);
+
+/* engine_copy.c */
+void copy_init(Engine *E);
+void copy_free(Engine *E);
+void copy_submit(Engine *E, OpInst *in);
+void copy_event(Engine *E, CopyEngine *ce);
+
+/* engine_metrics.c */
+void met_init(Engine *E);
+void met_free(Engine *E);
+void met_sm_warps(Engine *E, uint32_t sm, uint32_t warps);
+void met_kernel_started(Engine *E);
+void met_kernel_ended(Engine *E);
+void met_finish(Engine *E);
+
+#endif /* SIM_ENGINE_INTERNAL_H */

@@ -1,0 +1,586 @@
+/* scenario_load.c -- the native scenario format (JSON) -> SimScenario.
+ *
+ * The format is documented in README.md ("Scenario format").  In short:
+ *
+ *   { "hqsim_scenario": 1, "description": "...", "gpu": "h100-sxm",
+ *     "seed": 1,
+ *     "processes": [ { "name": "a", "start_us": 0, "mps": false,
+ *         "active_thread_pct": 100, "device_mem_mib": 0,
+ *         "mps_mem_limit_mib": 0, "connections": 8, "replicas": 1,
+ *         "iterations": 1, "arrivals": {...},
+ *         "streams": [ {"name": "s{i}", "count": 32, "priority": 0} ],
+ *         "ops": [ {"op": "kernel", ...}, {"op": "repeat", "count": 4,
+ *                   "ops": [...]} ] } ] }
+ *
+ * "repeat" blocks are expanded here (with "{i}" in stream, event and kernel
+ * names replaced by the repetition index), and "replicas" become separate
+ * processes, so the engine sees only flat op lists.  Every op keeps the line
+ * of the JSON object it came from for later messages.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+#include "json.h"
+#include "scenario.h"
+
+#define SCENARIO_VERSION 1
+#define MAX_OPS_PER_PROCESS 50000000u /* a sanity bound on repeat expansion */
+
+typedef struct {
+    const SimJsonDoc *doc;
+    GHashTable *lines;       /* cJSON* -> line */
+    SimScenario *sc;
+    SimProcessSpec *p;
+    GHashTable *stream_ids;  /* name -> index+1 */
+    GHashTable *event_ids;   /* name -> index+1 */
+    GHashTable *recorded;    /* event index+1 set: has a record op */
+    const char *what;        /* "process 'a'" */
+} Loader;
+
+static uint32_t line_of(const Loader *L, const cJSON *node)
+{
+    return (uint32_t)GPOINTER_TO_INT(g_hash_table_lookup(L->lines, node));
+}
+
+static bool fail(const Loader *L, const cJSON *node, GError **error,
+                 const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+static bool fail(const Loader *L, const cJSON *node, GError **error,
+                 const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    uint32_t line = node ? line_of(L, node) : 0;
+    if (line)
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID, "%s:%u: %s%s%s",
+                    L->doc->file, line, L->what ? L->what : "",
+                    L->what ? ": " : "", msg);
+    else
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID, "%s: %s%s%s",
+                    L->doc->file, L->what ? L->what : "", L->what ? ": " : "",
+                    msg);
+    return false;
+}
+
+/* Replace every "{i}" in @s by @index (no repeat in scope: index < 0). */
+static char *subst(const char *s, long index)
+{
+    if (index < 0 || !strstr(s, "{i}"))
+        return g_strdup(s);
+    g_autofree char *num = g_strdup_printf("%ld", index);
+    g_auto(GStrv) parts = g_strsplit(s, "{i}", -1);
+    return g_strjoinv(num, parts);
+}
+
+/* A time in microseconds (fractions allowed) as SimTime. */
+static bool get_time_us(const Loader *L, const cJSON *obj, const char *key,
+                        bool required, double max_us, SimTime *out,
+                        GError **error)
+{
+    double v = -1;
+    if (!sim_json_get_double(L->doc, obj, key, L->what, required, 0, max_us,
+                             &v, error))
+        return false;
+    if (v >= 0)
+        *out = sim_time_from_us(v);
+    return true;
+}
+
+static bool get_dim3(const Loader *L, const cJSON *obj, const char *key,
+                     uint32_t out[3], GError **error)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    out[0] = out[1] = out[2] = 1;
+    if (!v)
+        return fail(L, obj, error, "missing field '%s'", key);
+    if (cJSON_IsNumber(v)) {
+        uint64_t x;
+        if (!sim_json_number_u64(L->doc, v, key, L->what, 1, UINT32_MAX, &x,
+                                 error))
+            return false;
+        out[0] = (uint32_t)x;
+        return true;
+    }
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 ||
+        cJSON_GetArraySize(v) > 3)
+        return fail(L, v, error,
+                    "field '%s': expected a number or an array [x, y, z]",
+                    key);
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, v)
+    {
+        uint64_t x;
+        if (!sim_json_number_u64(L->doc, it, key, L->what, 1, UINT32_MAX, &x,
+                                 error))
+            return false;
+        out[i++] = (uint32_t)x;
+    }
+    return true;
+}
+
+static bool lookup_stream(Loader *L, const cJSON *op, long rep,
+                          uint32_t *out, GError **error)
+{
+    const char *name = NULL;
+    if (!sim_json_get_string(L->doc, op, "stream", L->what, true, &name,
+                             error))
+        return false;
+    g_autofree char *n = subst(name, rep);
+    gpointer id = g_hash_table_lookup(L->stream_ids, n);
+    if (!id)
+        return fail(L, cJSON_GetObjectItemCaseSensitive(op, "stream"), error,
+                    "field 'stream': no stream named '%s' (declare it in "
+                    "\"streams\")",
+                    n);
+    *out = (uint32_t)GPOINTER_TO_UINT(id) - 1;
+    return true;
+}
+
+static bool lookup_event(Loader *L, const cJSON *op, long rep, uint32_t *out,
+                         GError **error)
+{
+    const char *name = NULL;
+    if (!sim_json_get_string(L->doc, op, "event", L->what, true, &name,
+                             error))
+        return false;
+    g_autofree char *n = subst(name, rep);
+    gpointer id = g_hash_table_lookup(L->event_ids, n);
+    if (!id) {
+        uint32_t idx = sim_process_add_event(L->sc, L->p, n);
+        id = GUINT_TO_POINTER(idx + 1);
+        g_hash_table_insert(L->event_ids,
+                            (gpointer)L->p->event_names[idx], id);
+    }
+    *out = (uint32_t)GPOINTER_TO_UINT(id) - 1;
+    return true;
+}
+
+static const char *const op_names[] = {
+    "kernel",     "copy",         "host_gap",   "stream_sync", "device_sync",
+    "event_record", "event_wait", "event_sync", "repeat",      NULL};
+
+static bool load_ops(Loader *L, const cJSON *ops, long rep, GError **error);
+
+static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
+                        GError **error)
+{
+    static const char *const keys[] = {
+        "op",          "name",           "stream",
+        "grid",        "block",          "regs_per_thread",
+        "static_smem_bytes", "dynamic_smem_bytes", "duration_us",
+        "block_time_us", "sm_intensity", "mem_intensity",
+        "faults",      "api_us",         NULL};
+    if (!sim_json_check_keys(L->doc, o, keys, L->what, error))
+        return false;
+    SimKernelSpec *k = &op->u.kernel;
+    const char *name = NULL;
+    if (!sim_json_get_string(L->doc, o, "name", L->what, true, &name, error))
+        return false;
+    g_autofree char *n = subst(name, rep);
+    k->name = sim_scenario_intern(L->sc, n);
+    k->regs_per_thread = 32;
+    if (!lookup_stream(L, o, rep, &op->stream, error) ||
+        !get_dim3(L, o, "grid", k->grid, error) ||
+        !get_dim3(L, o, "block", k->block, error) ||
+        !sim_json_get_u32(L->doc, o, "regs_per_thread", L->what, false, 1,
+                          1024, &k->regs_per_thread, error) ||
+        !sim_json_get_u32(L->doc, o, "static_smem_bytes", L->what, false, 0,
+                          1u << 24, &k->static_smem_bytes, error) ||
+        !sim_json_get_u32(L->doc, o, "dynamic_smem_bytes", L->what, false, 0,
+                          1u << 24, &k->dynamic_smem_bytes, error) ||
+        !get_time_us(L, o, "duration_us", false, 1e12, &k->duration_ns,
+                     error) ||
+        !get_time_us(L, o, "block_time_us", false, 1e12, &k->block_time_ns,
+                     error) ||
+        !sim_json_get_double(L->doc, o, "sm_intensity", L->what, false, 1e-6,
+                             1, &k->sm_intensity, error) ||
+        !sim_json_get_double(L->doc, o, "mem_intensity", L->what, false, 0, 1,
+                             &k->mem_intensity, error) ||
+        !sim_json_get_bool(L->doc, o, "faults", L->what, false, &k->faults,
+                           error))
+        return false;
+    bool has_d = cJSON_HasObjectItem(o, "duration_us");
+    bool has_b = cJSON_HasObjectItem(o, "block_time_us");
+    if (has_d == has_b)
+        return fail(L, o, error,
+                    "kernel '%s': give exactly one of 'duration_us' (time "
+                    "alone on the GPU) and 'block_time_us'",
+                    k->name);
+    if (k->duration_ns == 0 && k->block_time_ns == 0)
+        return fail(L, o, error, "kernel '%s': its time must be > 0",
+                    k->name);
+    return true;
+}
+
+static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
+{
+    if (!cJSON_IsObject(o))
+        return fail(L, o, error, "an op must be an object");
+    int kind = -1;
+    if (!sim_json_get_enum(L->doc, o, "op", L->what, true, op_names, &kind,
+                           error))
+        return false;
+    if (kind == 8) { /* repeat */
+        static const char *const keys[] = {"op", "count", "ops", NULL};
+        uint32_t count = 0;
+        if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
+            !sim_json_get_u32(L->doc, o, "count", L->what, true, 0,
+                              100000000, &count, error))
+            return false;
+        const cJSON *inner = cJSON_GetObjectItemCaseSensitive(o, "ops");
+        if (!cJSON_IsArray(inner))
+            return fail(L, o, error, "repeat: field 'ops' must be an array");
+        for (uint32_t i = 0; i < count; i++)
+            if (!load_ops(L, inner, i, error))
+                return false;
+        return true;
+    }
+    SimOp op;
+    memset(&op, 0, sizeof op);
+    op.kind = (SimOpKind)kind;
+    op.api_ns = SIM_TIME_NEVER;
+    op.line = line_of(L, o);
+    if (!get_time_us(L, o, "api_us", false, 1e9, &op.api_ns, error))
+        return false;
+    switch (op.kind) {
+    case SIM_OP_KERNEL:
+        if (!load_kernel(L, o, rep, &op, error))
+            return false;
+        break;
+    case SIM_OP_COPY: {
+        static const char *const keys[] = {"op",     "stream",      "dir",
+                                           "bytes",  "pinned",      "duration_us",
+                                           "api_us", NULL};
+        static const char *const dirs[] = {"h2d", "d2h", "d2d", NULL};
+        int dir = 0;
+        op.u.copy.pinned = true;
+        if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
+            !lookup_stream(L, o, rep, &op.stream, error) ||
+            !sim_json_get_enum(L->doc, o, "dir", L->what, true, dirs, &dir,
+                               error) ||
+            !sim_json_get_u64(L->doc, o, "bytes", L->what, true, 0,
+                              (uint64_t)1 << 50, &op.u.copy.bytes, error) ||
+            !sim_json_get_bool(L->doc, o, "pinned", L->what, false,
+                               &op.u.copy.pinned, error) ||
+            !get_time_us(L, o, "duration_us", false, 1e12,
+                         &op.u.copy.duration_ns, error))
+            return false;
+        op.u.copy.dir = (SimCopyDir)dir;
+        break;
+    }
+    case SIM_OP_HOST_GAP: {
+        static const char *const keys[] = {"op", "duration_us", NULL};
+        if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
+            !get_time_us(L, o, "duration_us", true, 1e12, &op.u.gap_ns,
+                         error))
+            return false;
+        break;
+    }
+    case SIM_OP_STREAM_SYNC: {
+        static const char *const keys[] = {"op", "stream", "api_us", NULL};
+        if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
+            !lookup_stream(L, o, rep, &op.stream, error))
+            return false;
+        break;
+    }
+    case SIM_OP_DEVICE_SYNC: {
+        static const char *const keys[] = {"op", "api_us", NULL};
+        if (!sim_json_check_keys(L->doc, o, keys, L->what, error))
+            return false;
+        break;
+    }
+    case SIM_OP_EVENT_RECORD:
+    case SIM_OP_EVENT_WAIT: {
+        static const char *const keys[] = {"op", "event", "stream", "api_us",
+                                           NULL};
+        if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
+            !lookup_stream(L, o, rep, &op.stream, error) ||
+            !lookup_event(L, o, rep, &op.event, error))
+            return false;
+        if (op.kind == SIM_OP_EVENT_RECORD)
+            g_hash_table_add(L->recorded, GUINT_TO_POINTER(op.event + 1));
+        break;
+    }
+    case SIM_OP_EVENT_SYNC: {
+        static const char *const keys[] = {"op", "event", "api_us", NULL};
+        if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
+            !lookup_event(L, o, rep, &op.event, error))
+            return false;
+        break;
+    }
+    default:
+        g_assert_not_reached();
+    }
+    if (L->p->n_ops >= MAX_OPS_PER_PROCESS)
+        return fail(L, o, error,
+                    "more than %u ops after expanding repeats; use "
+                    "\"iterations\" for long loops",
+                    MAX_OPS_PER_PROCESS);
+    sim_process_add_op(L->p, &op);
+    return true;
+}
+
+static bool load_ops(Loader *L, const cJSON *ops, long rep, GError **error)
+{
+    const cJSON *o;
+    cJSON_ArrayForEach(o, ops)
+    {
+        if (!load_op(L, o, rep, error))
+            return false;
+    }
+    return true;
+}
+
+static bool load_streams(Loader *L, const cJSON *proc, GError **error)
+{
+    const cJSON *streams = cJSON_GetObjectItemCaseSensitive(proc, "streams");
+    if (!cJSON_IsArray(streams) || cJSON_GetArraySize(streams) == 0)
+        return fail(L, streams ? streams : proc, error,
+                    "field 'streams': expected a non-empty array");
+    const cJSON *s;
+    cJSON_ArrayForEach(s, streams)
+    {
+        static const char *const keys[] = {"name", "priority", "count", NULL};
+        const char *name = NULL;
+        int prio = 0;
+        uint32_t count = 0;
+        if (!sim_json_check_keys(L->doc, s, keys, L->what, error) ||
+            !sim_json_get_string(L->doc, s, "name", L->what, true, &name,
+                                 error) ||
+            !sim_json_get_int(L->doc, s, "priority", L->what, false, -64, 64,
+                              &prio, error) ||
+            !sim_json_get_u32(L->doc, s, "count", L->what, false, 1, 100000,
+                              &count, error))
+            return false;
+        bool many = cJSON_HasObjectItem(s, "count");
+        for (uint32_t i = 0; i < (many ? count : 1); i++) {
+            g_autofree char *n = NULL;
+            if (!many)
+                n = g_strdup(name);
+            else if (strstr(name, "{i}"))
+                n = subst(name, i);
+            else
+                n = g_strdup_printf("%s%u", name, i);
+            if (g_hash_table_contains(L->stream_ids, n))
+                return fail(L, s, error, "two streams are named '%s'", n);
+            uint32_t idx = sim_process_add_stream(L->sc, L->p, n, prio);
+            g_hash_table_insert(L->stream_ids,
+                                (gpointer)L->p->streams[idx].name,
+                                GUINT_TO_POINTER(idx + 1));
+        }
+    }
+    return true;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    SimTime x = *(const SimTime *)a, y = *(const SimTime *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool load_arrivals(Loader *L, const cJSON *proc, GError **error)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(proc, "arrivals");
+    if (!a)
+        return true;
+    static const char *const keys[] = {"times_us", "rate_per_s", "count",
+                                       "distribution", NULL};
+    if (!sim_json_check_keys(L->doc, a, keys, L->what, error))
+        return false;
+    SimArrivals *ar = &L->p->arrivals;
+    const cJSON *times = cJSON_GetObjectItemCaseSensitive(a, "times_us");
+    if (times) {
+        if (!cJSON_IsArray(times) || cJSON_GetArraySize(times) == 0)
+            return fail(L, times, error,
+                        "arrivals: 'times_us' must be a non-empty array");
+        ar->kind = SIM_ARRIVALS_LIST;
+        ar->n_times = (uint32_t)cJSON_GetArraySize(times);
+        ar->times_ns = g_new(SimTime, ar->n_times);
+        uint32_t i = 0;
+        const cJSON *t;
+        cJSON_ArrayForEach(t, times)
+        {
+            if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) ||
+                t->valuedouble < 0 || t->valuedouble > 1e12)
+                return fail(L, t, error,
+                            "arrivals: 'times_us' entries must be numbers in "
+                            "[0, 1e12]");
+            ar->times_ns[i++] = sim_time_from_us(t->valuedouble);
+        }
+        qsort(ar->times_ns, ar->n_times, sizeof(SimTime), cmp_time);
+        if (cJSON_HasObjectItem(a, "rate_per_s"))
+            return fail(L, a, error,
+                        "arrivals: give 'times_us' or 'rate_per_s', not both");
+        return true;
+    }
+    static const char *const dists[] = {"uniform", "poisson", NULL};
+    int dist = 1;
+    if (!sim_json_get_double(L->doc, a, "rate_per_s", L->what, true, 1e-6,
+                             1e9, &ar->rate_per_s, error) ||
+        !sim_json_get_u32(L->doc, a, "count", L->what, true, 1, 100000000,
+                          &ar->count, error) ||
+        !sim_json_get_enum(L->doc, a, "distribution", L->what, false, dists,
+                           &dist, error))
+        return false;
+    ar->kind = dist == 0 ? SIM_ARRIVALS_UNIFORM : SIM_ARRIVALS_POISSON;
+    return true;
+}
+
+/* A wait or sync on an event that no op ever records can never finish;
+ * reject it here, at its line, rather than as a deadlock later. */
+static bool check_events(Loader *L, GError **error)
+{
+    for (uint32_t i = 0; i < L->p->n_ops; i++) {
+        const SimOp *op = &L->p->ops[i];
+        if ((op->kind == SIM_OP_EVENT_WAIT || op->kind == SIM_OP_EVENT_SYNC) &&
+            !g_hash_table_contains(L->recorded,
+                                   GUINT_TO_POINTER(op->event + 1))) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_DEADLOCK,
+                        "%s:%u: %s: op %u (%s) waits on event '%s', which is "
+                        "never recorded: the scenario would deadlock",
+                        L->doc->file, op->line, L->what, i,
+                        sim_op_kind_name(op->kind),
+                        L->p->event_names[op->event]);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool load_process(Loader *L, const cJSON *proc, GError **error)
+{
+    static const char *const keys[] = {
+        "name",         "start_us",  "mps",         "active_thread_pct",
+        "device_mem_mib", "mps_mem_limit_mib", "connections", "replicas",
+        "iterations",   "arrivals",  "streams",     "events",
+        "ops",          NULL};
+    const char *name = NULL;
+    if (!cJSON_IsObject(proc))
+        return fail(L, proc, error, "a process must be an object");
+    if (!sim_json_get_string(L->doc, proc, "name", "process", true, &name,
+                             error))
+        return false;
+    g_autofree char *what = g_strdup_printf("process '%s'", name);
+    L->what = what;
+    if (!sim_json_check_keys(L->doc, proc, keys, L->what, error))
+        return false;
+    SimProcessSpec *p = sim_scenario_add_process(L->sc, name);
+    L->p = p;
+    double mem_mib = 0, limit_mib = 0;
+    uint32_t replicas = 1;
+    if (!get_time_us(L, proc, "start_us", false, 1e12, &p->start_ns, error) ||
+        !sim_json_get_bool(L->doc, proc, "mps", L->what, false, &p->mps,
+                           error) ||
+        !sim_json_get_double(L->doc, proc, "active_thread_pct", L->what, false,
+                             0.01, 100, &p->active_thread_pct, error) ||
+        !sim_json_get_double(L->doc, proc, "device_mem_mib", L->what, false, 0,
+                             1e9, &mem_mib, error) ||
+        !sim_json_get_double(L->doc, proc, "mps_mem_limit_mib", L->what, false,
+                             0, 1e9, &limit_mib, error) ||
+        !sim_json_get_u32(L->doc, proc, "connections", L->what, false, 1, 128,
+                          &p->connections, error) ||
+        !sim_json_get_u32(L->doc, proc, "replicas", L->what, false, 1, 4096,
+                          &replicas, error) ||
+        !sim_json_get_u32(L->doc, proc, "iterations", L->what, false, 1,
+                          1000000000, &p->iterations, error))
+        return false;
+    p->device_mem_bytes = (uint64_t)llround(mem_mib * 1048576.0);
+    p->mps_mem_limit_bytes = (uint64_t)llround(limit_mib * 1048576.0);
+    if (!load_streams(L, proc, error) || !load_arrivals(L, proc, error))
+        return false;
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(proc, "events");
+    if (events) {
+        const cJSON *e;
+        if (!cJSON_IsArray(events))
+            return fail(L, events, error,
+                        "field 'events': expected an array of names");
+        cJSON_ArrayForEach(e, events)
+        {
+            if (!cJSON_IsString(e))
+                return fail(L, e, error, "field 'events': names are strings");
+            if (g_hash_table_contains(L->event_ids, e->valuestring))
+                return fail(L, e, error, "two events are named '%s'",
+                            e->valuestring);
+            uint32_t idx = sim_process_add_event(L->sc, p, e->valuestring);
+            g_hash_table_insert(L->event_ids, (gpointer)p->event_names[idx],
+                                GUINT_TO_POINTER(idx + 1));
+        }
+    }
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(proc, "ops");
+    if (!cJSON_IsArray(ops))
+        return fail(L, ops ? ops : proc, error,
+                    "field 'ops': expected an array");
+    if (!load_ops(L, ops, -1, error) || !check_events(L, error))
+        return false;
+    if (replicas > 1)
+        sim_scenario_replicate_process(L->sc, L->sc->processes->len - 1,
+                                       replicas);
+    return true;
+}
+
+static SimScenario *load_doc(const SimJsonDoc *doc, GError **error)
+{
+    const cJSON *root = doc->root;
+    if (!cJSON_IsObject(root)) {
+        sim_json_fail(doc, root, error, "expected a JSON object");
+        return NULL;
+    }
+    static const char *const keys[] = {"hqsim_scenario", "description", "gpu",
+                                       "seed", "processes", NULL};
+    int version = 0;
+    if (!sim_json_check_keys(doc, root, keys, NULL, error) ||
+        !sim_json_get_int(doc, root, "hqsim_scenario", NULL, true, 1,
+                          SCENARIO_VERSION, &version, error))
+        return NULL;
+    g_autoptr(SimScenario) sc = sim_scenario_new(doc->file, "hqsim");
+    const char *desc = NULL, *gpu = NULL;
+    uint64_t seed = 1;
+    if (!sim_json_get_string(doc, root, "description", NULL, false, &desc,
+                             error) ||
+        !sim_json_get_string(doc, root, "gpu", NULL, false, &gpu, error) ||
+        !sim_json_get_u64(doc, root, "seed", NULL, false, 0,
+                          (uint64_t)1 << 53, &seed, error))
+        return NULL;
+    sc->description = g_strdup(desc);
+    sc->gpu = g_strdup(gpu);
+    sc->seed = seed;
+    const cJSON *procs = cJSON_GetObjectItemCaseSensitive(root, "processes");
+    if (!cJSON_IsArray(procs) || cJSON_GetArraySize(procs) == 0) {
+        sim_json_fail(doc, procs ? procs : root, error,
+                      "field 'processes': expected a non-empty array");
+        return NULL;
+    }
+    g_autoptr(GHashTable) lines = sim_json_line_table(doc);
+    const cJSON *proc;
+    cJSON_ArrayForEach(proc, procs)
+    {
+        g_autoptr(GHashTable) streams = g_hash_table_new(g_str_hash,
+                                                         g_str_equal);
+        g_autoptr(GHashTable) events = g_hash_table_new(g_str_hash,
+                                                        g_str_equal);
+        g_autoptr(GHashTable) recorded = g_hash_table_new(g_direct_hash,
+                                                          g_direct_equal);
+        Loader L = {doc, lines, sc, NULL, streams, events, recorded, NULL};
+        if (!load_process(&L, proc, error))
+            return NULL;
+    }
+    if (!sim_scenario_validate(sc, error))
+        return NULL;
+    return g_steal_pointer(&sc);
+}
+
+SimScenario *sim_scenario_parse(const char *name, const char *text,
+                                size_t len, GError **error)
+{
+    g_autoptr(SimJsonDoc) doc = sim_json_doc_parse(name, text, len, error);
+    return doc ? load_doc(doc, error) : NULL;
+}
+
+SimScenario *sim_scenario_load(const char *path, GError **error)
+{
+    g_autoptr(SimJsonDoc) doc = sim_json_doc_load(path, error);
+    return doc ? load_doc(doc, error) : NULL;
+}

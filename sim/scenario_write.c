@@ -1,0 +1,301 @@
+/* scenario_write.c -- SimScenario -> native scenario JSON.
+ *
+ * The output is what scenario_load.c reads back to an identical scenario
+ * (apart from source lines).  Ops are written one per line so that imported
+ * traces stay readable and diffable; a run of identical consecutive ops is
+ * folded into one {"op": "repeat"} block.  Times are written in microseconds
+ * with nanosecond precision.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "outfile.h"
+#include "scenario.h"
+
+static void put_str(GString *o, const char *s)
+{
+    g_string_append_c(o, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': g_string_append(o, "\\\""); break;
+        case '\\': g_string_append(o, "\\\\"); break;
+        case '\n': g_string_append(o, "\\n"); break;
+        case '\r': g_string_append(o, "\\r"); break;
+        case '\t': g_string_append(o, "\\t"); break;
+        default:
+            if (*p < 0x20)
+                g_string_append_printf(o, "\\u%04x", *p);
+            else
+                g_string_append_c(o, (char)*p);
+        }
+    }
+    g_string_append_c(o, '"');
+}
+
+/* Microseconds, exact to the nanosecond, without trailing zeros. */
+static void put_us(GString *o, SimTime ns)
+{
+    g_string_append_printf(o, "%llu", (unsigned long long)(ns / 1000));
+    unsigned frac = (unsigned)(ns % 1000);
+    if (frac) {
+        char buf[8];
+        snprintf(buf, sizeof buf, "%03u", frac);
+        for (int i = 2; i > 0 && buf[i] == '0'; i--)
+            buf[i] = 0;
+        g_string_append_printf(o, ".%s", buf);
+    }
+}
+
+static void put_mib(GString *o, uint64_t bytes)
+{
+    if (bytes % 1048576 == 0)
+        g_string_append_printf(o, "%llu", (unsigned long long)(bytes >> 20));
+    else
+        g_string_append_printf(o, "%.6f", bytes / 1048576.0);
+}
+
+static void put_dim3(GString *o, const uint32_t d[3])
+{
+    if (d[1] == 1 && d[2] == 1)
+        g_string_append_printf(o, "%u", d[0]);
+    else
+        g_string_append_printf(o, "[%u, %u, %u]", d[0], d[1], d[2]);
+}
+
+static void put_op(GString *o, const SimProcessSpec *p, const SimOp *op)
+{
+    g_string_append_printf(o, "{\"op\": \"%s\"", sim_op_kind_name(op->kind));
+    switch (op->kind) {
+    case SIM_OP_KERNEL: {
+        const SimKernelSpec *k = &op->u.kernel;
+        g_string_append(o, ", \"name\": ");
+        put_str(o, k->name);
+        g_string_append(o, ", \"stream\": ");
+        put_str(o, p->streams[op->stream].name);
+        g_string_append(o, ", \"grid\": ");
+        put_dim3(o, k->grid);
+        g_string_append(o, ", \"block\": ");
+        put_dim3(o, k->block);
+        g_string_append_printf(o, ", \"regs_per_thread\": %u",
+                               k->regs_per_thread);
+        if (k->static_smem_bytes)
+            g_string_append_printf(o, ", \"static_smem_bytes\": %u",
+                                   k->static_smem_bytes);
+        if (k->dynamic_smem_bytes)
+            g_string_append_printf(o, ", \"dynamic_smem_bytes\": %u",
+                                   k->dynamic_smem_bytes);
+        if (k->duration_ns) {
+            g_string_append(o, ", \"duration_us\": ");
+            put_us(o, k->duration_ns);
+        } else {
+            g_string_append(o, ", \"block_time_us\": ");
+            put_us(o, k->block_time_ns);
+        }
+        if (k->sm_intensity > 0)
+            g_string_append_printf(o, ", \"sm_intensity\": %.6g",
+                                   k->sm_intensity);
+        if (k->mem_intensity > 0)
+            g_string_append_printf(o, ", \"mem_intensity\": %.6g",
+                                   k->mem_intensity);
+        if (k->faults)
+            g_string_append(o, ", \"faults\": true");
+        break;
+    }
+    case SIM_OP_COPY:
+        g_string_append(o, ", \"stream\": ");
+        put_str(o, p->streams[op->stream].name);
+        g_string_append_printf(o, ", \"dir\": \"%s\", \"bytes\": %llu",
+                               sim_copy_dir_name(op->u.copy.dir),
+                               (unsigned long long)op->u.copy.bytes);
+        if (!op->u.copy.pinned)
+            g_string_append(o, ", \"pinned\": false");
+        if (op->u.copy.duration_ns) {
+            g_string_append(o, ", \"duration_us\": ");
+            put_us(o, op->u.copy.duration_ns);
+        }
+        break;
+    case SIM_OP_HOST_GAP:
+        g_string_append(o, ", \"duration_us\": ");
+        put_us(o, op->u.gap_ns);
+        break;
+    case SIM_OP_STREAM_SYNC:
+        g_string_append(o, ", \"stream\": ");
+        put_str(o, p->streams[op->stream].name);
+        break;
+    case SIM_OP_DEVICE_SYNC:
+        break;
+    case SIM_OP_EVENT_RECORD:
+    case SIM_OP_EVENT_WAIT:
+        g_string_append(o, ", \"event\": ");
+        put_str(o, p->event_names[op->event]);
+        g_string_append(o, ", \"stream\": ");
+        put_str(o, p->streams[op->stream].name);
+        break;
+    case SIM_OP_EVENT_SYNC:
+        g_string_append(o, ", \"event\": ");
+        put_str(o, p->event_names[op->event]);
+        break;
+    default:
+        break;
+    }
+    if (op->api_ns != SIM_TIME_NEVER) {
+        g_string_append(o, ", \"api_us\": ");
+        put_us(o, op->api_ns);
+    }
+    g_string_append_c(o, '}');
+}
+
+/* Ops equal in everything that is written (not the source line). */
+static bool same_op(const SimOp *a, const SimOp *b)
+{
+    if (a->kind != b->kind || a->stream != b->stream ||
+        a->event != b->event || a->api_ns != b->api_ns)
+        return false;
+    switch (a->kind) {
+    case SIM_OP_KERNEL: {
+        const SimKernelSpec *x = &a->u.kernel, *y = &b->u.kernel;
+        return x->name == y->name && /* interned: pointer equality */
+               !memcmp(x->grid, y->grid, sizeof x->grid) &&
+               !memcmp(x->block, y->block, sizeof x->block) &&
+               x->regs_per_thread == y->regs_per_thread &&
+               x->static_smem_bytes == y->static_smem_bytes &&
+               x->dynamic_smem_bytes == y->dynamic_smem_bytes &&
+               x->duration_ns == y->duration_ns &&
+               x->block_time_ns == y->block_time_ns &&
+               x->sm_intensity == y->sm_intensity &&
+               x->mem_intensity == y->mem_intensity && x->faults == y->faults;
+    }
+    case SIM_OP_COPY:
+        return a->u.copy.bytes == b->u.copy.bytes &&
+               a->u.copy.dir == b->u.copy.dir &&
+               a->u.copy.pinned == b->u.copy.pinned &&
+               a->u.copy.duration_ns == b->u.copy.duration_ns;
+    case SIM_OP_HOST_GAP:
+        return a->u.gap_ns == b->u.gap_ns;
+    default:
+        return true;
+    }
+}
+
+static void put_process(GString *o, const SimProcessSpec *p)
+{
+    g_string_append(o, "    {\n      \"name\": ");
+    put_str(o, p->name);
+    g_string_append(o, ",\n");
+    if (p->start_ns) {
+        g_string_append(o, "      \"start_us\": ");
+        put_us(o, p->start_ns);
+        g_string_append(o, ",\n");
+    }
+    if (p->mps)
+        g_string_append(o, "      \"mps\": true,\n");
+    if (p->active_thread_pct != 100)
+        g_string_append_printf(o, "      \"active_thread_pct\": %.6g,\n",
+                               p->active_thread_pct);
+    if (p->device_mem_bytes) {
+        g_string_append(o, "      \"device_mem_mib\": ");
+        put_mib(o, p->device_mem_bytes);
+        g_string_append(o, ",\n");
+    }
+    if (p->mps_mem_limit_bytes) {
+        g_string_append(o, "      \"mps_mem_limit_mib\": ");
+        put_mib(o, p->mps_mem_limit_bytes);
+        g_string_append(o, ",\n");
+    }
+    if (p->connections)
+        g_string_append_printf(o, "      \"connections\": %u,\n",
+                               p->connections);
+    if (p->iterations != 1)
+        g_string_append_printf(o, "      \"iterations\": %u,\n",
+                               p->iterations);
+    const SimArrivals *a = &p->arrivals;
+    if (a->kind == SIM_ARRIVALS_LIST) {
+        g_string_append(o, "      \"arrivals\": {\"times_us\": [");
+        for (uint32_t i = 0; i < a->n_times; i++) {
+            if (i)
+                g_string_append(o, ", ");
+            put_us(o, a->times_ns[i]);
+        }
+        g_string_append(o, "]},\n");
+    } else if (a->kind != SIM_ARRIVALS_NONE) {
+        g_string_append_printf(
+            o,
+            "      \"arrivals\": {\"rate_per_s\": %.17g, \"count\": %u, "
+            "\"distribution\": \"%s\"},\n",
+            a->rate_per_s, a->count,
+            a->kind == SIM_ARRIVALS_UNIFORM ? "uniform" : "poisson");
+    }
+    g_string_append(o, "      \"streams\": [");
+    for (uint32_t i = 0; i < p->n_streams; i++) {
+        g_string_append(o, i ? ",\n        " : "\n        ");
+        g_string_append(o, "{\"name\": ");
+        put_str(o, p->streams[i].name);
+        if (p->streams[i].priority)
+            g_string_append_printf(o, ", \"priority\": %d",
+                                   p->streams[i].priority);
+        g_string_append_c(o, '}');
+    }
+    g_string_append(o, "\n      ],\n");
+    if (p->n_events) {
+        g_string_append(o, "      \"events\": [");
+        for (uint32_t i = 0; i < p->n_events; i++) {
+            if (i)
+                g_string_append(o, ", ");
+            put_str(o, p->event_names[i]);
+        }
+        g_string_append(o, "],\n");
+    }
+    g_string_append(o, "      \"ops\": [");
+    uint32_t i = 0;
+    bool first = true;
+    while (i < p->n_ops) {
+        uint32_t j = i + 1;
+        while (j < p->n_ops && same_op(&p->ops[i], &p->ops[j]))
+            j++;
+        g_string_append(o, first ? "\n        " : ",\n        ");
+        first = false;
+        if (j - i > 1) {
+            g_string_append_printf(o, "{\"op\": \"repeat\", \"count\": %u, "
+                                      "\"ops\": [",
+                                   j - i);
+            put_op(o, p, &p->ops[i]);
+            g_string_append(o, "]}");
+        } else {
+            put_op(o, p, &p->ops[i]);
+        }
+        i = j;
+    }
+    g_string_append(o, "\n      ]\n    }");
+}
+
+char *sim_scenario_to_json(const SimScenario *sc)
+{
+    GString *o = g_string_new("{\n  \"hqsim_scenario\": 1,\n");
+    if (sc->description) {
+        g_string_append(o, "  \"description\": ");
+        put_str(o, sc->description);
+        g_string_append(o, ",\n");
+    }
+    if (sc->gpu) {
+        g_string_append(o, "  \"gpu\": ");
+        put_str(o, sc->gpu);
+        g_string_append(o, ",\n");
+    }
+    g_string_append_printf(o, "  \"seed\": %llu,\n",
+                           (unsigned long long)sc->seed);
+    g_string_append(o, "  \"processes\": [\n");
+    for (guint i = 0; i < sc->processes->len; i++) {
+        if (i)
+            g_string_append(o, ",\n");
+        put_process(o, g_ptr_array_index(sc->processes, i));
+    }
+    g_string_append(o, "\n  ]\n}\n");
+    return g_string_free(o, FALSE);
+}
+
+bool sim_scenario_write(const SimScenario *sc, const char *path,
+                        GError **error)
+{
+    g_autofree char *text = sim_scenario_to_json(sc);
+    return sim_write_file_atomic(path, text, strlen(text), error);
+}

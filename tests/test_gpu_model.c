@@ -1,0 +1,515 @@
+/* test_gpu_model.c -- the bundled GPU models load, the loader rejects bad
+ * files with the file, line and field in its message, and the MPS helpers
+ * round as documented.
+ *
+ * Malformed files are made by editing the text of a bundled model (so the
+ * rest of the file stays valid and only the one fault is tested) and
+ * writing it to a temporary file, removed afterwards.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <glib/gstdio.h>
+
+#include "error.h"
+#include "gpu_model.h"
+
+static const char *const bundled[] = {
+    "a100", "h100-sxm", "h200", "k40", "l4", "p100", "p40", "rtx2000-ada",
+    "t4", "titan-v", "v100", NULL};
+
+/* Fixture: the H100 model and the text of its file. */
+typedef struct {
+    GpuModel *h100;
+    char *text; /* models/h100-sxm.json */
+} Fixture;
+
+static int setup(void **state)
+{
+    Fixture *f = g_new0(Fixture, 1);
+    g_autofree char *path =
+        g_build_filename(sim_models_dir(), "h100-sxm.json", NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_file_get_contents(path, &f->text, NULL, &error))
+        fail_msg("%s", error->message);
+    f->h100 = sim_gpu_model_load(path, &error);
+    if (!f->h100)
+        fail_msg("%s", error->message);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    Fixture *f = *state;
+    sim_gpu_model_free(f->h100);
+    g_free(f->text);
+    g_free(f);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Helpers for malformed files
+ * ------------------------------------------------------------------------ */
+
+/* @text with the first occurrence of @from replaced by @to. */
+static char *replace_once(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at)
+        fail_msg("'%s' not found in the model text", from);
+    return g_strdup_printf("%.*s%s%s", (int)(at - text), text, to,
+                           at + strlen(from));
+}
+
+/* @text without the whole line that contains @needle. */
+static char *drop_line(const char *text, const char *needle)
+{
+    const char *at = strstr(text, needle);
+    if (!at)
+        fail_msg("'%s' not found in the model text", needle);
+    const char *start = at;
+    while (start > text && start[-1] != '\n')
+        start--;
+    const char *end = strchr(at, '\n');
+    end = end ? end + 1 : at + strlen(at);
+    return g_strdup_printf("%.*s%s", (int)(start - text), text, end);
+}
+
+/* 1-based line of the first occurrence of @needle in @text. */
+static int line_of(const char *text, const char *needle)
+{
+    const char *at = strstr(text, needle);
+    assert_non_null(at);
+    int line = 1;
+    for (const char *p = text; p < at; p++)
+        line += *p == '\n';
+    return line;
+}
+
+/* Write @len bytes to a new temporary .json file; returns its path. */
+static char *write_tmp(const char *bytes, size_t len)
+{
+    g_autoptr(GError) error = NULL;
+    char *path = NULL;
+    int fd = g_file_open_tmp("hqsim-model-XXXXXX.json", &path, &error);
+    if (fd < 0)
+        fail_msg("%s", error->message);
+    close(fd);
+    if (!g_file_set_contents(path, bytes, (gssize)len, &error))
+        fail_msg("%s", error->message);
+    return path;
+}
+
+/* Load @len bytes of model text from a temporary file and expect failure
+ * with a message of the form "PATH:LINE: ..." that contains @needle (and,
+ * if @line > 0, that line). */
+static void expect_load_error(const char *bytes, size_t len, int line,
+                              const char *needle)
+{
+    g_autofree char *path = write_tmp(bytes, len);
+    g_autoptr(GError) error = NULL;
+    GpuModel *m = sim_gpu_model_load(path, &error);
+    g_remove(path);
+    if (m) {
+        sim_gpu_model_free(m);
+        fail_msg("loading a bad model succeeded (expected '%s')", needle);
+    }
+    assert_non_null(error);
+    g_autofree char *prefix = line > 0 ? g_strdup_printf("%s:%d:", path, line)
+                                       : g_strdup_printf("%s", path);
+    if (!g_str_has_prefix(error->message, prefix))
+        fail_msg("message '%s' does not start with '%s'", error->message,
+                 prefix);
+    if (!strstr(error->message, needle))
+        fail_msg("message '%s' lacks '%s'", error->message, needle);
+}
+
+static void expect_text_error(const char *text, int line, const char *needle)
+{
+    expect_load_error(text, strlen(text), line, needle);
+}
+
+/* ------------------------------------------------------------------------
+ * Bundled models
+ * ------------------------------------------------------------------------ */
+
+static void test_gpu_model_bundled_list_is_complete(void **state)
+{
+    (void)state;
+    g_autoptr(GError) error = NULL;
+    g_auto(GStrv) names = sim_gpu_model_list(sim_models_dir(), &error);
+    assert_non_null(names);
+    assert_int_equal(g_strv_length(names), g_strv_length((char **)bundled));
+    for (int i = 0; bundled[i]; i++)
+        assert_string_equal(names[i], bundled[i]);
+}
+
+static void test_gpu_model_every_bundled_model_loads(void **state)
+{
+    (void)state;
+    for (int i = 0; bundled[i]; i++) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GpuModel) m =
+            sim_gpu_model_find(bundled[i], sim_models_dir(), &error);
+        if (!m)
+            fail_msg("%s: %s", bundled[i], error->message);
+        /* The "name" field is the file stem, as find-by-name assumes. */
+        assert_string_equal(m->name, bundled[i]);
+        /* Every field has a provenance, including the special ones. */
+        assert_non_null(g_hash_table_lookup(m->sources, "compute_capability"));
+        assert_non_null(g_hash_table_lookup(m->sources, "smem_carveouts_kib"));
+        assert_non_null(g_hash_table_lookup(m->sources, "timeslice_us"));
+        /* max_threads_per_sm = 32 x max_warps_per_sm (loader check). */
+        assert_int_equal(m->max_threads_per_sm, 32 * m->max_warps_per_sm);
+        /* A dispatch order of every SM exactly once. */
+        g_autofree bool *seen = g_new0(bool, m->sm_count);
+        for (uint32_t s = 0; s < m->sm_count; s++) {
+            assert_true(m->dispatch_order[s] < m->sm_count);
+            assert_false(seen[m->dispatch_order[s]]);
+            seen[m->dispatch_order[s]] = true;
+        }
+    }
+}
+
+static void test_gpu_model_h100_values(void **state)
+{
+    Fixture *f = *state;
+    const GpuModel *m = f->h100;
+    assert_int_equal(m->cc_major, 9);
+    assert_int_equal(m->cc_minor, 0);
+    assert_int_equal(m->sm_count, 132);
+    assert_int_equal(m->sms_per_tpc, 2);
+    assert_int_equal(m->max_warps_per_sm, 64);
+    assert_int_equal(m->max_blocks_per_sm, 32);
+    assert_int_equal(m->smem_per_sm_bytes, 228 * 1024);
+    assert_int_equal(m->max_smem_per_block_bytes, 227 * 1024);
+    assert_int_equal(m->smem_reserved_per_block_bytes, 1024);
+    assert_int_equal(m->smem_alloc_granularity_bytes, 128);
+    assert_int_equal(m->n_smem_carveouts, 10);
+    assert_int_equal(m->smem_carveouts_kib[9], 228);
+    assert_int_equal(m->max_resident_grids, 128);
+    assert_int_equal(m->connections_default, 8);
+    assert_int_equal(m->connections_max, 32);
+    assert_int_equal(m->stream_priority_levels, 6);
+    assert_int_equal(m->preemption, SIM_PREEMPT_INSTRUCTION);
+    assert_int_equal(m->timeslice_ns, 1024000);
+    assert_int_equal(m->idle_yield_ns, 1000000);
+    assert_true(m->mps_volta);
+    assert_int_equal(m->mps_max_clients, 60);
+    assert_int_equal(m->mps_connections_default, 2);
+    assert_int_equal(m->device_mem_bytes, 81106ull * 1024 * 1024);
+    assert_int_equal(m->sm_clock_mhz, 1980);
+    assert_int_equal(m->nvml_sample_period_ns, 1000000000ull);
+    /* The default dispatch order: even SMs, then odd. */
+    assert_int_equal(m->dispatch_order[0], 0);
+    assert_int_equal(m->dispatch_order[1], 2);
+    assert_int_equal(m->dispatch_order[65], 130);
+    assert_int_equal(m->dispatch_order[66], 1);
+}
+
+static void test_gpu_model_generations_differ_where_documented(void **state)
+{
+    (void)state;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GpuModel) k40 = sim_gpu_model_find("k40", NULL, &error);
+    g_autoptr(GpuModel) p100 = sim_gpu_model_find("p100", NULL, &error);
+    g_autoptr(GpuModel) t4 = sim_gpu_model_find("t4", NULL, &error);
+    g_autoptr(GpuModel) l4 = sim_gpu_model_find("l4", NULL, &error);
+    assert_non_null(k40);
+    assert_non_null(p100);
+    assert_non_null(t4);
+    assert_non_null(l4);
+    /* Kepler: block-boundary preemption, pre-Volta MPS, 32 grids. */
+    assert_int_equal(k40->preemption, SIM_PREEMPT_BLOCK);
+    assert_false(k40->mps_volta);
+    assert_int_equal(k40->mps_max_clients, 16);
+    assert_int_equal(k40->max_resident_grids, 32);
+    assert_int_equal(k40->smem_alloc_granularity_bytes, 256);
+    /* cc 6.0: two register sub-partitions. */
+    assert_int_equal(p100->reg_subpartitions, 2);
+    assert_int_equal(p100->preemption, SIM_PREEMPT_INSTRUCTION);
+    /* cc 7.5: 32 warps, 16 blocks, 64 KiB. */
+    assert_int_equal(t4->max_warps_per_sm, 32);
+    assert_int_equal(t4->max_blocks_per_sm, 16);
+    assert_int_equal(t4->smem_per_sm_bytes, 64 * 1024);
+    assert_int_equal(t4->mps_max_clients, 48);
+    /* cc 8.9: 48 warps, 24 blocks, 1 KiB reserved. */
+    assert_int_equal(l4->max_warps_per_sm, 48);
+    assert_int_equal(l4->max_blocks_per_sm, 24);
+    assert_int_equal(l4->smem_reserved_per_block_bytes, 1024);
+}
+
+static void test_gpu_model_find_unknown_name_lists_known(void **state)
+{
+    (void)state;
+    g_autoptr(GError) error = NULL;
+    GpuModel *m = sim_gpu_model_find("h999", NULL, &error);
+    assert_null(m);
+    assert_int_equal(error->code, SIM_ERROR_USAGE);
+    assert_non_null(strstr(error->message, "no GPU model 'h999'"));
+    assert_non_null(strstr(error->message, "h100-sxm"));
+}
+
+static void test_gpu_model_copy_is_deep(void **state)
+{
+    Fixture *f = *state;
+    g_autoptr(GpuModel) c = sim_gpu_model_copy(f->h100);
+    c->sm_count = 8;
+    c->dispatch_order[0] = 7;
+    assert_int_equal(f->h100->sm_count, 132);
+    assert_int_equal(f->h100->dispatch_order[0], 0);
+    assert_string_equal(c->name, "h100-sxm");
+}
+
+static void test_gpu_model_describe_shows_sources(void **state)
+{
+    Fixture *f = *state;
+    g_autoptr(GString) out = g_string_new(NULL);
+    sim_gpu_model_describe(f->h100, out);
+    assert_non_null(strstr(out->str, "h100-sxm"));
+    assert_non_null(strstr(out->str, "timeslice_us"));
+    assert_non_null(strstr(out->str, "[OGKM-fifo]"));
+    assert_non_null(strstr(out->str, "0,8,16,32,64,100,132,164,196,228"));
+}
+
+/* ------------------------------------------------------------------------
+ * Malformed files
+ * ------------------------------------------------------------------------ */
+
+static void test_gpu_model_rejects_unknown_field(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *bad = replace_once(f->text, "  \"sm_count\": 132,\n",
+                                        "  \"sm_count\": 132,\n"
+                                        "  \"sm_cuont\": 132,\n");
+    expect_text_error(bad, line_of(f->text, "\"sm_count\"") + 1,
+                      "unknown field 'sm_cuont'");
+}
+
+static void test_gpu_model_rejects_missing_field(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *bad = drop_line(f->text, "\"sm_clock_mhz\": 1980");
+    /* A missing field has no line of its own: the object's (line 1). */
+    expect_text_error(bad, 1, "missing field 'sm_clock_mhz'");
+}
+
+static void test_gpu_model_rejects_out_of_range(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *bad =
+        replace_once(f->text, "\"sm_count\": 132", "\"sm_count\": 0");
+    expect_text_error(bad, line_of(f->text, "\"sm_count\""),
+                      "field 'sm_count': 0 is out of range [1, 512]");
+    g_autofree char *bad2 = replace_once(f->text, "\"timeslice_us\": 1024.0",
+                                         "\"timeslice_us\": -5");
+    expect_text_error(bad2, line_of(f->text, "\"timeslice_us\""),
+                      "field 'timeslice_us': -5 is out of range");
+}
+
+static void test_gpu_model_rejects_missing_source(void **state)
+{
+    Fixture *f = *state;
+    /* The second "sm_clock_mhz" in the file is its source entry. */
+    const char *src = strstr(strstr(f->text, "\"source\""), "\"sm_clock_mhz\"");
+    assert_non_null(src);
+    g_autofree char *bad = drop_line(f->text, src);
+    expect_text_error(bad, line_of(f->text, "\"source\""),
+                      "source: no provenance for field 'sm_clock_mhz'");
+}
+
+static void test_gpu_model_rejects_empty_source(void **state)
+{
+    Fixture *f = *state;
+    /* Move the sm_count source to the top of "source", emptied. */
+    const char *src = strstr(strstr(f->text, "\"source\""), "\"sm_count\"");
+    g_autofree char *bad = drop_line(f->text, src);
+    g_autofree char *bad2 =
+        replace_once(bad, "\"source\": {\n",
+                     "\"source\": {\n    \"sm_count\": \"\",\n");
+    expect_text_error(bad2, line_of(f->text, "\"source\"") + 1,
+                      "source 'sm_count': expected a non-empty string");
+}
+
+static void test_gpu_model_rejects_non_integer(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *bad =
+        replace_once(f->text, "\"sm_count\": 132", "\"sm_count\": 131.5");
+    expect_text_error(bad, line_of(f->text, "\"sm_count\""),
+                      "field 'sm_count': expected an integer, got 131.5");
+    g_autofree char *bad2 =
+        replace_once(f->text, "\"sm_count\": 132", "\"sm_count\": \"132\"");
+    expect_text_error(bad2, line_of(f->text, "\"sm_count\""),
+                      "field 'sm_count': expected a number");
+}
+
+static void test_gpu_model_rejects_bad_enum(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *bad = replace_once(f->text, "\"preemption\": \"instruction\"",
+                                        "\"preemption\": \"sometimes\"");
+    expect_text_error(bad, line_of(f->text, "\"preemption\""),
+                      "field 'preemption': 'sometimes' is not one of "
+                      "'instruction', 'block'");
+}
+
+static void test_gpu_model_rejects_truncated_json(void **state)
+{
+    Fixture *f = *state;
+    size_t len = strlen(f->text);
+    /* Cut inside a string value, between members, inside a number, just
+     * before the last brace; then every 97th byte. */
+    expect_load_error(f->text, len / 2, 0, "JSON text ends early");
+    const char *after = strstr(f->text, "\"sm_count\": 132,\n");
+    assert_non_null(after);
+    after += strlen("\"sm_count\": 132,\n");
+    expect_load_error(f->text, (size_t)(after - f->text), 0,
+                      "JSON text ends early");
+    expect_load_error(f->text, (size_t)(strstr(f->text, "132") + 2 - f->text),
+                      0, "JSON text ends early");
+    expect_load_error(f->text, len - 2, 0, "JSON text ends early");
+    for (size_t cut = 1; cut < len; cut += 97)
+        expect_load_error(f->text, cut, 0, "(truncated file?)");
+}
+
+static void test_gpu_model_syntax_error_is_not_truncation(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *bad =
+        replace_once(f->text, "\"sm_count\": 132,", "\"sm_count\": 132],");
+    expect_text_error(bad, line_of(f->text, "\"sm_count\""),
+                      "JSON syntax error near '],'");
+}
+
+static void test_gpu_model_rejects_non_utf8(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *bad = replace_once(f->text, "H100 SXM5", "H100 \xff\xfe");
+    expect_text_error(bad, line_of(f->text, "\"display_name\""),
+                      "not valid UTF-8");
+}
+
+static void test_gpu_model_rejects_inconsistent_values(void **state)
+{
+    Fixture *f = *state;
+    /* 228 KiB per block + 1 KiB reserved cannot fit a 228 KiB SM. */
+    g_autofree char *bad = replace_once(f->text,
+                                        "\"max_smem_per_block_kib\": 227",
+                                        "\"max_smem_per_block_kib\": 228");
+    expect_text_error(bad, 1,
+                      "max_smem_per_block_kib (228) plus "
+                      "smem_reserved_per_block_bytes (1024) exceeds "
+                      "smem_per_sm_kib (228)");
+    g_autofree char *bad2 = replace_once(f->text, "\"max_warps_per_sm\": 64",
+                                         "\"max_warps_per_sm\": 48");
+    expect_text_error(bad2, 1, "must be 32 x max_warps_per_sm");
+}
+
+static void test_gpu_model_rejects_wrong_schema(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *bad = replace_once(f->text, "hqsim-gpu-model-1",
+                                        "hqsim-gpu-model-0");
+    expect_text_error(bad, line_of(f->text, "\"schema\""),
+                      "field 'schema': expected 'hqsim-gpu-model-1'");
+}
+
+/* ------------------------------------------------------------------------
+ * MPS helpers
+ * ------------------------------------------------------------------------ */
+
+static void test_gpu_model_mps_sm_limit_rounds_down_by_tpc(void **state)
+{
+    Fixture *f = *state;
+    const GpuModel *m = f->h100; /* 132 SMs, 2 per TPC, rounding down */
+    /* 50%: 66 SMs = 33 TPCs exactly -> 66. */
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 50), 66);
+    /* 33%: 43.56 SMs = 21.78 TPCs -> 21 TPCs -> 42 SMs. */
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 33), 42);
+    /* 1%: 1.32 SMs = 0.66 TPC -> 0 -> at least one TPC: 2 SMs. */
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 1), 2);
+    /* 100%: all 66 TPCs. */
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 100), 132);
+    /* 25%: 33 SMs = 16.5 TPCs -> 16 -> 32. */
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 25), 32);
+}
+
+static void test_gpu_model_mps_sm_limit_other_roundings(void **state)
+{
+    Fixture *f = *state;
+    g_autoptr(GpuModel) m = sim_gpu_model_copy(f->h100);
+    m->mps_pct_rounding = SIM_ROUND_UP;
+    /* 33%: 21.78 TPCs -> 22 -> 44; 50% stays 66 (exact). */
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 33), 44);
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 50), 66);
+    m->mps_pct_rounding = SIM_ROUND_NEAREST;
+    /* 25%: 16.5 TPCs -> 17 -> 34; 33%: 21.78 -> 22 -> 44. */
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 25), 34);
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 33), 44);
+}
+
+static void test_gpu_model_mps_client_limit(void **state)
+{
+    Fixture *f = *state;
+    const GpuModel *h100 = f->h100; /* 60 clients at 2 connections each */
+    /* 0 means the default (2): 60. */
+    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 0), 60);
+    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 2), 60);
+    /* Fewer connections do not raise the client limit. */
+    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 1), 60);
+    /* A budget of 60 x 2 = 120 channels: 4 each -> 30, 8 -> 15, 32 -> 3. */
+    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 4), 30);
+    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 8), 15);
+    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 32), 3);
+
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GpuModel) v100 = sim_gpu_model_find("v100", NULL, &error);
+    assert_non_null(v100);
+    /* 48 x 2 = 96 channels: 8 each -> 12. */
+    assert_int_equal(sim_gpu_model_mps_client_limit(v100, 8), 12);
+
+    /* Pre-Volta: clients share the server's connections, so the limit is
+     * 16 whatever each client asks for. */
+    g_autoptr(GpuModel) k40 = sim_gpu_model_find("k40", NULL, &error);
+    assert_non_null(k40);
+    assert_int_equal(sim_gpu_model_mps_client_limit(k40, 0), 16);
+    assert_int_equal(sim_gpu_model_mps_client_limit(k40, 32), 16);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+        T(test_gpu_model_bundled_list_is_complete),
+        T(test_gpu_model_every_bundled_model_loads),
+        T(test_gpu_model_h100_values),
+        T(test_gpu_model_generations_differ_where_documented),
+        T(test_gpu_model_find_unknown_name_lists_known),
+        T(test_gpu_model_copy_is_deep),
+        T(test_gpu_model_describe_shows_sources),
+        T(test_gpu_model_rejects_unknown_field),
+        T(test_gpu_model_rejects_missing_field),
+        T(test_gpu_model_rejects_out_of_range),
+        T(test_gpu_model_rejects_missing_source),
+        T(test_gpu_model_rejects_empty_source),
+        T(test_gpu_model_rejects_non_integer),
+        T(test_gpu_model_rejects_bad_enum),
+        T(test_gpu_model_rejects_truncated_json),
+        T(test_gpu_model_syntax_error_is_not_truncation),
+        T(test_gpu_model_rejects_non_utf8),
+        T(test_gpu_model_rejects_inconsistent_values),
+        T(test_gpu_model_rejects_wrong_schema),
+        T(test_gpu_model_mps_sm_limit_rounds_down_by_tpc),
+        T(test_gpu_model_mps_sm_limit_other_roundings),
+        T(test_gpu_model_mps_client_limit),
+#undef T
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
