@@ -25,14 +25,18 @@
 #include "scenario.h"
 #include "simtime.h"
 
-/* The launch latency assumed when it is not given: the time from an op
- * reaching the head of its hardware queue to its first block (or byte)
- * running.  Give the GPU model's kernel_launch_latency_ns instead when it
- * is known, so that identity replay lines up exactly. */
-#define SIM_IMPORT_DEFAULT_LAUNCH_LATENCY_NS 2000u
+/* The kernel launch latency assumed when neither the options nor a GPU
+ * model give one: the time from a kernel reaching the head of its hardware
+ * queue to its first block.  It is the bundled models' value (3 us). */
+#define SIM_IMPORT_DEFAULT_LAUNCH_LATENCY_NS 3000u
 
 typedef struct {
-    SimTime launch_latency_ns;   /* L in import/README.md */
+    SimTime launch_latency_ns;   /* L in import/README.md; SIM_TIME_NEVER:
+                                    the GPU model's kernel_launch_latency */
+    const char *gpu_model;       /* the model the scenario will run on
+                                    (name or file); NULL: the one closest to
+                                    the GPU the trace names (transfer none) */
+    const char *models_dir;      /* where to find it; NULL: the default */
     const char *format;          /* force this format for every file;
                                     NULL: detect (transfer none) */
     SimTime window_start_ns;     /* keep ops whose recorded start lies in
@@ -41,10 +45,13 @@ typedef struct {
     SimTime window_end_ns;       /* SIM_TIME_NEVER: no end */
     char **processes;            /* NULL-terminated pids or process names
                                     to keep; NULL: all (transfer none) */
+    bool pin_held;               /* issue ops that waited for something the
+                                    trace does not show just in time
+                                    (import/README.md, "Held ops") */
 } SimImportOptions;
 
-/* Defaults: L = SIM_IMPORT_DEFAULT_LAUNCH_LATENCY_NS, detect, no window,
- * every process. */
+/* Defaults: L from the GPU model (else the default above), the trace's own
+ * GPU, detect formats, no window, every process. */
 void sim_import_options_init(SimImportOptions *opt);
 
 /* What an import found, per scenario process.  Recorded times are in
@@ -75,6 +82,7 @@ typedef struct {
     SimImportProcess *procs;
     uint32_t n_procs;
     SimTime span_ns;         /* recorded span over all processes */
+    bool timed;              /* some input had a timeline (not ncu alone) */
     SimTime launch_latency_ns;
     uint64_t n_skipped;      /* rows/events not imported (see notes) */
     uint32_t ncu_matched;    /* trace kernels enriched from ncu */

@@ -13,7 +13,6 @@
         return 1;                                                             \
     }
 
-PENDING(sim_cmd_import, "import")
 PENDING(sim_cmd_sweep, "sweep")
 PENDING(sim_cmd_validate, "validate")
 PENDING(sim_cmd_gen, "gen")
