@@ -50,8 +50,18 @@ void sim_csv_row_free(SimCsvRow *row)
     g_free(row);
 }
 
+/* "field 19 ('Name')" */
+static char *field_label(const SimCsvRow *header, uint32_t i)
+{
+    if (header && i < header->n)
+        return g_strdup_printf("field %u ('%s')", i + 1,
+                               sim_csv_field(header, i));
+    return g_strdup_printf("field %u", i + 1);
+}
+
 bool sim_csv_split(const SimCsv *csv, const char *line, size_t len,
-                   uint32_t lineno, SimCsvRow *row, GError **error)
+                   uint32_t lineno, SimCsvRow *row, const SimCsvRow *header,
+                   GError **error)
 {
     g_string_truncate(row->buf, 0);
     g_array_set_size(row->offs, 0);
@@ -67,10 +77,11 @@ bool sim_csv_split(const SimCsv *csv, const char *line, size_t len,
             i++;
             for (;;) {
                 if (i >= len) {
+                    g_autofree char *f = field_label(header, row->n);
                     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                                "%s:%u: field %u: unterminated quote "
-                                "(truncated line?)",
-                                csv->name, lineno, row->n + 1);
+                                "%s:%u: %s: unterminated quote (truncated "
+                                "line?)",
+                                csv->name, lineno, f);
                     return false;
                 }
                 if (line[i] == '"') {
@@ -86,10 +97,11 @@ bool sim_csv_split(const SimCsv *csv, const char *line, size_t len,
                 i++;
             }
             if (i < len && line[i] != ',') {
+                g_autofree char *f = field_label(header, row->n);
                 g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                            "%s:%u: field %u: unexpected text after a "
-                            "closing quote",
-                            csv->name, lineno, row->n + 1);
+                            "%s:%u: %s: unexpected text after a closing "
+                            "quote",
+                            csv->name, lineno, f);
                 return false;
             }
         } else {

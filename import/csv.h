@@ -49,10 +49,11 @@ void sim_csv_row_free(SimCsvRow *row);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimCsvRow, sim_csv_row_free)
 
 /* Split @len bytes of @line (line number @lineno) into @row.  Fails, naming
- * the file and line, on an unterminated quote or text after a closing
- * quote. */
+ * the file, line and field (by its @header name when a header is given,
+ * else NULL), on an unterminated quote or text after a closing quote. */
 bool sim_csv_split(const SimCsv *csv, const char *line, size_t len,
-                   uint32_t lineno, SimCsvRow *row, GError **error);
+                   uint32_t lineno, SimCsvRow *row, const SimCsvRow *header,
+                   GError **error);
 
 /* Field @i of @row (transfer none), "" when @i is out of range. */
 const char *sim_csv_field(const SimCsvRow *row, uint32_t i);

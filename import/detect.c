@@ -121,7 +121,9 @@ static const char *detect_text(const char *path, const char *head, size_t len,
             first = line;
             first_len = n;
         }
-        if (starts(line, n, "\"Start\",\"Duration\"") ||
+        /* nvprof quotes its header and its first column is "Start" with
+         * no unit; nsys writes "Start (ns)" (or "Start(sec)"), unquoted. */
+        if (starts(line, n, "\"Start\",") ||
             starts(line, n, "\"Device\",\"Context\",\"Stream\",\"Kernel\""))
             return fmt("nvprof");
         if (starts(line, n, "\"ID\",\"Process ID\""))

@@ -155,6 +155,15 @@ static bool get_num(const Kineto *kn, uint32_t line, const char *name,
     return true;
 }
 
+/* Microseconds to ns without going through a double of ~1e18 (epoch
+ * microseconds times 1000 would lose up to 256 ns): whole microseconds are
+ * exact in a double up to 2^53, the fraction is converted apart. */
+static int64_t us_to_ns(double us)
+{
+    double whole = floor(us);
+    return (int64_t)whole * 1000 + llround((us - whole) * 1000.0);
+}
+
 /* "ts"/"dur" in us -> ns on the trace clock. */
 static bool get_times(const Kineto *kn, uint32_t line, const char *name,
                       const cJSON *ev, int64_t *start, int64_t *end,
@@ -170,8 +179,8 @@ static bool get_times(const Kineto *kn, uint32_t line, const char *name,
     if (ts < -1e17 || ts > 1e17)
         return ev_fail(kn, line, name, error,
                        "field 'ts': %g is out of range", ts);
-    *start = llround(ts * 1000.0) + kn->base_ns;
-    *end = *start + llround(dur * 1000.0);
+    *start = us_to_ns(ts) + kn->base_ns;
+    *end = *start + us_to_ns(dur);
     return true;
 }
 

@@ -350,14 +350,15 @@ bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
         if (!have_header) {
             if (!sim_csv_line_starts(line, n, "\"ID\",\"Process ID\""))
                 continue; /* the application's own output */
-            ok = sim_csv_split(&csv, line, n, csv.line, header, error) &&
+            ok = sim_csv_split(&csv, line, n, csv.line, header, NULL, error) &&
                  read_header(&nc, header, error);
             have_header = true;
             continue;
         }
         if (nc.wide && !nc.units) {
             nc.units = sim_csv_row_new();
-            ok = sim_csv_split(&csv, line, n, csv.line, nc.units, error);
+            ok = sim_csv_split(&csv, line, n, csv.line, nc.units, header,
+                               error);
             if (ok && nc.units->n != nc.n_fields) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                             "%s:%u: units row has %u cells, the header has "
@@ -367,7 +368,7 @@ bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
             }
             continue;
         }
-        ok = sim_csv_split(&csv, line, n, csv.line, row, error);
+        ok = sim_csv_split(&csv, line, n, csv.line, row, header, error);
         if (ok && row->n != nc.n_fields) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                         "%s:%u: %u fields, but the header has %u%s", tr->path,

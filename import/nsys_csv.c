@@ -369,6 +369,7 @@ bool sim_import_nsys_csv(SimTrace *tr, const char *text, size_t len,
     SimCsv csv;
     sim_csv_init(&csv, tr->path, text, len);
     g_autoptr(SimCsvRow) row = sim_csv_row_new();
+    g_autoptr(SimCsvRow) header = sim_csv_row_new();
     const char *line;
     size_t n;
     bool have_header = false;
@@ -376,18 +377,19 @@ bool sim_import_nsys_csv(SimTrace *tr, const char *text, size_t len,
         if (n == 0)
             continue;
         if (!have_header) {
-            bool header = (sim_csv_line_starts(line, n, "Start") ||
-                           sim_csv_line_starts(line, n, "\"Start")) &&
-                          g_strstr_len(line, (gssize)n, "Name");
-            if (!header)
+            bool is_header = (sim_csv_line_starts(line, n, "Start") ||
+                              sim_csv_line_starts(line, n, "\"Start")) &&
+                             g_strstr_len(line, (gssize)n, "Name");
+            if (!is_header)
                 continue; /* preamble */
-            if (!sim_csv_split(&csv, line, n, csv.line, row, error) ||
-                !read_header(&ns, row, error))
+            if (!sim_csv_split(&csv, line, n, csv.line, header, NULL,
+                               error) ||
+                !read_header(&ns, header, error))
                 return false;
             have_header = true;
             continue;
         }
-        if (!sim_csv_split(&csv, line, n, csv.line, row, error))
+        if (!sim_csv_split(&csv, line, n, csv.line, row, header, error))
             return false;
         if (row->n != ns.n_fields) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,

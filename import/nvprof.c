@@ -232,10 +232,11 @@ static bool scaled(const Nvprof *np, const SimCsvRow *r, Col c, double max,
         return fail(np, r->line, c, error, "missing value");
     if (!sim_csv_parse_double(s, &v))
         return fail(np, r->line, c, error, "'%s' is not a number", s);
+    if (v < 0)
+        return fail(np, r->line, c, error, "%s is negative", s);
     v *= np->scale[c];
-    if (v < 0 || v > max)
-        return fail(np, r->line, c, error, "%s is out of range [0, %.0f]",
-                    s, max);
+    if (v > max)
+        return fail(np, r->line, c, error, "%s is too large", s);
     *out = v;
     return true;
 }
@@ -422,6 +423,7 @@ bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
     np.tr = tr;
     sim_csv_init(&np.csv, tr->path, text, len);
     g_autoptr(SimCsvRow) row = sim_csv_row_new();
+    g_autoptr(SimCsvRow) header = sim_csv_row_new();
     g_autofree char *pname = NULL;
     int64_t pid = -1;
     const char *line;
@@ -439,8 +441,9 @@ bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
         }
         if (!have_header) {
             if (sim_csv_line_starts(line, n, "\"Start\"")) {
-                if (!sim_csv_split(&np.csv, line, n, ln, row, error) ||
-                    !read_header(&np, row, error))
+                if (!sim_csv_split(&np.csv, line, n, ln, header, NULL,
+                                   error) ||
+                    !read_header(&np, header, error))
                     return false;
                 have_header = true;
             } else if (sim_csv_line_starts(line, n, "\"Device\",\"Context\"")) {
@@ -460,7 +463,7 @@ bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
             }
             continue; /* application output before the table */
         }
-        if (!sim_csv_split(&np.csv, line, n, ln, row, error))
+        if (!sim_csv_split(&np.csv, line, n, ln, row, header, error))
             return false;
         if (!have_units) {
             if (!read_units(&np, row, error))

@@ -1096,8 +1096,10 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
         L = resolve_latency(opt, opt->gpu_model ? opt->gpu_model : suggested,
                             notes);
         rep->launch_latency_ns = (SimTime)L;
-        g_autofree char *src = g_strjoinv(", ", (char **)paths);
-        sc = sim_scenario_new(src, formats->str);
+        g_autoptr(GString) src = g_string_new(NULL);
+        for (int i = 0; i < n_paths; i++)
+            g_string_append_printf(src, "%s%s", i ? ", " : "", paths[i]);
+        sc = sim_scenario_new(src->str, formats->str);
     }
     /* Per built process: which clock group it belongs to and its origin. */
     g_autoptr(GArray) group = g_array_new(FALSE, FALSE, sizeof(int));
