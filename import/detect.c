@@ -58,9 +58,10 @@ static const char *detect_sqlite(const char *path, GError **error)
         rc = SQLITE_OK;
     }
     if (rc != SQLITE_DONE) {
+        g_autofree char *msg =
+            g_utf8_make_valid(db ? sqlite3_errmsg(db) : "out of memory", -1);
         g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                    "%s: not a readable SQLite database: %s", path,
-                    db ? sqlite3_errmsg(db) : "out of memory");
+                    "%s: not a readable SQLite database: %s", path, msg);
         sqlite3_finalize(st);
         sqlite3_close(db);
         return NULL;

@@ -176,9 +176,12 @@ static bool get_times(const Kineto *kn, uint32_t line, const char *name,
     if (dur < 0 || dur > 1e12)
         return ev_fail(kn, line, name, error,
                        "field 'dur': %g is out of range [0, 1e12] us", dur);
-    if (ts < -1e17 || ts > 1e17)
+    /* Epoch microseconds until 2096, or relative to baseTimeNanoseconds. */
+    double ts_max = kn->base_ns ? 1e12 : 4e15;
+    if (ts < -ts_max || ts > ts_max)
         return ev_fail(kn, line, name, error,
-                       "field 'ts': %g is out of range", ts);
+                       "field 'ts': %.17g is out of range [%g, %g] us", ts,
+                       -ts_max, ts_max);
     *start = us_to_ns(ts) + kn->base_ns;
     *end = *start + us_to_ns(dur);
     return true;
@@ -670,11 +673,13 @@ static int64_t base_time(const SimJsonDoc *doc)
         if (p) {
             char *end = NULL;
             long long v = g_ascii_strtoll(p + 1, &end, 10);
-            if (end != p + 1)
+            if (end != p + 1 && v > 0 && v <= SIM_TRACE_MAX_TIME)
                 return v;
         }
     }
-    return (int64_t)b->valuedouble;
+    if (b->valuedouble > 0 && b->valuedouble <= (double)SIM_TRACE_MAX_TIME)
+        return (int64_t)b->valuedouble;
+    return 0;
 }
 
 bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,

@@ -255,11 +255,18 @@ static bool memcpy_dir(const char *kind, SimCopyDir *d)
     return false;
 }
 
+/* "HtoD]" -> "HtoD" (the text up to the closing bracket, if any). */
+static char *bracket_body(const char *s)
+{
+    return g_strndup(s, strcspn(s, "]"));
+}
+
 static bool read_row(Nsys *ns, const SimCsvRow *r, GError **error)
 {
     const char *name = cell(ns, r, C_NAME);
     double start, dur, sid;
-    if (!num(ns, r, C_START, 0, 1e19, false, &start, error) ||
+    if (!num(ns, r, C_START, 0, (double)SIM_TRACE_MAX_TIME, false, &start,
+             error) ||
         !num(ns, r, C_STRM, 0, 1e15, true, &sid, error))
         return false;
     if (ns->idx[C_DURATION] >= 0) {
@@ -267,7 +274,8 @@ static bool read_row(Nsys *ns, const SimCsvRow *r, GError **error)
             return false;
     } else {
         double end;
-        if (!num(ns, r, C_END, start, 1e19, false, &end, error))
+        if (!num(ns, r, C_END, start, (double)SIM_TRACE_MAX_TIME, false, &end,
+                 error))
             return false;
         dur = end - start;
     }
@@ -289,7 +297,7 @@ static bool read_row(Nsys *ns, const SimCsvRow *r, GError **error)
     SimTraceOp op;
     memset(&op, 0, sizeof op);
     if (g_str_has_prefix(name, "[CUDA memcpy ")) {
-        g_autofree char *kind = g_strndup(name + 13, strlen(name + 13) - 1);
+        g_autofree char *kind = bracket_body(name + 13);
         SimCopyDir d;
         if (!memcpy_dir(kind, &d)) {
             ns->tr->n_skipped++;

@@ -50,18 +50,20 @@ typedef struct {
 
 static int64_t pid_of(int64_t global_pid)
 {
-    return (global_pid >> 24) & 0xFFFFFF;
+    return (int64_t)(((uint64_t)global_pid >> 24) & 0xFFFFFF);
 }
 
 static int64_t api_key(int64_t pid, int64_t corr)
 {
-    return (pid << 32) ^ (corr & 0xFFFFFFFF);
+    return (int64_t)(((uint64_t)pid << 32) ^ ((uint64_t)corr & 0xFFFFFFFF));
 }
 
 static bool db_fail(const Db *d, const char *table, GError **error)
 {
+    /* A corrupt file's names can reach the message: keep it UTF-8. */
+    g_autofree char *msg = g_utf8_make_valid(sqlite3_errmsg(d->db), -1);
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s: table %s: %s",
-                d->tr->path, table, sqlite3_errmsg(d->db));
+                d->tr->path, table, msg);
     return false;
 }
 
@@ -195,8 +197,11 @@ static bool read_meta(Db *d, GError **error)
                                -1, &st, NULL) == SQLITE_OK &&
             sqlite3_step(st) == SQLITE_ROW &&
             sqlite3_column_type(st, 0) != SQLITE_NULL) {
-            d->base = sqlite3_column_int64(st, 0);
-            d->tr->absolute = true;
+            int64_t base = sqlite3_column_int64(st, 0);
+            if (base > 0 && base <= SIM_TRACE_MAX_TIME) {
+                d->base = base;
+                d->tr->absolute = true;
+            }
         }
         sqlite3_finalize(st);
     }
@@ -278,8 +283,13 @@ static bool read_runtime(Db *d, GError **error)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (sqlite3_column_type(st, 4) == SQLITE_NULL)
             continue;
-        int64_t start = sqlite3_column_int64(st, 1);
-        int64_t end = sqlite3_column_int64(st, 2);
+        int64_t start, end;
+        if (!col_u(d, st, 1, T_RUNTIME, 0, SIM_TRACE_MAX_TIME, &start,
+                   error) ||
+            !col_u(d, st, 2, T_RUNTIME, 0, SIM_TRACE_MAX_TIME, &end, error)) {
+            sqlite3_finalize(st);
+            return false;
+        }
         int64_t pid = pid_of(col_i64(st, 3, 0));
         int64_t key = api_key(pid, sqlite3_column_int64(st, 4));
         if (end < start) {
@@ -349,7 +359,8 @@ static bool read_kernels(Db *d, GError **error)
         int64_t v[16];
         static const int64_t lo[16] = {0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
                                        0, 0, 0};
-        static const int64_t hi[16] = {INT64_MAX, INT64_MAX, INT64_MAX, 4096,
+        static const int64_t hi[16] = {INT64_MAX, SIM_TRACE_MAX_TIME,
+                                       SIM_TRACE_MAX_TIME, 4096,
                                        INT64_MAX, INT64_MAX, INT64_MAX,
                                        INT32_MAX, 65535, 65535, 1024, 1024,
                                        64, 255, UINT32_MAX, UINT32_MAX};
@@ -449,8 +460,10 @@ static bool read_memcpy(Db *d, GError **error)
     uint64_t skipped = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t start, end, stream, bytes, kind;
-        if (!col_u(d, st, 1, T_MEMCPY, 0, INT64_MAX, &start, error) ||
-            !col_u(d, st, 2, T_MEMCPY, start, INT64_MAX, &end, error) ||
+        if (!col_u(d, st, 1, T_MEMCPY, 0, SIM_TRACE_MAX_TIME, &start,
+                   error) ||
+            !col_u(d, st, 2, T_MEMCPY, start, SIM_TRACE_MAX_TIME, &end,
+                   error) ||
             !col_u(d, st, 3, T_MEMCPY, 0, INT64_MAX, &stream, error) ||
             !col_u(d, st, 6, T_MEMCPY, 0, (int64_t)1 << 50, &bytes, error) ||
             !col_u(d, st, 7, T_MEMCPY, 0, 1000, &kind, error)) {
@@ -509,8 +522,10 @@ static bool read_memset(Db *d, GError **error)
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t start, end, stream, bytes;
-        if (!col_u(d, st, 1, T_MEMSET, 0, INT64_MAX, &start, error) ||
-            !col_u(d, st, 2, T_MEMSET, start, INT64_MAX, &end, error) ||
+        if (!col_u(d, st, 1, T_MEMSET, 0, SIM_TRACE_MAX_TIME, &start,
+                   error) ||
+            !col_u(d, st, 2, T_MEMSET, start, SIM_TRACE_MAX_TIME, &end,
+                   error) ||
             !col_u(d, st, 3, T_MEMSET, 0, INT64_MAX, &stream, error) ||
             !col_u(d, st, 6, T_MEMSET, 0, (int64_t)1 << 50, &bytes, error)) {
             sqlite3_finalize(st);
@@ -605,8 +620,16 @@ static bool read_syncs(Db *d, GError **error)
                 op->api_start_ns = a->start + d->base;
                 op->api_end_ns = a->end + d->base;
             } else {
-                op->api_start_ns = sqlite3_column_int64(st, 1) + d->base;
-                op->api_end_ns = sqlite3_column_int64(st, 2) + d->base;
+                int64_t s0, s1;
+                if (!col_u(d, st, 1, T_SYNC, 0, SIM_TRACE_MAX_TIME, &s0,
+                           error) ||
+                    !col_u(d, st, 2, T_SYNC, s0, SIM_TRACE_MAX_TIME, &s1,
+                           error)) {
+                    sqlite3_finalize(st);
+                    return false;
+                }
+                op->api_start_ns = s0 + d->base;
+                op->api_end_ns = s1 + d->base;
             }
         }
         sqlite3_finalize(st);
@@ -624,7 +647,7 @@ static bool read_syncs(Db *d, GError **error)
         if (a->synced ||
             (kind != SIM_TRACE_DEVICE_SYNC && kind != SIM_TRACE_STREAM_SYNC))
             continue;
-        int64_t pid = *(int64_t *)k >> 32;
+        int64_t pid = (int64_t)((uint64_t) * (int64_t *)k >> 32);
         SimTraceProcess *p = sim_trace_find_process(d->tr, pid);
         if (!p)
             continue; /* a process without GPU work */
@@ -711,9 +734,10 @@ bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
     d.tr = tr;
     if (sqlite3_open_v2(tr->path, &d.db, SQLITE_OPEN_READONLY, NULL) !=
         SQLITE_OK) {
+        g_autofree char *msg = g_utf8_make_valid(
+            d.db ? sqlite3_errmsg(d.db) : "out of memory", -1);
         g_set_error(error, SIM_ERROR, SIM_ERROR_IO,
-                    "%s: cannot open the SQLite database: %s", tr->path,
-                    d.db ? sqlite3_errmsg(d.db) : "out of memory");
+                    "%s: cannot open the SQLite database: %s", tr->path, msg);
         sqlite3_close(d.db);
         return false;
     }

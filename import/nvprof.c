@@ -287,6 +287,12 @@ static bool copy_pinned(const Nvprof *np, const SimCsvRow *r, SimCopyDir d)
     return strcmp(host, "Pageable") != 0;
 }
 
+/* "HtoD]" -> "HtoD" (the text up to the closing bracket, if any). */
+static char *bracket_body(const char *s)
+{
+    return g_strndup(s, strcspn(s, "]"));
+}
+
 static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
                      GError **error)
 {
@@ -297,7 +303,7 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
         return true;
     }
     double start, dur;
-    if (!scaled(np, r, COL_START, 1e18, &start, error) ||
+    if (!scaled(np, r, COL_START, (double)SIM_TRACE_MAX_TIME, &start, error) ||
         !scaled(np, r, COL_DURATION, 1e15, &dur, error))
         return false;
     const char *stream = cell(np, r, COL_STREAM);
@@ -312,7 +318,7 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
     SimTraceOp op;
     memset(&op, 0, sizeof op);
     if (g_str_has_prefix(name, "[CUDA memcpy ")) {
-        g_autofree char *kind = g_strndup(name + 13, strlen(name + 13) - 1);
+        g_autofree char *kind = bracket_body(name + 13);
         SimCopyDir dir;
         if (!copy_dir(kind, &dir)) {
             np->tr->n_skipped++;

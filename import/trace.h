@@ -24,6 +24,9 @@
 
 #define SIM_TRACE_NO_TIME INT64_MIN
 #define SIM_TRACE_NO_ID INT64_MIN
+/* Readers refuse times beyond this (about 146 years of ns), so that sums
+ * and differences of two times never overflow int64. */
+#define SIM_TRACE_MAX_TIME ((int64_t)1 << 62)
 
 typedef enum {
     SIM_TRACE_KERNEL,

@@ -652,10 +652,15 @@ static void trace_window(const SimTrace *tr, const SimImportOptions *opt,
     *to = INT64_MAX;
     if (first == INT64_MAX)
         return;
-    if (opt->window_start_ns)
-        *from = first + (int64_t)MIN(opt->window_start_ns, (SimTime)1 << 62);
-    if (opt->window_end_ns != SIM_TIME_NEVER)
-        *to = first + (int64_t)MIN(opt->window_end_ns, (SimTime)1 << 62);
+    /* Saturating: first + offset never overflows. */
+    if (opt->window_start_ns) {
+        int64_t w = (int64_t)MIN(opt->window_start_ns, (SimTime)1 << 62);
+        *from = first > INT64_MAX - w ? INT64_MAX : first + w;
+    }
+    if (opt->window_end_ns != SIM_TIME_NEVER) {
+        int64_t w = (int64_t)MIN(opt->window_end_ns, (SimTime)1 << 62);
+        *to = first > INT64_MAX - w ? INT64_MAX : first + w;
+    }
 }
 
 static void init_walk(Walk *w, SimScenario *sc, SimTrace *tr,
