@@ -35,15 +35,18 @@
 static void replay(const char *rel, const char *model_if_none, bool pin,
                    bool big)
 {
-    g_autofree char *path = g_strconcat(TRACES, rel, NULL);
-    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
-        print_message("skipping: %s is not there\n", path);
+    /* skip() jumps out: decide before anything is allocated. */
+    char where[1024];
+    snprintf(where, sizeof where, "%s%s", TRACES, rel);
+    if (!g_file_test(where, G_FILE_TEST_EXISTS)) {
+        print_message("skipping: %s is not there\n", where);
         skip();
     }
     if (big && g_getenv("HQSIM_VALGRIND")) {
         print_message("skipping %s under valgrind (large)\n", rel);
         skip();
     }
+    g_autofree char *path = g_strdup(where);
     g_autoptr(GError) error = NULL;
     SimImportOptions opt;
     sim_import_options_init(&opt);
