@@ -419,7 +419,7 @@ bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
     return true;
 }
 
-bool sim_ncu_to_ops(SimTrace *tr, GError **error)
+bool sim_import_ncu_ops(SimTrace *tr, GError **error)
 {
     for (guint i = 0; i < tr->ncu->len; i++) {
         const SimNcuKernel *k = &g_array_index(tr->ncu, SimNcuKernel, i);

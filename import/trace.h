@@ -151,6 +151,6 @@ bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
 /* Turn an ncu trace's kernels (tr->ncu) into untimed ops, one process per
  * profiled process, for use without a timeline.  Fails if a kernel lacks
  * its launch configuration or duration. */
-bool sim_ncu_to_ops(SimTrace *tr, GError **error);
+bool sim_import_ncu_ops(SimTrace *tr, GError **error);
 
 #endif /* SIM_IMPORT_TRACE_H */

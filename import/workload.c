@@ -1081,7 +1081,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
             if (!tr || strcmp(tr->format, "ncu") != 0)
                 continue;
             if (!have_timeline) {
-                ok = sim_ncu_to_ops(tr, error);
+                ok = sim_import_ncu_ops(tr, error);
                 tr->untimed = true;
             }
         }
