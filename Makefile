@@ -1,6 +1,7 @@
 # hqsim -- one non-recursive Makefile.  Builds out of tree in $(BUILD).
 #
 #   make            build build/hqsim
+#   make demo       build and run the default before/after-MPS comparison
 #   make test       unit + end-to-end tests, then the same under ASan/UBSan,
 #                   then under valgrind (what CI runs)
 #   make check      unit + end-to-end tests only (fast)
@@ -48,7 +49,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all check test asan valgrind bench validate clean echo format \
+.PHONY: all demo check test asan valgrind bench validate clean echo format \
         format-check check-headers
 all: $(BUILD)/hqsim
 
@@ -74,10 +75,15 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(TEST_LIBS)
 
+# ($^ would also hold the headers listed in the generated .d file.)
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# demo: the main job on the bundled default scenario (before/after MPS).
+demo: $(BUILD)/hqsim
+	$(BUILD)/hqsim compare traces/default.json
 
 # check: unit tests (cmocka), then end-to-end tests on the real binary.
 check: $(BUILD)/hqsim $(TEST_BIN)
@@ -93,8 +99,12 @@ asan:
 valgrind: $(BUILD)/hqsim $(TEST_BIN)
 	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash tests/valgrind.sh $(TEST_BIN)
 
-# test: everything CI runs.
-test: check asan valgrind
+# test: everything CI runs, one stage after the other (each stage builds
+# in parallel under -j).
+test:
+	$(Q)$(MAKE) --no-print-directory check
+	$(Q)$(MAKE) --no-print-directory asan
+	$(Q)$(MAKE) --no-print-directory valgrind
 
 bench: $(BUILD)/hqsim $(BENCH_BIN)
 	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash bench/run.sh
@@ -120,3 +130,4 @@ clean:
 	rm -rf build build-asan
 
 -include $(shell find $(BUILD) build-asan -name '*.d' 2>/dev/null)
+.SECONDARY:

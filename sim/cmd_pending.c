@@ -15,7 +15,6 @@
 
 PENDING(sim_cmd_sweep, "sweep")
 PENDING(sim_cmd_validate, "validate")
-PENDING(sim_cmd_gen, "gen")
 
 #include "viz.h"
 #include "error.h"

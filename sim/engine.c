@@ -97,7 +97,7 @@ void eng_mark_queue(Engine *E, Queue *q)
 {
     if (!q->dirty) {
         q->dirty = true;
-        g_ptr_array_add(E->dirty_queues, q);
+        g_queue_push_tail(&E->dirty_queues, q);
     }
 }
 
@@ -105,7 +105,7 @@ void eng_mark_ctx(Engine *E, Ctx *c)
 {
     if (!c->dirty) {
         c->dirty = true;
-        g_ptr_array_add(E->dirty_ctxs, c);
+        g_queue_push_tail(&E->dirty_ctxs, c);
     }
 }
 
@@ -158,6 +158,7 @@ static Queue *queue_new(Ctx *c)
     Queue *q = g_new0(Queue, 1);
     q->ctx = c;
     q->index = c->queues->len;
+    sim_event_init(&q->ev, EV_QUEUE, q);
     g_ptr_array_add(c->queues, q);
     return q;
 }
@@ -176,6 +177,7 @@ static Ctx *ctx_new(Engine *E, const char *name, bool mps_server,
         uint32_t n = E->m->mps_max_clients + 1;
         c->client_cap = g_new0(uint32_t, n);
         c->client_in_use = g_new0(uint32_t, n);
+        c->client_sms = g_new0(uint64_t *, n);
         if (!E->m->mps_volta) /* pre-Volta: one pool shared by clients */
             for (uint32_t i = 0; i < E->m->connections_default; i++)
                 queue_new(c);
@@ -186,10 +188,16 @@ static Ctx *ctx_new(Engine *E, const char *name, bool mps_server,
 
 static void ctx_free(Engine *E, Ctx *c)
 {
+    for (guint i = 0; i < c->queues->len; i++)
+        sim_eventq_cancel(&E->q, &((Queue *)g_ptr_array_index(c->queues, i))->ev);
     sm_free_ctx(E, c);
     g_ptr_array_free(c->queues, TRUE);
     g_free(c->client_cap);
     g_free(c->client_in_use);
+    if (c->client_sms)
+        for (uint32_t i = 0; i <= E->m->mps_max_clients; i++)
+            g_free(c->client_sms[i]);
+    g_free(c->client_sms);
     g_free(c);
 }
 
@@ -308,6 +316,19 @@ static void proc_start(Engine *E, Proc *P)
                             m->name, P->spec->name);
         }
         c->client_cap[P->client] = cap;
+        c->limited |= cap < m->sm_count;
+        if (cap < m->sm_count && m->mps_sm_assign == SIM_MPS_SMS_STATIC) {
+            /* A fixed window of cap SMs in dispatch order; successive
+             * clients take successive windows, wrapping around. */
+            uint64_t *set = g_new0(uint64_t, E->sm_words);
+            for (uint32_t i = 0; i < cap; i++) {
+                uint32_t sm = m->dispatch_order[(c->static_next + i) %
+                                                m->sm_count];
+                set[sm / 64] |= 1ull << (sm % 64);
+            }
+            c->static_next = (c->static_next + cap) % m->sm_count;
+            c->client_sms[P->client] = set;
+        }
         r->sm_limit = cap;
         r->active_thread_pct = pct;
         if (m->mps_volta) {
@@ -331,19 +352,13 @@ static void proc_start(Engine *E, Proc *P)
     r->ctx = P->ctx->index;
     r->connections = P->connections;
     r->start_ns = E->now;
-    /* Streams map onto the context's queues round-robin in creation order;
-     * pre-Volta MPS clients share the server's pool, continuing its count. */
+    /* Streams map onto queues when they issue their first op (round-robin
+     * in order of first use, measured on an H100: FINDINGS.md §1). */
     for (uint32_t s = 0; s < P->spec->n_streams; s++) {
-        uint32_t qi;
-        if (mps && !m->mps_volta)
-            qi = P->ctx->streams_mapped++ % P->ctx->queues->len;
-        else
-            qi = P->queue_base + s % P->connections;
-        P->streams[s].queue = qi;
+        P->streams[s].queue = SIM_NO_INDEX;
         int prio = P->spec->streams[s].priority;
         int lowest = -(int)(m->stream_priority_levels - 1);
         P->streams[s].priority = CLAMP(prio, lowest, 0);
-        r->streams[s].queue = qi - P->queue_base;
     }
     P->started = P->alive = true;
     start_next_iteration(E, P);
@@ -367,9 +382,9 @@ static SimTime api_time(const Engine *E, const SimOp *op)
     if (op->api_ns != SIM_TIME_NEVER)
         return op->api_ns;
     switch (op->kind) {
-    case SIM_OP_KERNEL:
+    case SIM_OP_KERNEL: return E->m->launch_api_ns;
     case SIM_OP_EVENT_RECORD:
-    case SIM_OP_EVENT_WAIT: return E->m->launch_api_ns;
+    case SIM_OP_EVENT_WAIT: return E->m->event_api_ns;
     case SIM_OP_COPY: return E->m->copy_api_ns;
     case SIM_OP_STREAM_SYNC:
     case SIM_OP_DEVICE_SYNC:
@@ -425,8 +440,20 @@ static void issue_op(Engine *E, Proc *P, const SimOp *op)
     in->iteration = P->iteration;
     in->issue = E->now;
     StreamRt *s = &P->streams[op->stream];
+    if (s->queue == SIM_NO_INDEX) {
+        /* First use: the next queue round-robin; pre-Volta MPS clients
+         * share the server's pool and continue its count. */
+        Ctx *c = P->ctx;
+        if (c->mps_server && !E->m->mps_volta)
+            s->queue = c->streams_mapped++ % c->queues->len;
+        else
+            s->queue = P->queue_base + P->streams_used++ % P->connections;
+        E->res->procs[P->index].streams[op->stream].queue =
+            s->queue - P->queue_base;
+    }
     in->stream_seq = s->issued++;
     in->queue = s->queue;
+    in->visible = E->now + E->m->submit_latency_ns;
     P->outstanding++;
     if (op->kind == SIM_OP_EVENT_RECORD) {
         EventRt *ev = &P->events[op->event];
@@ -642,7 +669,7 @@ static void admit_kernel(Engine *E, KernelRt *k)
     Ctx *c = k->ctx;
     k->admit_seq = E->admit_seq++;
     k->inst->state = INST_PENDING;
-    sm_pending_insert(c, k);
+    sm_pending_insert(E, c, k);
     c->active++;
     ctx_work_arrived(E, c);
     eng_mark_ctx(E, c);
@@ -668,6 +695,12 @@ static void queue_pump(Engine *E, Queue *q)
         }
         Proc *P = in->proc;
         const SimOp *op = in->op;
+        if (in->visible > E->now) {
+            /* Still on its way from the host: look again then. */
+            if (!sim_event_pending(&q->ev) || q->ev.when > in->visible)
+                sim_eventq_schedule(&E->q, &q->ev, in->visible);
+            return;
+        }
         if (P->streams[op->stream].completed != in->stream_seq)
             break; /* its stream's previous op is still running */
         switch (op->kind) {
@@ -871,9 +904,8 @@ static void settle(Engine *E)
     for (;;) {
         if (E->error)
             return;
-        if (E->dirty_queues->len) {
-            Queue *q = g_ptr_array_steal_index_fast(E->dirty_queues,
-                                                    E->dirty_queues->len - 1);
+        if (!g_queue_is_empty(&E->dirty_queues)) {
+            Queue *q = g_queue_pop_head(&E->dirty_queues);
             q->dirty = false;
             queue_pump(E, q);
             continue;
@@ -883,9 +915,8 @@ static void settle(Engine *E)
             deliver_fault(E, k);
             continue;
         }
-        if (E->dirty_ctxs->len) {
-            Ctx *c = g_ptr_array_steal_index_fast(E->dirty_ctxs,
-                                                  E->dirty_ctxs->len - 1);
+        if (!g_queue_is_empty(&E->dirty_ctxs)) {
+            Ctx *c = g_queue_pop_head(&E->dirty_ctxs);
             c->dirty = false;
             sm_dispatch(E, c);
             continue;
@@ -913,12 +944,13 @@ static bool check_kernels(Engine *E, GError **error)
             bool ok = sim_occupancy(E->m, &op->u.kernel, &occ, &err);
             if (ok && occ.blocks_per_sm == 0)
                 err = g_error_new(SIM_ERROR, SIM_ERROR_NOFIT,
-                                  "fits on no SM (limited by %s)",
+                                  "fits on no SM of %s (limited by %s)",
+                                  E->m->name,
                                   sim_occ_limit_name(occ.limiter));
             if (err) {
                 g_autofree char *where = op_where(E, P, j);
-                g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT, "%s: %s on %s",
-                            where, err->message, E->m->name);
+                g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT, "%s: %s",
+                            where, err->message);
                 g_error_free(err);
                 return false;
             }
@@ -1013,6 +1045,8 @@ static void handle(Engine *E, SimEvent *ev)
     case EV_SLICE:
     case EV_SWITCH:
     case EV_YIELD: ctx_event(E, ev); break;
+    case EV_COHORT: sm_cohort_event(E, ev->obj); break;
+    case EV_QUEUE: eng_mark_queue(E, ev->obj); break;
     default: g_assert_not_reached();
     }
 }
@@ -1114,10 +1148,10 @@ static void engine_free(Engine *E)
     }
     for (int d = 0; d < SIM_COPY_N_DIRS; d++) {
         OpInst *in;
-        while ((in = g_queue_pop_head(&E->copy_wait[d])))
+        while ((in = g_queue_pop_head(&E->copy[d].wait)))
             g_free(in);
-        for (uint32_t i = 0; i < E->n_copy[d]; i++)
-            g_free(E->copy[d][i].cur);
+        for (guint i = 0; i < E->copy[d].active->len; i++)
+            g_free(g_ptr_array_index(E->copy[d].active, i));
     }
     copy_free(E);
     for (guint i = 0; i < E->ctxs->len; i++)
@@ -1133,9 +1167,16 @@ static void engine_free(Engine *E)
         E->group_free = g->next;
         g_free(g);
     }
-    g_ptr_array_free(E->dirty_queues, TRUE);
-    g_ptr_array_free(E->dirty_ctxs, TRUE);
+    while (E->cohort_free) {
+        Cohort *co = E->cohort_free;
+        E->cohort_free = co->next;
+        g_free(co);
+    }
+    g_queue_clear(&E->dirty_queues);
+    g_queue_clear(&E->dirty_ctxs);
     g_ptr_array_free(E->faults, TRUE);
+    g_ptr_array_free(E->resched, TRUE);
+    g_free(E->cand);
     met_free(E);
     sim_eventq_destroy(&E->q);
     g_free(E->procs);
@@ -1158,9 +1199,10 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     E.sm_words = (m->sm_count + 63) / 64;
     sim_eventq_init(&E.q);
     E.ctxs = g_ptr_array_new();
-    E.dirty_queues = g_ptr_array_new();
-    E.dirty_ctxs = g_ptr_array_new();
+    g_queue_init(&E.dirty_queues);
+    g_queue_init(&E.dirty_ctxs);
     E.faults = g_ptr_array_new();
+    E.resched = g_ptr_array_new();
     E.res = sim_result_new();
     E.n_procs = sc->processes->len;
     E.procs = g_new0(Proc, E.n_procs);
@@ -1214,6 +1256,10 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
         settle(&E);
         if (E.error)
             break;
+        if (E.opt.check_invariants) {
+            sm_check(&E);
+            g_assert(sim_eventq_check(&E.q));
+        }
     }
     if (!E.error) {
         bool stuck = false;

@@ -43,6 +43,8 @@ typedef struct {
     bool record_timeline;      /* fill SimResult.sm_timeline */
     uint64_t seed;             /* 0: the scenario's seed */
     SimTime time_limit_ns;     /* 0: none; else stop with an error */
+    bool check_invariants;     /* verify the engine's internal invariants
+                                  after every instant (tests; slow) */
 } SimOptions;
 
 /* Defaults: as the scenario, record ops, no timeline, no limit. */

@@ -1,47 +1,53 @@
-/* engine_copy.c -- copy engines (gpu-scheduling-rules.md §7).
+/* engine_copy.c -- copies (gpu-scheduling-rules.md §7; measured on an H100,
+ * traces/measured/h100/FINDINGS.md §7).
  *
- * Each direction (host-to-device, device-to-host, device-to-device) has the
- * model's number of copy engines.  A copy that reaches the head of its
- * hardware queue (its stream's earlier work done) waits in one FIFO per
- * direction, shared by every context, and runs on the first free engine of
- * its direction for its recorded duration, or latency + bytes / bandwidth,
- * pageable copies at a reduced bandwidth.  Copies overlap kernels and copies
- * of the other directions; copy engines are not time-sliced.
+ * A copy that reaches the head of its hardware queue (its stream's earlier
+ * work done) waits in one FIFO per direction (host-to-device,
+ * device-to-host, device-to-device).  A process has the model's number of
+ * copy engines per direction, so its copies in one direction run one after
+ * another (in FIFO order); copies of different processes run at the same
+ * time and share the direction's bandwidth equally (processor sharing).  A
+ * copy's work is its recorded duration, or latency + bytes / bandwidth,
+ * pageable copies at a reduced bandwidth (they also hold the host: see
+ * issue_op).  Copies overlap kernels and copies of the other directions;
+ * they are not time-sliced with contexts.
  */
+#include <math.h>
+
 #include "engine_internal.h"
+
+static uint32_t engines_per_process(const Engine *E, SimCopyDir d)
+{
+    return d == SIM_COPY_H2D   ? E->m->copy_engines_h2d
+           : d == SIM_COPY_D2H ? E->m->copy_engines_d2h
+                               : 1;
+}
 
 void copy_init(Engine *E)
 {
-    const GpuModel *m = E->m;
-    E->n_copy[SIM_COPY_H2D] = m->copy_engines_h2d;
-    E->n_copy[SIM_COPY_D2H] = m->copy_engines_d2h;
-    E->n_copy[SIM_COPY_D2D] = 1;
     for (int d = 0; d < SIM_COPY_N_DIRS; d++) {
-        E->copy[d] = g_new0(CopyEngine, E->n_copy[d]);
-        for (uint32_t i = 0; i < E->n_copy[d]; i++) {
-            CopyEngine *ce = &E->copy[d][i];
-            ce->E = E;
-            ce->dir = (SimCopyDir)d;
-            sim_event_init(&ce->ev, EV_COPY, ce);
-        }
-        g_queue_init(&E->copy_wait[d]);
+        CopyDir *cd = &E->copy[d];
+        cd->dir = (SimCopyDir)d;
+        cd->active = g_ptr_array_new();
+        g_queue_init(&cd->wait);
+        sim_event_init(&cd->ev, EV_COPY, cd);
     }
 }
 
 void copy_free(Engine *E)
 {
     for (int d = 0; d < SIM_COPY_N_DIRS; d++) {
-        for (uint32_t i = 0; i < E->n_copy[d]; i++)
-            sim_eventq_cancel(&E->q, &E->copy[d][i].ev);
-        g_free(E->copy[d]);
-        g_queue_clear(&E->copy_wait[d]);
+        CopyDir *cd = &E->copy[d];
+        sim_eventq_cancel(&E->q, &cd->ev);
+        g_ptr_array_free(cd->active, TRUE);
+        g_queue_clear(&cd->wait);
     }
 }
 
-static SimTime copy_duration(const Engine *E, const SimCopySpec *c)
+static double copy_work(const Engine *E, const SimCopySpec *c)
 {
     if (c->duration_ns)
-        return c->duration_ns;
+        return (double)c->duration_ns;
     const GpuModel *m = E->m;
     double gbps = c->dir == SIM_COPY_H2D   ? m->h2d_bandwidth_gbps
                   : c->dir == SIM_COPY_D2H ? m->d2h_bandwidth_gbps
@@ -49,45 +55,99 @@ static SimTime copy_duration(const Engine *E, const SimCopySpec *c)
     if (!c->pinned && c->dir != SIM_COPY_D2D)
         gbps *= m->pageable_bandwidth_factor;
     /* GB/s = bytes per ns. */
-    return m->copy_latency_ns + (SimTime)((double)c->bytes / gbps + 0.5);
+    return (double)m->copy_latency_ns + ceil((double)c->bytes / gbps);
 }
 
-static void copy_start_waiting(Engine *E, SimCopyDir d)
+/* Account the progress of the active copies of @cd up to now. */
+static void copy_advance(Engine *E, CopyDir *cd)
 {
-    for (uint32_t i = 0; i < E->n_copy[d]; i++) {
-        CopyEngine *ce = &E->copy[d][i];
-        if (ce->cur)
-            continue;
-        OpInst *in = NULL;
-        while ((in = g_queue_pop_head(&E->copy_wait[d])) && in->dead)
-            eng_op_complete(E, in); /* releases a killed op */
-        if (!in)
-            return;
-        ce->cur = in;
-        ce->busy_since = E->now;
-        in->state = INST_COPY_RUN;
-        in->start = E->now;
-        SimOpRecord *r = eng_record(E, in);
-        if (r)
-            r->start_ns = E->now;
-        sim_eventq_schedule(&E->q, &ce->ev,
-                            E->now + copy_duration(E, &in->op->u.copy));
+    guint n = cd->active->len;
+    if (n && E->now > cd->last) {
+        double d = (double)(E->now - cd->last) / n;
+        for (guint i = 0; i < n; i++)
+            ((OpInst *)g_ptr_array_index(cd->active, i))->copy_left -= d;
     }
+    cd->last = E->now;
+}
+
+static void copy_reschedule(Engine *E, CopyDir *cd)
+{
+    guint n = cd->active->len;
+    if (!n) {
+        sim_eventq_cancel(&E->q, &cd->ev);
+        return;
+    }
+    double min = INFINITY;
+    for (guint i = 0; i < n; i++)
+        min = MIN(min, ((OpInst *)g_ptr_array_index(cd->active, i))->copy_left);
+    double dt = min > 0 ? ceil(min * n) : 0;
+    sim_eventq_schedule(&E->q, &cd->ev, E->now + (SimTime)dt);
+}
+
+/* Start every waiting copy whose process has a free engine, in FIFO order
+ * (a copy stays behind an earlier one of its own process). */
+static void copy_start_waiting(Engine *E, CopyDir *cd)
+{
+    const uint32_t per = engines_per_process(E, cd->dir);
+    bool started = false;
+    GList *l = cd->wait.head;
+    while (l) {
+        GList *next = l->next;
+        OpInst *in = l->data;
+        if (in->dead) {
+            g_queue_delete_link(&cd->wait, l);
+            eng_op_complete(E, in); /* releases a killed op */
+        } else if (in->proc->copy_active[cd->dir] < per) {
+            if (!started)
+                copy_advance(E, cd);
+            started = true;
+            g_queue_delete_link(&cd->wait, l);
+            in->proc->copy_active[cd->dir]++;
+            in->state = INST_COPY_RUN;
+            in->start = E->now;
+            in->copy_left = copy_work(E, &in->op->u.copy);
+            if (cd->active->len == 0)
+                cd->busy_since = E->now;
+            g_ptr_array_add(cd->active, in);
+            SimOpRecord *r = eng_record(E, in);
+            if (r)
+                r->start_ns = E->now;
+        }
+        l = next;
+    }
+    if (started)
+        copy_reschedule(E, cd);
 }
 
 void copy_submit(Engine *E, OpInst *in)
 {
-    SimCopyDir d = in->op->u.copy.dir;
+    CopyDir *cd = &E->copy[in->op->u.copy.dir];
     in->state = INST_COPY_WAIT;
-    g_queue_push_tail(&E->copy_wait[d], in);
-    copy_start_waiting(E, d);
+    g_queue_push_tail(&cd->wait, in);
+    copy_start_waiting(E, cd);
 }
 
-void copy_event(Engine *E, CopyEngine *ce)
+void copy_event(Engine *E, CopyDir *cd)
 {
-    OpInst *in = ce->cur;
-    ce->cur = NULL;
-    E->res->copy_busy_ns[ce->dir] += E->now - ce->busy_since;
-    eng_op_complete(E, in);
-    copy_start_waiting(E, ce->dir);
+    copy_advance(E, cd);
+    GPtrArray *done = g_ptr_array_new();
+    for (guint i = 0; i < cd->active->len;) {
+        OpInst *in = g_ptr_array_index(cd->active, i);
+        if (in->copy_left <= 1e-3) {
+            g_ptr_array_remove_index(cd->active, i); /* keeps order */
+            g_ptr_array_add(done, in);
+        } else {
+            i++;
+        }
+    }
+    if (cd->active->len == 0)
+        E->res->copy_busy_ns[cd->dir] += E->now - cd->busy_since;
+    for (guint i = 0; i < done->len; i++) {
+        OpInst *in = g_ptr_array_index(done, i);
+        in->proc->copy_active[cd->dir]--;
+        eng_op_complete(E, in);
+    }
+    g_ptr_array_free(done, TRUE);
+    copy_reschedule(E, cd);
+    copy_start_waiting(E, cd);
 }

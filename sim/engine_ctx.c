@@ -65,13 +65,20 @@ static void hide(Engine *E)
         met_sm_warps(E, i, 0);
 }
 
-static void start_switch(Engine *E, Ctx *next)
+/* A switch costs the model's fixed part plus moving the resident state: the
+ * outgoing context's registers and shared memory are saved (@saved bytes;
+ * zero after a block-boundary drain) and the incoming one's restored, both
+ * at the model's context_state_gbps.  A context holding one small block switches almost for
+ * free; one filling every SM pays tens of microseconds. */
+static void start_switch(Engine *E, Ctx *next, uint64_t saved)
 {
     E->phase = GPU_SWITCH;
     E->next = next;
     E->res->context_switches++;
+    double bytes = (double)saved + (double)next->state_bytes;
+    SimTime move = (SimTime)(bytes / E->m->context_state_gbps + 0.5);
     sim_eventq_schedule(&E->q, &E->ev_switch,
-                        E->now + E->m->context_switch_ns);
+                        E->now + E->m->context_switch_ns + move);
 }
 
 /* Take the GPU away from E->cur (if any) and give it to @next. */
@@ -88,13 +95,15 @@ static void begin_switch(Engine *E, Ctx *next)
         E->next = next;
         return;
     }
+    uint64_t saved = 0;
     if (c) {
         slice_close(E);
         sm_freeze(E, c);
         hide(E);
         E->cur = NULL;
+        saved = c->state_bytes;
     }
-    start_switch(E, next);
+    start_switch(E, next, saved);
 }
 
 void ctx_drained(Engine *E, Ctx *c)
@@ -106,7 +115,7 @@ void ctx_drained(Engine *E, Ctx *c)
     sm_freeze(E, c);
     hide(E);
     E->cur = NULL;
-    start_switch(E, E->next);
+    start_switch(E, E->next, 0);
 }
 
 bool ctx_can_dispatch(const Engine *E, const Ctx *c)
@@ -123,7 +132,7 @@ void ctx_work_arrived(Engine *E, Ctx *c)
         if (!E->last || E->last == c)
             activate(E, c);
         else
-            start_switch(E, c);
+            start_switch(E, c, 0); /* E->last was saved when it went idle */
         break;
     case GPU_RUN:
         if (E->cur == c) {
@@ -133,12 +142,12 @@ void ctx_work_arrived(Engine *E, Ctx *c)
             /* The holder is idle and its yield delay already passed. */
             begin_switch(E, c);
         } else if (!sim_event_pending(&E->ev_slice)) {
-            /* The slice timer only runs while someone competes; it expires
-             * at the holder's next slice boundary, as if it had been
-             * running all along. */
-            SimTime ts = E->m->timeslice_ns;
-            SimTime into = (E->now - E->slice_start) % ts;
-            sim_eventq_schedule(&E->q, &E->ev_slice, E->now + (ts - into));
+            /* The slice timer only runs while someone competes.  The slice
+             * counts from when the holder got the GPU: a holder already
+             * past it is preempted at once (measured on an H100: within
+             * ~24 us, FINDINGS.md §8). */
+            SimTime end = E->slice_start + E->m->timeslice_ns;
+            sim_eventq_schedule(&E->q, &E->ev_slice, MAX(end, E->now));
         }
         break;
     case GPU_DRAIN:
@@ -160,12 +169,12 @@ void ctx_event(Engine *E, SimEvent *ev)
     case EV_SLICE: {
         if (E->phase != GPU_RUN)
             return;
+        /* The slice is over: whoever waits gets the GPU, whether or not
+         * the holder has work at this instant.  With nobody waiting the
+         * timer stops until someone arrives (ctx_work_arrived). */
         Ctx *next = next_with_work(E, E->cur);
-        if (next && has_work(E->cur))
+        if (next)
             begin_switch(E, next);
-        else if (next)
-            sim_eventq_schedule(&E->q, &E->ev_slice,
-                                E->now + E->m->timeslice_ns);
         break;
     }
     case EV_YIELD: {

@@ -26,16 +26,20 @@ enum {
     EV_HOST,       /* obj = Proc: the host thread's API call or gap ended */
     EV_ADMIT,      /* obj = KernelRt: launch latency over */
     EV_SM,         /* obj = SmRt: its earliest block group completes */
-    EV_COPY,       /* obj = CopyEngine: its copy completes */
+    EV_COPY,       /* obj = CopyDir: its earliest active copy completes */
     EV_SLICE,      /* obj = Engine: the running context's timeslice ended */
     EV_SWITCH,     /* obj = Engine: a context switch completed */
     EV_YIELD,      /* obj = Engine: an idle context gives the GPU up */
+    EV_COHORT,     /* obj = Cohort: its blocks complete */
+    EV_QUEUE,      /* obj = Queue: its head op has become visible */
 };
 
 typedef struct Engine Engine;
 typedef struct Proc Proc;
 typedef struct Ctx Ctx;
 typedef struct KernelRt KernelRt;
+typedef struct Cohort Cohort;
+typedef struct SmRt SmRt;
 
 /* Where an issued op is in its life. */
 typedef enum {
@@ -62,7 +66,11 @@ typedef struct OpInst {
     InstState state;
     bool dead;                /* killed by a fault: skip, never complete */
     SimTime issue;
-    SimTime start;            /* copies: when a copy engine took it */
+    SimTime visible;          /* issue + submit latency: when the GPU's
+                                 front end can see it in its queue */
+    SimTime start;            /* copies: when it started moving data */
+    double copy_left;         /* copies: ns of transfer left at full
+                                 bandwidth */
     KernelRt *k;              /* kernels */
     struct OpInst *qnext;     /* hardware queue / copy queue link */
     struct OpInst *pprev, *pnext; /* the process's live list */
@@ -77,6 +85,8 @@ struct KernelRt {
     uint64_t blocks, dispatched, done;
     double work;          /* per block, in ns at full rate */
     double demand;        /* share of an SM's issue capacity per block */
+    uint32_t occ;         /* its blocks per SM on an empty SM */
+    uint32_t carveout;    /* shared-memory carveout it asks for (bytes) */
     int priority;
     uint64_t admit_seq;
     SimTime start;        /* first block placed (SIM_TIME_NEVER before) */
@@ -86,6 +96,10 @@ struct KernelRt {
     KernelRt *prev, *next;/* ctx pending list, ordered (priority, seq) */
     bool in_pending;
     bool faulted;
+    Cohort *last_cohort;  /* the cohort of its latest placement instant */
+    uint64_t stuck_epoch; /* ctx->release_epoch when it last could not
+                             place all its blocks: until resources are
+                             released again it cannot place more */
 };
 
 /* Blocks of one kernel placed on one SM at one instant: they started
@@ -93,34 +107,64 @@ struct KernelRt {
  * one event. */
 typedef struct Group {
     KernelRt *k;
+    SmRt *sm;
     uint32_t count;
-    double remaining;     /* work per block left */
+    double remaining;     /* work per block left (loose groups only) */
     SimTime placed;
     uint8_t sub_warps[SIM_MAX_SUBPARTITIONS]; /* warps per register
                                                  sub-partition, all blocks */
-    struct Group *next;
+    struct Group *next;   /* the SM's groups */
+    Cohort *cohort;       /* NULL: a loose group, timed by its SM's event */
+    struct Group *cprev, *cnext; /* the cohort's groups */
 } Group;
+
+/* Blocks of one kernel placed at one instant on SMs that are not
+ * overloaded.  On such an SM every block runs at full rate, so they all
+ * finish at the same, already known time: one event for the lot instead of
+ * one per SM.  A group leaves its cohort (becomes loose) when its SM is
+ * overloaded.  Invariant: an SM with load > 1 holds no cohort groups. */
+struct Cohort {
+    KernelRt *k;
+    Ctx *ctx;
+    SimTime placed;
+    SimTime end;          /* completion time while its context runs */
+    SimTime left;         /* time left when its context was frozen */
+    uint64_t ext;         /* extra full waves it stands for (kernel-alone
+                             fast path, sm_cohort_event) */
+    SimTime wave_ns;      /* one wave's time, when ext > 0 */
+    uint64_t wave_blocks; /* blocks of one wave, when ext > 0 */
+    Group *groups;
+    uint32_t n;
+    SimEvent ev;          /* EV_COHORT */
+    Cohort *prev, *next;  /* the context's cohorts */
+};
 
 /* One SM as seen by one context.  Contexts never run at the same time, so
  * each has its own view; under time-slicing the inactive ones are frozen. */
-typedef struct SmRt {
+struct SmRt {
     Ctx *ctx;
     uint32_t id;
-    uint32_t free_warps, free_blocks, free_smem;
+    uint32_t free_warps, free_blocks;
+    uint32_t carveout;    /* bytes of shared memory the SM is configured
+                             for: set by the first block placed on it when
+                             idle, 0 while idle */
+    uint32_t used_smem;   /* allocated by resident blocks */
     uint32_t free_regs[SIM_MAX_SUBPARTITIONS];
     uint32_t warps;       /* resident warps */
     double load;          /* sum of resident blocks' demand */
     SimTime last;         /* progress accounted up to here */
     Group *groups;
     SimEvent ev;          /* EV_SM */
+    bool resched;         /* on E->resched: its event needs recomputing */
     uint16_t *client_blocks; /* MPS server: resident blocks per client */
-} SmRt;
+};
 
 typedef struct Queue {
     OpInst *head, *tail;
     Ctx *ctx;
     uint32_t index;       /* within its context */
     bool dirty;           /* on the engine's pump worklist */
+    SimEvent ev;          /* EV_QUEUE: wake when the head becomes visible */
 } Queue;
 
 /* A CUDA context: one per non-MPS process, one shared by all MPS clients. */
@@ -131,15 +175,24 @@ struct Ctx {
     SmRt *sms;            /* sm_count, indexed by SM id */
     GPtrArray *queues;    /* Queue* */
     KernelRt *pend_head, *pend_tail;
+    Cohort *cohorts;      /* live cohorts of this context */
     uint32_t resident;    /* kernels holding a resident-grid slot */
     uint32_t active;      /* kernels admitted and not complete ("work") */
     uint64_t resident_blocks;
+    uint64_t state_bytes; /* registers + shared memory of resident blocks:
+                             what a mid-block preemption saves */
     uint32_t n_clients;   /* MPS clients attached so far */
     uint32_t *client_cap;    /* SMs each client may use */
     uint32_t *client_in_use; /* SMs holding a block of each client */
+    uint64_t **client_sms;   /* static assignment: each client's SM set
+                                (bitmap), NULL for dynamic */
+    uint32_t static_next;    /* static assignment: next window start, as a
+                                position in dispatch order */
     uint32_t rr_cursor;   /* round-robin placement */
+    uint64_t release_epoch; /* bumped whenever blocks release resources */
     bool frozen;          /* preempted (time-slicing) */
     bool draining;        /* block-boundary preemption in progress */
+    bool limited;         /* some MPS client has an SM limit */
     bool dirty;           /* dispatcher should run */
     bool blocked_grids;   /* a queue waits for a resident-grid slot */
     uint32_t live_procs;
@@ -149,7 +202,8 @@ struct Ctx {
 
 typedef struct {
     uint64_t issued, completed;
-    uint32_t queue;       /* queue index within the process's context */
+    uint32_t queue;       /* queue index within the process's context;
+                             SIM_NO_INDEX until the stream's first op */
     int priority;
 } StreamRt;
 
@@ -184,6 +238,9 @@ struct Proc {
     uint32_t client;          /* MPS client number within the server */
     uint32_t connections;
     uint32_t queue_base;      /* first of its queues in ctx->queues */
+    uint32_t streams_used;    /* streams that have issued an op: the next
+                                 one maps to queue streams_used % conns */
+    uint32_t copy_active[SIM_COPY_N_DIRS]; /* its copies moving data */
     StreamRt *streams;
     EventRt *events;
     HostState host;
@@ -204,13 +261,16 @@ struct Proc {
     uint64_t mem_bytes;
 };
 
-typedef struct CopyEngine {
-    Engine *E;
+/* One copy direction: its waiting copies (FIFO) and those moving data,
+ * which share the direction's bandwidth equally. */
+typedef struct CopyDir {
     SimCopyDir dir;
-    OpInst *cur;
-    SimTime busy_since;
-    SimEvent ev;
-} CopyEngine;
+    GQueue wait;          /* OpInst*, FIFO */
+    GPtrArray *active;    /* OpInst* moving data */
+    SimTime last;         /* progress accounted up to here */
+    SimTime busy_since;   /* start of the current busy period */
+    SimEvent ev;          /* EV_COPY: the earliest active copy finishes */
+} CopyDir;
 
 typedef enum {
     GPU_IDLE,      /* no context holds the GPU */
@@ -252,18 +312,22 @@ struct Engine {
     SimEvent ev_slice, ev_switch, ev_yield;
     SimTime slice_start;
 
-    CopyEngine *copy[SIM_COPY_N_DIRS];
-    uint32_t n_copy[SIM_COPY_N_DIRS];
-    GQueue copy_wait[SIM_COPY_N_DIRS];  /* OpInst* FIFO */
+    CopyDir copy[SIM_COPY_N_DIRS];
 
-    GPtrArray *dirty_queues;  /* Queue* to pump */
-    GPtrArray *dirty_ctxs;    /* Ctx* whose dispatcher should run */
+    GQueue dirty_queues;      /* Queue* to pump, FIFO: in the order their
+                                 work arrived */
+    GQueue dirty_ctxs;        /* Ctx* whose dispatcher should run, FIFO */
     GPtrArray *faults;        /* KernelRt* that faulted this instant */
+    GPtrArray *resched;       /* SmRt* whose event to recompute after
+                                 dispatch (one heap update per SM, not per
+                                 block) */
+    void *cand;               /* placement scratch, sm_count entries */
     uint64_t admit_seq;
     Metrics met;
 
     OpInst *inst_free;
     Group *group_free;
+    Cohort *cohort_free;
     GError *error;            /* first fatal error; stops the loop */
 };
 
@@ -278,14 +342,21 @@ bool eng_proc_alive(const Proc *p);
 void sm_init_ctx(Engine *E, Ctx *c);
 void sm_free_ctx(Engine *E, Ctx *c);
 bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error);
-void sm_pending_insert(Ctx *c, KernelRt *k);
+void sm_pending_insert(Engine *E, Ctx *c, KernelRt *k);
 void sm_pending_remove(Ctx *c, KernelRt *k);
 void sm_dispatch(Engine *E, Ctx *c);
 void sm_event(Engine *E, SmRt *sm);
+void sm_cohort_event(Engine *E, Cohort *co);
 void sm_freeze(Engine *E, Ctx *c);
 void sm_thaw(Engine *E, Ctx *c);
 void sm_kill_kernel(Engine *E, KernelRt *k);
 void sm_kernel_free(KernelRt *k);
+/* Tests only: use the one-block-at-a-time most-free placement everywhere,
+ * to check that the batched one places blocks identically. */
+void sm_force_exact_placement(bool on);
+/* Verify every SM's accounting against its groups and the cohort
+ * invariant; aborts (g_error) on a violation.  O(SMs x groups). */
+void sm_check(const Engine *E);
 
 /* engine_ctx.c */
 void ctx_work_arrived(Engine *E, Ctx *c);
@@ -299,7 +370,7 @@ void ctx_finish(Engine *E);
 void copy_init(Engine *E);
 void copy_free(Engine *E);
 void copy_submit(Engine *E, OpInst *in);
-void copy_event(Engine *E, CopyEngine *ce);
+void copy_event(Engine *E, CopyDir *cd);
 
 /* engine_metrics.c */
 void met_init(Engine *E);

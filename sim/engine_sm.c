@@ -43,13 +43,26 @@ static uint32_t reg_warp_slots(const Engine *E, const SmRt *sm, uint32_t rpw)
     return n;
 }
 
-/* How many more blocks with @nd fit on @sm right now. */
-static uint32_t sm_fit(const Engine *E, const SmRt *sm, const SimBlockNeeds *nd)
+/* How many more blocks of @k fit on @sm right now.  Shared memory: an idle
+ * SM takes the kernel's carveout; a busy one keeps its own, and a block of
+ * another kernel may join only if its kernel asks for no larger carveout
+ * (measured on an H100: a 64-thread kernel, which asks for 64 KiB, never
+ * joins SMs that 1024-thread blocks configured for 8 KiB, FINDINGS.md §3). */
+static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
 {
+    const SimBlockNeeds *nd = &k->needs;
     uint32_t fit = sm->free_blocks;
     fit = MIN(fit, sm->free_warps / nd->warps);
+    if (fit == 0)
+        return 0;
+    uint32_t cap = k->carveout;
+    if (sm->carveout) {
+        if (k->carveout > sm->carveout)
+            return 0;
+        cap = sm->carveout;
+    }
     if (nd->smem_bytes)
-        fit = MIN(fit, sm->free_smem / nd->smem_bytes);
+        fit = MIN(fit, (cap - sm->used_smem) / nd->smem_bytes);
     if (fit == 0)
         return 0;
     return MIN(fit, reg_warp_slots(E, sm, nd->regs_per_warp) / nd->warps);
@@ -57,10 +70,11 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const SimBlockNeeds *nd)
 
 static double sm_rate(const SmRt *sm)
 {
-    return sm->load > 1.0 ? 1.0 / sm->load : 1.0;
+    return sm->load > 1.0 + 1e-12 ? 1.0 / sm->load : 1.0;
 }
 
-/* Account progress of every resident group up to now. */
+/* Account progress of the SM's loose groups up to now (cohort groups are
+ * timed by their cohort). */
 static void sm_advance(Engine *E, SmRt *sm)
 {
     if (sm->last >= E->now) {
@@ -70,22 +84,103 @@ static void sm_advance(Engine *E, SmRt *sm)
     if (!sm->ctx->frozen && sm->groups) {
         double d = (double)(E->now - sm->last) * sm_rate(sm);
         for (Group *g = sm->groups; g; g = g->next)
-            g->remaining -= d;
+            if (!g->cohort)
+                g->remaining -= d;
     }
     sm->last = E->now;
 }
 
 static void sm_reschedule(Engine *E, SmRt *sm)
 {
-    if (sm->ctx->frozen || !sm->groups) {
+    double min = INFINITY;
+    if (!sm->ctx->frozen)
+        for (Group *g = sm->groups; g; g = g->next)
+            if (!g->cohort)
+                min = MIN(min, g->remaining);
+    if (min == INFINITY) {
         sim_eventq_cancel(&E->q, &sm->ev);
         return;
     }
-    double min = INFINITY;
-    for (Group *g = sm->groups; g; g = g->next)
-        min = MIN(min, g->remaining);
     double dt = min > 0 ? ceil(min / sm_rate(sm)) : 0;
     sim_eventq_schedule(&E->q, &sm->ev, E->now + (SimTime)dt);
+}
+
+/* ------------------------------------------------------------------------
+ * Cohorts
+ * ------------------------------------------------------------------------ */
+
+static Cohort *cohort_new(Engine *E, KernelRt *k)
+{
+    Cohort *co = E->cohort_free;
+    if (co)
+        E->cohort_free = co->next;
+    else
+        co = g_new(Cohort, 1);
+    memset(co, 0, sizeof *co);
+    co->k = k;
+    co->ctx = k->ctx;
+    co->placed = E->now;
+    co->end = E->now + (SimTime)ceil(k->work);
+    sim_event_init(&co->ev, EV_COHORT, co);
+    co->next = co->ctx->cohorts;
+    if (co->next)
+        co->next->prev = co;
+    co->ctx->cohorts = co;
+    sim_eventq_schedule(&E->q, &co->ev, co->end);
+    return co;
+}
+
+static void cohort_release(Engine *E, Cohort *co)
+{
+    sim_eventq_cancel(&E->q, &co->ev);
+    if (co->prev)
+        co->prev->next = co->next;
+    else
+        co->ctx->cohorts = co->next;
+    if (co->next)
+        co->next->prev = co->prev;
+    if (co->k->last_cohort == co)
+        co->k->last_cohort = NULL;
+    co->next = E->cohort_free;
+    E->cohort_free = co;
+}
+
+static void cohort_add(Cohort *co, Group *g)
+{
+    g->cohort = co;
+    g->cprev = NULL;
+    g->cnext = co->groups;
+    if (co->groups)
+        co->groups->cprev = g;
+    co->groups = g;
+    co->n++;
+}
+
+/* Take @g out of its cohort; frees the cohort when it empties. */
+static void cohort_remove(Engine *E, Group *g)
+{
+    Cohort *co = g->cohort;
+    if (g->cprev)
+        g->cprev->cnext = g->cnext;
+    else
+        co->groups = g->cnext;
+    if (g->cnext)
+        g->cnext->cprev = g->cprev;
+    g->cohort = NULL;
+    g->cprev = g->cnext = NULL;
+    if (--co->n == 0)
+        cohort_release(E, co);
+}
+
+/* The SM is about to be overloaded: its cohort groups become loose, with
+ * the work their cohort had left (time left at full rate). */
+static void sm_loosen(Engine *E, SmRt *sm)
+{
+    for (Group *g = sm->groups; g; g = g->next)
+        if (g->cohort) {
+            g->remaining = (double)(g->cohort->end - E->now);
+            cohort_remove(E, g);
+        }
 }
 
 static bool sm_visible(const Engine *E, const SmRt *sm)
@@ -100,6 +195,13 @@ static void sm_set_warps(Engine *E, SmRt *sm, uint32_t warps)
     sm->warps = warps;
     if (sm_visible(E, sm))
         met_sm_warps(E, sm->id, warps);
+}
+
+/* Bytes of architectural state one resident block holds: its warps'
+ * registers (4 bytes each) and its shared memory. */
+static uint64_t block_state_bytes(const SimBlockNeeds *nd)
+{
+    return (uint64_t)nd->warps * nd->regs_per_warp * 4 + nd->smem_bytes;
 }
 
 static Group *group_new(Engine *E)
@@ -124,39 +226,69 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
 {
     const SimBlockNeeds *nd = &k->needs;
     sm_advance(E, sm);
-    Group *g = NULL;
-    /* Blocks of the same kernel placed on this SM at this instant merge. */
-    for (Group *h = sm->groups; h; h = h->next)
-        if (h->k == k && h->placed == E->now) {
-            g = h;
-            break;
-        }
-    if (!g) {
+    /* Blocks of the same kernel placed on this SM at this instant merge;
+     * new groups go to the head, so only the head can match. */
+    Group *g = sm->groups;
+    if (!g || g->k != k || g->placed != E->now) {
         g = group_new(E);
         g->k = k;
+        g->sm = sm;
         g->remaining = k->work;
         g->placed = E->now;
         g->next = sm->groups;
         sm->groups = g;
     }
+    double load = sm->load + n * k->demand;
+    if (load > 1.0 + 1e-12) {
+        sm_loosen(E, sm); /* g included, if it was in a cohort */
+        if (!sm->resched) {
+            sm->resched = true;
+            g_ptr_array_add(E->resched, sm);
+        }
+    } else if (!g->cohort) {
+        if (!k->last_cohort || k->last_cohort->placed != E->now)
+            k->last_cohort = cohort_new(E, k);
+        cohort_add(k->last_cohort, g);
+    }
     g->count += n;
     sm->free_blocks -= n;
     sm->free_warps -= n * nd->warps;
-    sm->free_smem -= n * nd->smem_bytes;
+    if (!sm->carveout)
+        sm->carveout = k->carveout;
+    sm->used_smem += n * nd->smem_bytes;
     /* Warps go one by one to the register sub-partition with the most
-     * registers free (as the hardware spreads warps over schedulers). */
-    uint32_t P = E->m->reg_subpartitions;
-    for (uint32_t w = 0; w < n * nd->warps; w++) {
-        uint32_t best = 0;
-        for (uint32_t s = 1; s < P; s++)
-            if (sm->free_regs[s] > sm->free_regs[best])
-                best = s;
-        g_assert(sm->free_regs[best] >= nd->regs_per_warp);
-        sm->free_regs[best] -= nd->regs_per_warp;
-        g->sub_warps[best]++;
+     * registers free, the lowest index on ties (as the hardware spreads
+     * warps over schedulers).  Done in rounds: the t sub-partitions tied at
+     * the top each take one warp per round, for as many rounds as keep
+     * them at or above the next level; the remainder goes to the lowest
+     * indices.  Same result as warp by warp, in O(P) steps. */
+    const uint32_t P = E->m->reg_subpartitions, rpw = nd->regs_per_warp;
+    uint32_t left = n * nd->warps;
+    while (left > 0 && rpw > 0) {
+        uint32_t F = 0, next = 0, t = 0;
+        for (uint32_t s = 0; s < P; s++)
+            F = MAX(F, sm->free_regs[s]);
+        for (uint32_t s = 0; s < P; s++) {
+            if (sm->free_regs[s] == F)
+                t++;
+            else
+                next = MAX(next, sm->free_regs[s]);
+        }
+        uint32_t rounds = t < P ? MAX(1u, (F - next) / rpw) : left / t;
+        rounds = MIN(rounds, left / t);
+        for (uint32_t s = 0; s < P && left > 0; s++) {
+            if (sm->free_regs[s] != F)
+                continue;
+            uint32_t take = rounds ? rounds : 1;
+            g_assert((uint64_t)take * rpw <= sm->free_regs[s]);
+            sm->free_regs[s] -= take * rpw;
+            g->sub_warps[s] += (uint8_t)take;
+            left -= take;
+        }
     }
     sm->load += n * k->demand;
     sm->ctx->resident_blocks += n;
+    sm->ctx->state_bytes += (uint64_t)n * block_state_bytes(nd);
     if (sm->client_blocks) {
         uint32_t c = k->proc->client;
         if (sm->client_blocks[c] == 0)
@@ -180,23 +312,39 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
             g_ptr_array_add(E->faults, k);
         }
     }
-    sm_reschedule(E, sm);
+}
+
+/* Recompute the events of the SMs that placements changed. */
+static void flush_resched(Engine *E)
+{
+    for (guint i = 0; i < E->resched->len; i++) {
+        SmRt *sm = g_ptr_array_index(E->resched, i);
+        sm->resched = false;
+        sm_reschedule(E, sm);
+    }
+    g_ptr_array_set_size(E->resched, 0);
 }
 
 /* Give back a group's resources (it completed or was killed). */
 static void sm_unplace(Engine *E, SmRt *sm, Group *g)
 {
+    if (g->cohort)
+        cohort_remove(E, g);
     KernelRt *k = g->k;
     const SimBlockNeeds *nd = &k->needs;
     sm->free_blocks += g->count;
     sm->free_warps += g->count * nd->warps;
-    sm->free_smem += g->count * nd->smem_bytes;
+    sm->used_smem -= g->count * nd->smem_bytes;
     for (uint32_t s = 0; s < E->m->reg_subpartitions; s++)
         sm->free_regs[s] += g->sub_warps[s] * nd->regs_per_warp;
     sm->load -= g->count * k->demand;
     if (sm->load < 1e-9)
         sm->load = 0; /* no drift below zero from repeated float sums */
     sm->ctx->resident_blocks -= g->count;
+    sm->ctx->release_epoch++;
+    if (sm->free_blocks == E->m->max_blocks_per_sm)
+        sm->carveout = 0; /* idle: the next kernel configures it */
+    sm->ctx->state_bytes -= (uint64_t)g->count * block_state_bytes(nd);
     if (sm->client_blocks) {
         uint32_t c = k->proc->client;
         sm->client_blocks[c] -= g->count;
@@ -216,7 +364,8 @@ void sm_init_ctx(Engine *E, Ctx *c)
         sm->id = i;
         sm->free_warps = m->max_warps_per_sm;
         sm->free_blocks = m->max_blocks_per_sm;
-        sm->free_smem = m->smem_per_sm_bytes;
+        sm->carveout = 0;
+        sm->used_smem = 0;
         for (uint32_t s = 0; s < m->reg_subpartitions; s++)
             sm->free_regs[s] = m->regs_per_sm / m->reg_subpartitions;
         sim_event_init(&sm->ev, EV_SM, sm);
@@ -227,6 +376,12 @@ void sm_init_ctx(Engine *E, Ctx *c)
 
 void sm_free_ctx(Engine *E, Ctx *c)
 {
+    while (c->cohorts) {
+        Cohort *co = c->cohorts;
+        c->cohorts = co->next;
+        sim_eventq_cancel(&E->q, &co->ev);
+        g_free(co);
+    }
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sim_eventq_cancel(&E->q, &sm->ev);
@@ -258,6 +413,17 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
         return false;
     }
     k->needs = occ.needs;
+    k->occ = occ.blocks_per_sm;
+    /* The driver configures the smallest carveout that holds the blocks
+     * the kernel can keep resident per SM (FINDINGS.md §3, checked against
+     * ncu's "Shared Memory Configuration Size"). */
+    uint64_t want = (uint64_t)occ.blocks_per_sm * occ.needs.smem_bytes;
+    k->carveout = m->smem_per_sm_bytes;
+    for (uint32_t i = 0; i < m->n_smem_carveouts; i++)
+        if ((uint64_t)m->smem_carveouts_kib[i] * 1024 >= want) {
+            k->carveout = m->smem_carveouts_kib[i] * 1024;
+            break;
+        }
     k->blocks = sim_kernel_blocks(ks);
     uint64_t o = occ.blocks_per_sm;
     uint64_t S = m->sm_count;
@@ -274,6 +440,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
                                           m->sm_saturation_warps);
     k->demand = intensity / (double)per_sm;
     k->start = SIM_TIME_NEVER;
+    k->stuck_epoch = UINT64_MAX;
     k->smset = g_new0(uint64_t, E->sm_words);
     return true;
 }
@@ -290,8 +457,34 @@ static bool pend_before(const KernelRt *a, const KernelRt *b)
            (a->priority == b->priority && a->admit_seq < b->admit_seq);
 }
 
-void sm_pending_insert(Ctx *c, KernelRt *k)
+/* Undo the kernel-alone fast path of @co at this instant: it goes back to
+ * standing for the wave now running, and the waves it had counted ahead are
+ * dispatched again as usual. */
+static void cohort_unextend(Engine *E, Cohort *co)
 {
+    if (co->ext == 0)
+        return;
+    SimTime rem = co->ctx->frozen ? co->left : co->end - E->now;
+    uint64_t r = (rem + co->wave_ns - 1) / co->wave_ns; /* incl. current */
+    uint64_t undo = r > 0 ? MIN(r - 1, co->ext) : 0;
+    co->k->dispatched -= undo * co->wave_blocks;
+    co->k->done -= undo * co->wave_blocks;
+    co->ext = 0;
+    if (co->ctx->frozen) {
+        co->left -= undo * co->wave_ns;
+    } else {
+        co->end -= undo * co->wave_ns;
+        sim_eventq_schedule(&E->q, &co->ev, co->end);
+    }
+}
+
+void sm_pending_insert(Engine *E, Ctx *c, KernelRt *k)
+{
+    /* A kernel that will be served before an extended one needs the SMs
+     * it frees at each wave: undo the extension. */
+    for (Cohort *co = c->cohorts; co; co = co->next)
+        if (co->ext && k->priority < co->k->priority)
+            cohort_unextend(E, co);
     /* Admission order is increasing, so scan from the tail: O(1) unless a
      * higher-priority kernel overtakes lower-priority ones. */
     KernelRt *after = c->pend_tail;
@@ -330,13 +523,17 @@ void sm_pending_remove(Ctx *c, KernelRt *k)
  * Placement policies
  * ------------------------------------------------------------------------ */
 
-/* Which SMs a kernel may use: all, or under an MPS SM limit those already
- * holding its client's blocks plus new ones while under the cap. */
+/* Which SMs a kernel may use: all; or under an MPS SM limit, with the
+ * model's dynamic assignment, any SM already holding its client's blocks
+ * plus new ones while the client is under its cap; with the static one, the
+ * client's fixed window. */
 static bool sm_allowed(const Ctx *c, const KernelRt *k, const SmRt *sm)
 {
-    if (!sm->client_blocks)
+    if (!c->limited)
         return true;
     uint32_t cl = k->proc->client;
+    if (c->client_sms[cl])
+        return (c->client_sms[cl][sm->id / 64] >> (sm->id % 64)) & 1;
     return sm->client_blocks[cl] > 0 ||
            c->client_in_use[cl] < c->client_cap[cl];
 }
@@ -346,6 +543,7 @@ static bool sm_allowed(const Ctx *c, const KernelRt *k, const SmRt *sm)
 typedef struct {
     SmRt *sm;
     uint32_t rank;
+    uint32_t fit; /* blocks of the kernel being placed that still fit */
 } Cand;
 
 static bool cand_before(const Cand *a, const Cand *b)
@@ -376,16 +574,21 @@ typedef uint64_t (*PlaceFn)(Engine *E, Ctx *c, KernelRt *k, uint64_t want);
 
 /* Most free first (default, after Gilman et al.): each block goes to the
  * allowed SM with the most free warps; equal SMs in dispatch order, so an
- * empty GPU gets one block per SM, in that order, before any SM gets two. */
-static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
+ * empty GPU gets one block per SM, in that order, before any SM gets two.
+ *
+ * This version places one block at a time through a heap: O(blocks log S).
+ * It is exact under any MPS SM limit, whose allowed set changes as blocks
+ * land; place_most_free() below uses it only then. */
+static uint64_t place_most_free_exact(Engine *E, Ctx *c, KernelRt *k,
+                                      uint64_t want)
 {
     const GpuModel *m = E->m;
     Cand *h = g_new(Cand, m->sm_count);
     uint32_t n = 0;
     for (uint32_t r = 0; r < m->sm_count; r++) {
         SmRt *sm = &c->sms[m->dispatch_order[r]];
-        if (sm_allowed(c, k, sm) && sm_fit(E, sm, &k->needs) > 0)
-            h[n++] = (Cand){sm, r};
+        if (sm_allowed(c, k, sm) && sm_fit(E, sm, k) > 0)
+            h[n++] = (Cand){sm, r, 0};
     }
     for (uint32_t i = n / 2; i-- > 0;)
         cand_sift_down(h, n, i);
@@ -394,7 +597,7 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
     uint64_t placed = 0;
     while (placed < want && n > 0) {
         SmRt *sm = h[0].sm;
-        if (!sm_allowed(c, k, sm) || sm_fit(E, sm, &k->needs) == 0) {
+        if (!sm_allowed(c, k, sm) || sm_fit(E, sm, k) == 0) {
             h[0] = h[--n];
             cand_sift_down(h, n, 0);
             continue;
@@ -409,15 +612,98 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
             if (sm->free_warps > second)
                 batch = MAX(1u, (sm->free_warps - second) / k->needs.warps);
         } else {
-            batch = sm_fit(E, sm, &k->needs);
+            batch = sm_fit(E, sm, k);
         }
         batch = (uint32_t)MIN((uint64_t)batch, want - placed);
-        batch = MIN(batch, sm_fit(E, sm, &k->needs));
+        batch = MIN(batch, sm_fit(E, sm, k));
         sm_place(E, sm, k, batch);
         placed += batch;
         cand_sift_down(h, n, 0);
     }
     g_free(h);
+    return placed;
+}
+
+static bool force_exact = false;
+
+void sm_force_exact_placement(bool on)
+{
+    force_exact = on;
+}
+
+/* Sort @n candidates of @r (in dispatch-rank order) into @v by (free warps
+ * desc, rank asc): a counting sort on free warps (0..max_warps), stable, so
+ * equal free warps keep rank order.  O(n + max_warps). */
+static void cand_sort(const Cand *r, Cand *v, uint32_t n, uint32_t max_warps)
+{
+    uint32_t count[130] = {0};
+    g_assert(max_warps < G_N_ELEMENTS(count) - 1);
+    for (uint32_t i = 0; i < n; i++)
+        count[max_warps - r[i].sm->free_warps + 1]++;
+    for (uint32_t b = 1; b <= max_warps + 1; b++)
+        count[b] += count[b - 1];
+    for (uint32_t i = 0; i < n; i++)
+        v[count[max_warps - r[i].sm->free_warps]++] = r[i];
+}
+
+/* The same placement, a tier at a time.  Candidates sorted by (free warps
+ * desc, dispatch rank): the greedy rule gives every SM of the top tier (all
+ * at F free warps) one block in rank order before any gets two, until the
+ * tier comes down to the next tier's level F2, or an SM of it is full, or
+ * the blocks run out.  So the tier takes min((F - F2) / w, fits, left / t)
+ * blocks per SM at once; then the candidates are sorted again.  An empty
+ * GPU taking a whole wave costs O(S), not O(blocks log S). */
+static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
+{
+    if (force_exact || c->limited)
+        return place_most_free_exact(E, c, k, want);
+    const GpuModel *m = E->m;
+    if (!E->cand)
+        E->cand = g_new(Cand, 2 * m->sm_count);
+    Cand *r = E->cand, *v = r + m->sm_count; /* rank order; sorted view */
+    uint32_t n = 0;
+    for (uint32_t rank = 0; rank < m->sm_count; rank++) {
+        SmRt *sm = &c->sms[m->dispatch_order[rank]];
+        uint32_t fit = sm_fit(E, sm, k);
+        if (fit > 0) {
+            r[n] = (Cand){sm, n, fit}; /* .rank: its index in r */
+            n++;
+        }
+    }
+    const uint32_t w = k->needs.warps;
+    uint64_t placed = 0;
+    while (placed < want && n > 0) {
+        cand_sort(r, v, n, m->max_warps_per_sm);
+        uint32_t F = v[0].sm->free_warps;
+        uint32_t t = 1;
+        while (t < n && v[t].sm->free_warps == F)
+            t++;
+        uint64_t left = want - placed;
+        if (left < t) {
+            for (uint32_t i = 0; i < left; i++)
+                sm_place(E, v[i].sm, k, 1);
+            placed += left;
+            break;
+        }
+        uint64_t kk = left / t;
+        for (uint32_t i = 0; i < t; i++)
+            kk = MIN(kk, v[i].fit);
+        if (t < n)
+            kk = MIN(kk, MAX(1u, (F - v[t].sm->free_warps) / w));
+        for (uint32_t i = 0; i < t; i++) {
+            sm_place(E, v[i].sm, k, (uint32_t)kk);
+            r[v[i].rank].fit = sm_fit(E, v[i].sm, k);
+        }
+        placed += kk * t;
+        uint32_t j = 0; /* drop full SMs, keep rank order */
+        for (uint32_t i = 0; i < n; i++)
+            if (r[i].fit > 0) {
+                r[j] = r[i];
+                r[j].rank = j;
+                j++;
+            }
+        n = j;
+    }
     return placed;
 }
 
@@ -431,7 +717,7 @@ static uint64_t place_fill_first(Engine *E, Ctx *c, KernelRt *k,
         SmRt *sm = &c->sms[E->m->dispatch_order[r]];
         if (!sm_allowed(c, k, sm))
             continue;
-        uint32_t n = (uint32_t)MIN((uint64_t)sm_fit(E, sm, &k->needs),
+        uint32_t n = (uint32_t)MIN((uint64_t)sm_fit(E, sm, k),
                                    want - placed);
         if (n) {
             sm_place(E, sm, k, n);
@@ -452,7 +738,7 @@ static uint64_t place_round_robin(Engine *E, Ctx *c, KernelRt *k,
     while (placed < want && misses < S) {
         SmRt *sm = &c->sms[E->m->dispatch_order[c->rr_cursor]];
         c->rr_cursor = (c->rr_cursor + 1) % S;
-        if (sm_allowed(c, k, sm) && sm_fit(E, sm, &k->needs) > 0) {
+        if (sm_allowed(c, k, sm) && sm_fit(E, sm, k) > 0) {
             sm_place(E, sm, k, 1);
             placed++;
             misses = 0;
@@ -479,11 +765,11 @@ static const PlacementOps placements[] = {
  * use could take one of its blocks. */
 static bool held_by_cap(const Engine *E, const Ctx *c, const KernelRt *k)
 {
-    if (!c->client_cap)
+    if (!c->limited)
         return false;
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         const SmRt *sm = &c->sms[i];
-        if (!sm_allowed(c, k, sm) && sm_fit(E, sm, &k->needs) > 0)
+        if (!sm_allowed(c, k, sm) && sm_fit(E, sm, k) > 0)
             return true;
     }
     return false;
@@ -496,15 +782,22 @@ void sm_dispatch(Engine *E, Ctx *c)
     KernelRt *k = c->pend_head;
     while (k) {
         KernelRt *next = k->next;
-        placements[E->m->placement].place(E, c, k, k->blocks - k->dispatched);
+        /* Nothing was released since it last stopped short: it still
+         * cannot place a block, so skip the scan over the SMs. */
+        if (k->stuck_epoch != c->release_epoch)
+            placements[E->m->placement].place(E, c, k,
+                                              k->blocks - k->dispatched);
         if (k->dispatched == k->blocks) {
             sm_pending_remove(c, k);
             k->inst->state = INST_RUNNING;
-        } else if (!held_by_cap(E, c, k)) {
-            break; /* the leftover policy: nothing behind it may start */
+        } else {
+            k->stuck_epoch = c->release_epoch;
+            if (!held_by_cap(E, c, k))
+                break; /* the leftover policy: nothing behind it starts */
         }
         k = next;
     }
+    flush_resched(E);
 }
 
 /* ------------------------------------------------------------------------
@@ -517,7 +810,7 @@ void sm_event(Engine *E, SmRt *sm)
     Group **pp = &sm->groups;
     while (*pp) {
         Group *g = *pp;
-        if (g->remaining > WORK_EPS) {
+        if (g->cohort || g->remaining > WORK_EPS) {
             pp = &g->next;
             continue;
         }
@@ -535,6 +828,81 @@ void sm_event(Engine *E, SmRt *sm)
         ctx_drained(E, sm->ctx);
 }
 
+/* The kernel-alone fast path.  When a cohort holding a full wave of its
+ * kernel -- o blocks on every SM, o its blocks per empty SM -- is all that
+ * is resident in its context, and its kernel heads the pending list with at
+ * least one more full wave to place, then dispatching the next wave would
+ * put back exactly the same blocks on the same SMs: nothing else can get
+ * in (the leftover policy holds everything behind it; no MPS limits).  So
+ * the cohort stays and stands for the next E full waves at once: O(1)
+ * instead of O(S) per wave.  The last wave is always dispatched normally,
+ * so the kernel stays pending until then.  A higher-priority kernel
+ * arriving meanwhile undoes it (cohort_unextend). */
+static bool cohort_extend(Engine *E, Cohort *co)
+{
+    KernelRt *k = co->k;
+    Ctx *c = co->ctx;
+    const uint64_t S = E->m->sm_count, wave = S * k->occ;
+    if (co->n != S || c->resident_blocks != wave || c->limited ||
+        c->pend_head != k || k->dispatched >= k->blocks)
+        return false;
+    for (Group *g = co->groups; g; g = g->cnext)
+        if (g->count != k->occ)
+            return false;
+    uint64_t rem = k->blocks - k->dispatched;
+    uint64_t ext = rem / wave - (rem % wave == 0);
+    if (ext == 0)
+        return false;
+    SimTime wave_ns = (SimTime)ceil(k->work);
+    k->done += wave + (ext - 1) * wave; /* this wave, and those ahead of
+                                           the last one it stands for */
+    k->dispatched += ext * wave;
+    co->ext = ext;
+    co->wave_ns = wave_ns;
+    co->wave_blocks = wave;
+    co->placed = E->now;
+    co->end = E->now + ext * wave_ns;
+    sim_eventq_schedule(&E->q, &co->ev, co->end);
+    return true;
+}
+
+/* Every block of cohort @co completes now. */
+void sm_cohort_event(Engine *E, Cohort *co)
+{
+    KernelRt *k = co->k;
+    Ctx *c = co->ctx;
+    if (co->ext) {
+        co->ext = 0; /* its last wave ends now: complete it below */
+    } else if (cohort_extend(E, co)) {
+        return;
+    }
+    Group *g = co->groups;
+    co->groups = NULL;
+    co->n = 0;
+    cohort_release(E, co);
+    while (g) {
+        Group *next = g->cnext;
+        SmRt *sm = g->sm;
+        g->cohort = NULL;
+        /* Its SM is not overloaded, so removing it changes no loose
+         * group's rate: no reschedule needed. */
+        sm_advance(E, sm);
+        Group **pp = &sm->groups;
+        while (*pp != g)
+            pp = &(*pp)->next;
+        *pp = g->next;
+        sm_unplace(E, sm, g);
+        k->done += g->count;
+        group_release(E, g);
+        g = next;
+    }
+    eng_mark_ctx(E, c);
+    if (k->done == k->blocks)
+        eng_op_complete(E, k->inst);
+    if (c->draining && c->resident_blocks == 0)
+        ctx_drained(E, c);
+}
+
 void sm_freeze(Engine *E, Ctx *c)
 {
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
@@ -544,11 +912,27 @@ void sm_freeze(Engine *E, Ctx *c)
     c->frozen = true;
     for (uint32_t i = 0; i < E->m->sm_count; i++)
         sim_eventq_cancel(&E->q, &c->sms[i].ev);
+    for (Cohort *co = c->cohorts; co; co = co->next) {
+        co->left = co->end - E->now;
+        sim_eventq_cancel(&E->q, &co->ev);
+    }
 }
 
 void sm_thaw(Engine *E, Ctx *c)
 {
+    /* Blocks preempted mid-flight lose some progress when they resume
+     * (measured on an H100: ~190 us per resume, FINDINGS.md §8). */
+    const SimTime pen = c->resident_blocks ? E->m->context_resume_ns : 0;
     c->frozen = false;
+    for (Cohort *co = c->cohorts; co; co = co->next) {
+        co->end = E->now + co->left + pen;
+        sim_eventq_schedule(&E->q, &co->ev, co->end);
+    }
+    if (pen)
+        for (uint32_t i = 0; i < E->m->sm_count; i++)
+            for (Group *g = c->sms[i].groups; g; g = g->next)
+                if (!g->cohort)
+                    g->remaining += (double)pen;
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sm->last = E->now;
@@ -583,4 +967,88 @@ void sm_kill_kernel(Engine *E, KernelRt *k)
             sm_reschedule(E, sm);
     }
     eng_mark_ctx(E, c);
+}
+
+/* ------------------------------------------------------------------------
+ * Invariants
+ * ------------------------------------------------------------------------ */
+
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond))                                                          \
+            g_error("engine invariant: " __VA_ARGS__);                        \
+    } while (0)
+
+void sm_check(const Engine *E)
+{
+    const GpuModel *m = E->m;
+    for (guint ci = 0; ci < E->ctxs->len; ci++) {
+        const Ctx *c = g_ptr_array_index(E->ctxs, ci);
+        uint64_t blocks = 0;
+        for (uint32_t i = 0; i < m->sm_count; i++) {
+            const SmRt *sm = &c->sms[i];
+            uint32_t warps = 0, nblocks = 0, smem = 0;
+            uint32_t regs[SIM_MAX_SUBPARTITIONS] = {0};
+            double load = 0;
+            for (const Group *g = sm->groups; g; g = g->next) {
+                const SimBlockNeeds *nd = &g->k->needs;
+                CHECK(g->sm == sm, "group on SM %u points elsewhere", i);
+                CHECK(g->count > 0, "empty group on SM %u", i);
+                warps += g->count * nd->warps;
+                nblocks += g->count;
+                smem += g->count * nd->smem_bytes;
+                load += g->count * g->k->demand;
+                uint32_t gw = 0;
+                for (uint32_t s = 0; s < m->reg_subpartitions; s++) {
+                    regs[s] += g->sub_warps[s] * nd->regs_per_warp;
+                    gw += g->sub_warps[s];
+                }
+                CHECK(gw == g->count * nd->warps,
+                      "SM %u: group warps %u over sub-partitions, %u blocks "
+                      "of %u",
+                      i, gw, g->count, nd->warps);
+                if (g->cohort)
+                    CHECK(g->cohort->ctx == c && g->cohort->k == g->k,
+                          "SM %u: group in a foreign cohort", i);
+            }
+            blocks += nblocks;
+            CHECK(sm->free_warps + warps == m->max_warps_per_sm,
+                  "SM %u: free warps %u + resident %u != %u", i,
+                  sm->free_warps, warps, m->max_warps_per_sm);
+            CHECK(sm->warps == warps, "SM %u: warps %u != %u", i, sm->warps,
+                  warps);
+            CHECK(sm->free_blocks + nblocks == m->max_blocks_per_sm,
+                  "SM %u: block slots", i);
+            CHECK(sm->used_smem == smem && smem <= sm->carveout,
+                  "SM %u: shared memory %u of %u", i, smem, sm->carveout);
+            CHECK((nblocks == 0) == (sm->carveout == 0),
+                  "SM %u: carveout %u with %u blocks", i, sm->carveout,
+                  nblocks);
+            for (uint32_t s = 0; s < m->reg_subpartitions; s++)
+                CHECK(sm->free_regs[s] + regs[s] ==
+                          m->regs_per_sm / m->reg_subpartitions,
+                      "SM %u: registers of sub-partition %u", i, s);
+            CHECK(fabs(sm->load - load) < 1e-6, "SM %u: load %g != %g", i,
+                  sm->load, load);
+            if (sm->load > 1.0 + 1e-12)
+                for (const Group *g = sm->groups; g; g = g->next)
+                    CHECK(!g->cohort,
+                          "SM %u: overloaded (%g) yet holds a cohort group",
+                          i, sm->load);
+        }
+        CHECK(blocks == c->resident_blocks, "context %u: %llu blocks != %llu",
+              ci, (unsigned long long)blocks,
+              (unsigned long long)c->resident_blocks);
+        for (const Cohort *co = c->cohorts; co; co = co->next) {
+            uint32_t n = 0;
+            for (const Group *g = co->groups; g; g = g->cnext) {
+                CHECK(g->cohort == co, "cohort member points elsewhere");
+                n++;
+            }
+            CHECK(n == co->n && n > 0, "cohort of %u groups counts %u", n,
+                  co->n);
+            CHECK(c->frozen || sim_event_pending(&co->ev),
+                  "running cohort without an event");
+        }
+    }
 }

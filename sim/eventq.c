@@ -64,8 +64,19 @@ void sim_eventq_destroy(SimEventQ *q)
 void sim_eventq_schedule(SimEventQ *q, SimEvent *e, SimTime when)
 {
     g_assert(when != SIM_TIME_NEVER);
-    if (sim_event_pending(e))
-        sim_eventq_cancel(q, e);
+    if (sim_event_pending(e)) {
+        /* Move in place: a new key, then sift whichever way it goes.  The
+         * new sequence number is the largest, so the event still goes
+         * after every event already at @when. */
+        e->when = when;
+        e->seq = q->next_seq++;
+        uint32_t i = e->index;
+        if (i > 0 && before(e, q->heap[(i - 1) / 2]))
+            sift_up(q, i);
+        else
+            sift_down(q, i);
+        return;
+    }
     if (q->len == q->cap) {
         q->cap = q->cap ? 2 * q->cap : 64;
         q->heap = g_renew(SimEvent *, q->heap, q->cap);

@@ -86,16 +86,24 @@ typedef struct GpuModel {
     uint32_t *dispatch_order;         /* sm_count SM ids, first to last */
     double sm_saturation_warps;       /* warps of a typical kernel that
                                          saturate an SM's issue rate */
+    SimTime submit_latency_ns;        /* API return -> op visible at its
+                                         hardware queue */
     SimTime kernel_launch_latency_ns; /* queue head -> first block */
     SimTime launch_api_ns;            /* host time of cudaLaunchKernel */
     SimTime copy_api_ns;              /* host time of cudaMemcpyAsync */
     SimTime sync_api_ns;              /* host time to return from a sync */
+    SimTime event_api_ns;             /* host time of cudaEventRecord /
+                                         cudaStreamWaitEvent */
 
     /* --- Contexts and time-slicing --- */
     SimPreemption preemption;
     SimTime timeslice_ns;
     SimTime context_switch_ns;
     SimTime idle_yield_ns;
+    double context_state_gbps;        /* resident state saved/restored at a
+                                         switch, GB/s */
+    SimTime context_resume_ns;        /* progress lost by preempted blocks
+                                         at each resume */
     uint64_t context_mem_bytes;       /* device memory per CUDA context */
 
     /* --- MPS --- */
@@ -104,6 +112,8 @@ typedef struct GpuModel {
                                          thread-percentage limits */
     uint32_t mps_max_clients;
     uint32_t mps_connections_default;
+    uint32_t mps_connection_budget;   /* channels the server can hand out */
+    uint32_t mps_min_tpcs;            /* smallest SM limit, in TPCs */
     SimRounding mps_pct_rounding;
     SimMpsSmAssign mps_sm_assign;
     uint64_t mps_server_mem_bytes;

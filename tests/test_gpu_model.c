@@ -191,26 +191,34 @@ static void test_gpu_model_h100_values(void **state)
     assert_int_equal(m->max_smem_per_block_bytes, 227 * 1024);
     assert_int_equal(m->smem_reserved_per_block_bytes, 1024);
     assert_int_equal(m->smem_alloc_granularity_bytes, 128);
-    assert_int_equal(m->n_smem_carveouts, 10);
-    assert_int_equal(m->smem_carveouts_kib[9], 228);
+    /* measured: the carveouts the driver chooses (FINDINGS.md §3) */
+    assert_int_equal(m->n_smem_carveouts, 8);
+    assert_int_equal(m->smem_carveouts_kib[0], 8);
+    assert_int_equal(m->smem_carveouts_kib[7], 228);
     assert_int_equal(m->max_resident_grids, 128);
     assert_int_equal(m->connections_default, 8);
     assert_int_equal(m->connections_max, 32);
     assert_int_equal(m->stream_priority_levels, 6);
     assert_int_equal(m->preemption, SIM_PREEMPT_INSTRUCTION);
-    assert_int_equal(m->timeslice_ns, 1024000);
-    assert_int_equal(m->idle_yield_ns, 1000000);
+    assert_int_equal(m->timeslice_ns, 2090000); /* measured, ts2_small */
+    /* measured on the H100 (traces/measured/h100/FINDINGS.md) */
+    assert_int_equal(m->idle_yield_ns, 0);
+    assert_int_equal(m->context_switch_ns, 152000);
     assert_true(m->mps_volta);
-    assert_int_equal(m->mps_max_clients, 60);
+    assert_int_equal(m->mps_max_clients, 48);
     assert_int_equal(m->mps_connections_default, 2);
-    assert_int_equal(m->device_mem_bytes, 81106ull * 1024 * 1024);
+    assert_int_equal(m->mps_min_tpcs, 4);
+    assert_int_equal(m->device_mem_bytes, 81079ull * 1024 * 1024);
     assert_int_equal(m->sm_clock_mhz, 1980);
-    assert_int_equal(m->nvml_sample_period_ns, 1000000000ull);
-    /* The default dispatch order: even SMs, then odd. */
-    assert_int_equal(m->dispatch_order[0], 0);
-    assert_int_equal(m->dispatch_order[1], 2);
-    assert_int_equal(m->dispatch_order[65], 130);
-    assert_int_equal(m->dispatch_order[66], 1);
+    assert_int_equal(m->nvml_sample_period_ns, 200000000ull);
+    assert_true(m->calibrated);
+    /* The measured dispatch order by GPC, first SM of each TPC first:
+     * GPC0 starts 124,125,126,... so the TPC-first order starts 124, 126,
+     * and the second half starts with their partners 125, 127. */
+    assert_int_equal(m->dispatch_order[0], 124);
+    assert_int_equal(m->dispatch_order[1], 126);
+    assert_int_equal(m->dispatch_order[66], 125);
+    assert_int_equal(m->dispatch_order[67], 127);
 }
 
 static void test_gpu_model_generations_differ_where_documented(void **state)
@@ -263,7 +271,7 @@ static void test_gpu_model_copy_is_deep(void **state)
     c->sm_count = 8;
     c->dispatch_order[0] = 7;
     assert_int_equal(f->h100->sm_count, 132);
-    assert_int_equal(f->h100->dispatch_order[0], 0);
+    assert_int_equal(f->h100->dispatch_order[0], 124); /* measured order */
     assert_string_equal(c->name, "h100-sxm");
 }
 
@@ -274,8 +282,9 @@ static void test_gpu_model_describe_shows_sources(void **state)
     sim_gpu_model_describe(f->h100, out);
     assert_non_null(strstr(out->str, "h100-sxm"));
     assert_non_null(strstr(out->str, "timeslice_us"));
-    assert_non_null(strstr(out->str, "[OGKM-fifo]"));
-    assert_non_null(strstr(out->str, "0,8,16,32,64,100,132,164,196,228"));
+    assert_non_null(strstr(out->str, "[calibrated on hardware]"));
+    assert_non_null(strstr(out->str, "ts2_small"));
+    assert_non_null(strstr(out->str, "8,32,64,100,132,164,196,228"));
 }
 
 /* ------------------------------------------------------------------------
@@ -307,7 +316,7 @@ static void test_gpu_model_rejects_out_of_range(void **state)
         replace_once(f->text, "\"sm_count\": 132", "\"sm_count\": 0");
     expect_text_error(bad, line_of(f->text, "\"sm_count\""),
                       "field 'sm_count': 0 is out of range [1, 512]");
-    g_autofree char *bad2 = replace_once(f->text, "\"timeslice_us\": 1024.0",
+    g_autofree char *bad2 = replace_once(f->text, "\"timeslice_us\": 2090.0",
                                          "\"timeslice_us\": -5");
     expect_text_error(bad2, line_of(f->text, "\"timeslice_us\""),
                       "field 'timeslice_us': -5 is out of range");
@@ -433,8 +442,11 @@ static void test_gpu_model_mps_sm_limit_rounds_down_by_tpc(void **state)
     assert_int_equal(sim_gpu_model_mps_sm_limit(m, 50), 66);
     /* 33%: 43.56 SMs = 21.78 TPCs -> 21 TPCs -> 42 SMs. */
     assert_int_equal(sim_gpu_model_mps_sm_limit(m, 33), 42);
-    /* 1%: 1.32 SMs = 0.66 TPC -> 0 -> at least one TPC: 2 SMs. */
-    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 1), 2);
+    /* 1%: 1.32 SMs = 0.66 TPC -> 0 -> at least mps_min_tpcs (4, measured)
+     * TPCs: 8 SMs. */
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 1), 8);
+    /* 10%: 6.6 TPCs -> 6 -> 12 SMs (measured: 12). */
+    assert_int_equal(sim_gpu_model_mps_sm_limit(m, 10), 12);
     /* 100%: all 66 TPCs. */
     assert_int_equal(sim_gpu_model_mps_sm_limit(m, 100), 132);
     /* 25%: 33 SMs = 16.5 TPCs -> 16 -> 32. */
@@ -458,29 +470,19 @@ static void test_gpu_model_mps_sm_limit_other_roundings(void **state)
 static void test_gpu_model_mps_client_limit(void **state)
 {
     Fixture *f = *state;
-    const GpuModel *h100 = f->h100; /* 60 clients at 2 connections each */
-    /* 0 means the default (2): 60. */
-    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 0), 60);
-    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 2), 60);
+    /* H100: at most 48 clients; a budget of 128 channels of which the
+     * server keeps one client's worth: floor(128 / C) - 1 (measured: 48 at
+     * 2 connections, 31 at 4, 15 at 8). */
+    const GpuModel *h100 = f->h100;
+    /* 0 means the default (2): min(48, 64 - 1) = 48. */
+    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 0), 48);
+    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 2), 48);
     /* Fewer connections do not raise the client limit. */
-    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 1), 60);
-    /* A budget of 60 x 2 = 120 channels: 4 each -> 30, 8 -> 15, 32 -> 3. */
-    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 4), 30);
+    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 1), 48);
+    assert_int_equal(sim_gpu_model_mps_client_limit(h100, 4), 31);
     assert_int_equal(sim_gpu_model_mps_client_limit(h100, 8), 15);
+    /* 32 each: 128 / 32 - 1 = 3. */
     assert_int_equal(sim_gpu_model_mps_client_limit(h100, 32), 3);
-
-    g_autoptr(GError) error = NULL;
-    g_autoptr(GpuModel) v100 = sim_gpu_model_find("v100", NULL, &error);
-    assert_non_null(v100);
-    /* 48 x 2 = 96 channels: 8 each -> 12. */
-    assert_int_equal(sim_gpu_model_mps_client_limit(v100, 8), 12);
-
-    /* Pre-Volta: clients share the server's connections, so the limit is
-     * 16 whatever each client asks for. */
-    g_autoptr(GpuModel) k40 = sim_gpu_model_find("k40", NULL, &error);
-    assert_non_null(k40);
-    assert_int_equal(sim_gpu_model_mps_client_limit(k40, 0), 16);
-    assert_int_equal(sim_gpu_model_mps_client_limit(k40, 32), 16);
 }
 
 int main(void)

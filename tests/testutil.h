@@ -37,8 +37,10 @@ static inline GpuModel *test_model(uint32_t sms)
     m->reg_subpartitions = 4;
     m->warp_alloc_granularity = 4;
     m->smem_per_sm_bytes = 228 * 1024;
-    m->smem_carveouts_kib[0] = 228;
-    m->n_smem_carveouts = 1;
+    /* the carveouts an H100's driver chooses (FINDINGS.md §3) */
+    const uint32_t carve[] = {8, 32, 64, 100, 132, 164, 196, 228};
+    memcpy(m->smem_carveouts_kib, carve, sizeof carve);
+    m->n_smem_carveouts = G_N_ELEMENTS(carve);
     m->max_smem_per_block_bytes = 227 * 1024;
     m->smem_alloc_granularity_bytes = 128;
     m->smem_reserved_per_block_bytes = 1024;
@@ -55,11 +57,15 @@ static inline GpuModel *test_model(uint32_t sms)
     m->timeslice_ns = SIM_US(1000);
     m->context_switch_ns = SIM_US(10);
     m->idle_yield_ns = SIM_US(500);
+    m->context_state_gbps = 3000;
+    m->context_resume_ns = 0;
     m->context_mem_bytes = 500ull << 20;
     m->mps_supported = true;
     m->mps_volta = true;
     m->mps_max_clients = 48;
     m->mps_connections_default = 2;
+    m->mps_connection_budget = 128;
+    m->mps_min_tpcs = 1;
     m->mps_pct_rounding = SIM_ROUND_DOWN;
     m->mps_sm_assign = SIM_MPS_SMS_DYNAMIC;
     m->mps_server_mem_bytes = 300ull << 20;
@@ -146,6 +152,7 @@ static inline SimResult *test_run(const GpuModel *m, const SimScenario *sc,
     SimOptions o;
     sim_options_init(&o);
     o.mode = mode;
+    o.check_invariants = true;
     GError *err = NULL;
     SimResult *r = sim_engine_run(m, sc, &o, &err);
     if (!r) {

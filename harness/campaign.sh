@@ -1,0 +1,36 @@
+#!/bin/bash
+# Run one part of the hqsim ground-truth campaign on the GPU machine.
+#   harness/campaign.sh PART [OUTDIR] [--only REGEX]
+# PART: check | A (single process: connections, placement, leftover, priorities,
+#       contention, launch latency, copies) | B (multi-process: time slicing, MPS
+#       thread percentage, MPS connections, memory per context, GPU-Util, max clients)
+#       | C (PyTorch inference N processes with/without MPS, profiler traces, ncu)
+#       | D (carveout, MPS exclusive SM sets, ncu, PyTorch repeats and MPS percentages)
+#       | E (latency under MPS, time-sliced FMA efficiency, copies from two processes)
+#       | F (solo references for MPS pairs, MPS client limit with 4/8 connections).
+# Each part fits one 10-minute call. Raw results: /tmp/hqraw/PART, packed into
+# OUTDIR/partPART.tar.gz (OUTDIR defaults to $OUT). Post-process with harness/post.py.
+set -u
+PART=${1:?part}
+OUTDIR=${2:-${OUT:-$PWD/out}}
+shift; [ $# -gt 0 ] && shift
+HERE=$(cd "$(dirname "$0")" && pwd)
+RAW=/tmp/hqraw/$PART
+rm -rf "$RAW"; mkdir -p "$RAW" "$OUTDIR"
+export CUDA_MPS_PIPE_DIRECTORY_HQ=/tmp/hqmps/pipe
+cleanup() {
+  # quit the MPS daemon this campaign may have started (its own pipe directory only)
+  if [ -d /tmp/hqmps/pipe ]; then
+    echo quit | CUDA_MPS_PIPE_DIRECTORY=/tmp/hqmps/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/hqmps/log \
+      timeout 20 nvidia-cuda-mps-control >/dev/null 2>&1
+  fi
+  tar czf "$OUTDIR/part$PART.tar.gz" -C "$RAW" . 2>/dev/null
+  ls -la "$OUTDIR"
+}
+trap cleanup EXIT
+# the binary is normally built on the development machine (nvcc 13.0, -arch=sm_90)
+# and carried; rebuild here if it does not run.
+"$HERE/bin/hqprobe" >/dev/null 2>&1; rc=$?
+if [ $rc -ne 1 ]; then echo "hqprobe does not run here (rc=$rc): rebuilding"; make -B -C "$HERE" || exit 1; fi
+[ -d "$HERE/specs" ] || python3 "$HERE/gen_specs.py"
+PYTHONUNBUFFERED=1 timeout "${HQ_TIMEOUT:-540}" python3 "$HERE/mp.py" --part "$PART" --raw "$RAW" "$@" 2>&1 | tee "$RAW/log.txt"

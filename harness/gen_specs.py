@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Generate the launch-pattern spec files used by the campaign (harness/specs/*.spec).
+
+Spec language (one op per line, read by `hqprobe run`):
+  streams N [p0,p1,...]        create N streams in this order (priority list; last value repeats)
+  kernel S NAME KIND GRID BLOCK DYN_SMEM WORK [CHAINS]
+  h2d|d2h|d2d S BYTES pinned|pageable
+  sleep US                     host-side gap
+  sync | ssync S               cudaDeviceSynchronize / cudaStreamSynchronize
+Ops are issued in file order (host issue order). KIND/WORK: see hqprobe.cu.
+
+FMA_ITERS_PER_MS: iterations of the 1-chain FMA loop that take ~1 ms for a lone warp
+(calibrated in part A, experiment ct_i1_w1 solo; default is a first guess).
+"""
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "specs")
+FMA_ITERS_PER_MS = int(os.environ.get("FMA_ITERS_PER_MS", "446000"))
+MS = 1_000_000  # ns
+KB = 1024
+MB = 1 << 20
+
+specs = {}
+
+
+def spec(name, lines):
+    specs[name] = "\n".join(lines) + "\n"
+
+
+def kern(s, name, kind, grid, block, smem, work, chains=1):
+    return f"kernel {s} {name} {kind} {grid} {block} {smem} {int(work)} {chains}"
+
+
+# ---------------------------------------------------------------- A1 hyperq
+def hyperq(nstreams, order="df", perm=None, used=None, prio=None, t_ns=10 * MS):
+    lines = [f"streams {nstreams}" + (f" {','.join(map(str, prio))}" if prio else "")]
+    ids = list(range(nstreams)) if perm is None else list(perm)
+    if used is not None:
+        ids = [i for i in ids if i in used]
+    if order == "df":
+        for s in ids:
+            lines.append(kern(s, f"kA_s{s}", "gt", 1, 1, 0, t_ns))
+            lines.append(kern(s, f"kB_s{s}", "gt", 1, 1, 0, t_ns))
+    else:
+        for s in ids:
+            lines.append(kern(s, f"kA_s{s}", "gt", 1, 1, 0, t_ns))
+        for s in ids:
+            lines.append(kern(s, f"kB_s{s}", "gt", 1, 1, 0, t_ns))
+    return lines
+
+
+spec("hq_df32", hyperq(32, "df"))
+spec("hq_bf32", hyperq(32, "bf"))
+for S in (5, 9, 17, 33):
+    spec(f"hq_df{S}", hyperq(S, "df"))
+spec("hq_df64", hyperq(64, "df"))
+spec("hq_interleave8", hyperq(8, "df", perm=[0, 2, 4, 6, 1, 3, 5, 7]))
+rnd = list(range(16))
+random.Random(7).shuffle(rnd)
+spec("hq_random16", hyperq(16, "df", perm=rnd))
+spec("hq_unused8", hyperq(8, "df", used={1, 3, 5, 7}))
+# max resident grids: 256 streams x one 1x1 kernel of 20 ms
+spec("grids256", ["streams 256"] + [kern(s, f"k_s{s}", "gt", 1, 1, 0, 20 * MS) for s in range(256)])
+spec("hq_prio8", hyperq(8, "df", prio=[0, -5, 0, -5, 0, -5, 0, -5]))
+
+# ---------------------------------------------------------------- A4 placement
+T2 = 2 * MS
+for g, b, sm in [(132, 1024, 0), (133, 1024, 0), (264, 1024, 0), (66, 1024, 0), (132, 32, 0), (264, 64, 0),
+                 (1056, 64, 0), (4224, 32, 0), (264, 128, 120 * KB)]:
+    nm = f"pl_{g}x{b}" + (f"_s{sm // KB}k" if sm else "")
+    spec(nm, ["streams 1", kern(0, "K", "gt", g, b, sm, T2)])
+for nm, (g1, b1), (g2, b2) in [("pl2_66x1024_132x1024", (66, 1024), (132, 1024)),
+                               ("pl2_132x1024_132x1024", (132, 1024), (132, 1024)),
+                               ("pl2_132x512_264x512", (132, 512), (264, 512)),
+                               ("pl2_33x1024_264x64", (33, 1024), (264, 64)),
+                               ("pl2_100x1024_132x1024", (100, 1024), (132, 1024))]:
+    spec(nm, ["streams 2", kern(0, "K1", "gt", g1, b1, 0, 4 * MS), kern(1, "K2", "gt", g2, b2, 0, 2 * MS)])
+
+# ---------------------------------------------------------------- A5 leftover / head of line
+spec("lo_big_small", ["streams 2", kern(0, "K1big", "gt", 264, 1024, 0, 5 * MS),
+                      kern(1, "K2small", "gt", 132, 64, 0, 1 * MS)])
+spec("lo_half_small", ["streams 2", kern(0, "K1half", "gt", 132, 1024, 0, 5 * MS),
+                       kern(1, "K2small", "gt", 132, 64, 0, 1 * MS)])
+spec("lo_waves", ["streams 2", kern(0, "K1waves", "gt", 528, 1024, 0, 2 * MS),
+                  kern(1, "K2small", "gt", 132, 64, 0, 1 * MS)])
+spec("lo_hol_smem", ["streams 3", kern(0, "K0", "gt", 132, 1024, 100 * KB, 5 * MS),
+                     kern(1, "K1head", "gt", 132, 32, 150 * KB, 1 * MS),
+                     kern(2, "K2later", "gt", 132, 32, 0, 1 * MS)])
+spec("lo_hol_smem_ctrl", ["streams 3", kern(0, "K0", "gt", 132, 1024, 100 * KB, 5 * MS),
+                          kern(2, "K2later", "gt", 132, 32, 0, 1 * MS),
+                          kern(1, "K1head", "gt", 132, 32, 150 * KB, 1 * MS)])
+spec("lo_hol_reg", ["streams 3", kern(0, "K0heavy128", "fmaheavy", 132, 128, 0, 5 * FMA_ITERS_PER_MS),
+                    kern(1, "K1heavy256", "fmaheavy", 132, 256, 0, 1 * FMA_ITERS_PER_MS),
+                    kern(2, "K2later", "gt", 132, 32, 0, 1 * MS)])
+spec("lo_hol_slots", ["streams 3", kern(0, "K0slots", "gt", 4224, 32, 0, 5 * MS),
+                      kern(1, "K1head", "gt", 132, 32, 0, 1 * MS),
+                      kern(2, "K2later", "gt", 132, 32, 0, 1 * MS)])
+spec("lo_fmas32_occ", ["streams 1", kern(0, "Kstatic32k", "fmas32", 132 * 8, 128, 0, 1 * FMA_ITERS_PER_MS)])
+
+# ---------------------------------------------------------------- A6 priorities
+for nm, pr, gap in [("pr_lohi", "0,-5", 300), ("pr_same", "0,0", 300), ("pr_lohi_nogap", "0,-5", 0),
+                    ("pr_hilo", "-5,0", 300)]:
+    lines = [f"streams 2 {pr}", kern(0, "Kfirst", "gt", 528, 128, 120 * KB, 1 * MS)]
+    if gap:
+        lines.append(f"sleep {gap}")
+    lines.append(kern(1, "Ksecond", "gt", 132, 128, 120 * KB, 1 * MS))
+    spec(nm, lines)
+
+# ---------------------------------------------------------------- A7 contention
+N = FMA_ITERS_PER_MS
+for ch, Ws in [(1, (1, 2, 4, 8, 12, 16, 24, 32)), (4, (1, 2, 4, 8, 16))]:
+    for W in Ws:
+        spec(f"ct_i{ch}_w{W}", ["streams 2", kern(0, "KA", "fma", 132, 32 * W, 0, N, ch),
+                                kern(1, "KB", "fma", 132, 32 * W, 0, N, ch)])
+spec("ct_mix_w4_w32", ["streams 2", kern(0, "KA_w4", "fma", 132, 128, 0, N, 1),
+                       kern(1, "KB_w32", "fma", 132, 1024, 0, N, 1)])
+spec("ct_mix_w1_w32", ["streams 2", kern(0, "KA_w1", "fma", 132, 32, 0, N, 1),
+                       kern(1, "KB_w32", "fma", 132, 1024, 0, N, 1)])
+# four kernels of 8 warps on the same SMs
+spec("ct_i1_w8_x4", ["streams 4"] + [kern(i, f"K{i}", "fma", 132, 256, 0, N, 1) for i in range(4)])
+
+# ---------------------------------------------------------------- A8 copies / overlap
+for mem in ("pinned", "pageable"):
+    spec(f"cp_overlap_{mem}", ["streams 3", f"h2d 0 {64 * MB} {mem}", kern(1, "K10ms", "gt", 132, 256, 0, 10 * MS),
+                               f"d2h 2 {64 * MB} {mem}"])
+spec("cp_h2d_x2", ["streams 2", f"h2d 0 {256 * MB} pinned", f"h2d 1 {256 * MB} pinned"])
+spec("cp_d2h_x2", ["streams 2", f"d2h 0 {256 * MB} pinned", f"d2h 1 {256 * MB} pinned"])
+spec("cp_bidir", ["streams 2", f"h2d 0 {256 * MB} pinned", f"d2h 1 {256 * MB} pinned"])
+pl = ["streams 4"]
+for s in range(4):
+    pl += [f"h2d {s} {16 * MB} pinned", kern(s, f"K_s{s}", "gt", 132, 256, 0, 2 * MS), f"d2h {s} {16 * MB} pinned"]
+spec("cp_pipeline4", pl)
+
+# ---------------------------------------------------------------- B multi-process
+spec("ts_small", ["streams 1", kern(0, "spin", "tslice", 1, 32, 0, 1500 * MS)])
+spec("ts_small1s", ["streams 1", kern(0, "spin", "tslice", 1, 32, 0, 1000 * MS)])
+spec("ts_small_solo", ["streams 1", kern(0, "spin", "tslice", 1, 32, 0, 300 * MS)])
+spec("ts_full", ["streams 1", kern(0, "spinfull", "tslice", 264, 1024, 100 * KB, 1000 * MS)])
+idle = ["streams 1"]
+for i in range(40):
+    idle += [kern(0, f"short{i}", "gt", 1, 32, 0, 200_000), "ssync 0", "sleep 10000"]
+spec("ts_idle_short", idle)
+spec("tv_1blk", ["streams 1"] + [kern(0, f"k{i}", "fma", 1, 256, 0, 50 * N) for i in range(10)])
+spec("mps_pct", ["streams 1", kern(0, "Kspread", "gt", 4224, 128, 0, 100_000)])
+spec("mps_pair", ["streams 1", kern(0, "Kspread", "gt", 4224, 128, 0, 200_000)])
+u = ["streams 1", "sleep 1000000", kern(0, "spin3s", "gt", 1, 1, 0, 3000 * MS), "ssync 0", "sleep 1000000"]
+for i in range(75):
+    u += [kern(0, f"d50_{i}", "gt", 1, 1, 0, 20 * MS), "ssync 0", "sleep 20000"]
+for i in range(60):
+    u += [kern(0, f"d10_{i}", "gt", 1, 1, 0, 5 * MS), "ssync 0", "sleep 45000"]
+u += ["sleep 1000000"]
+spec("util_pattern", u)
+
+# ---------------------------------------------------------------- D: carveout compatibility / more HOL
+for b1 in (1024, 64):
+    for b2 in (64, 128, 256, 512, 1024):
+        if b1 == 64 and b2 != 1024:
+            continue
+        spec(f"lo_carve_k1b{b1}_k2b{b2}", ["streams 2", kern(0, f"K1_b{b1}", "gt", 132, b1, 0, 5 * MS),
+                                            kern(1, f"K2_b{b2}", "gt", 132, b2, 0, 1 * MS)])
+# K1 with 40 KB dynamic smem (carveout >= 100 KB): a 64-thread K2 should now fit beside it
+spec("lo_carve_k1b1024s40k_k2b64", ["streams 2", kern(0, "K1_b1024_s40k", "gt", 132, 1024, 40 * KB, 5 * MS),
+                                      kern(1, "K2_b64", "gt", 132, 64, 0, 1 * MS)])
+# head of line again, the later kernel's blocks being 1024-thread blocks (small carveout)
+spec("lo_hol_smem2", ["streams 3", kern(0, "K0", "gt", 132, 1024, 100 * KB, 5 * MS),
+                      kern(1, "K1head", "gt", 132, 1024, 120 * KB, 1 * MS),
+                      kern(2, "K2later", "gt", 132, 1024, 0, 1 * MS)])
+spec("lo_hol_smem2_ctrl", ["streams 3", kern(0, "K0", "gt", 132, 1024, 100 * KB, 5 * MS),
+                           kern(2, "K2later", "gt", 132, 1024, 0, 1 * MS),
+                           kern(1, "K1head", "gt", 132, 1024, 120 * KB, 1 * MS)])
+# MPS SM sets: one block per SM (200 KB dynamic smem), 132 blocks of 20 ms
+spec("mps_excl", ["streams 1", kern(0, "Kexcl", "gt", 132, 128, 200 * KB, 20 * MS)])
+
+spec("cp_h2d_256m", ["streams 1", f"h2d 0 {256 * MB} pinned"])
+spec("cp_d2h_256m", ["streams 1", f"d2h 0 {256 * MB} pinned"])
+
+# ---------------------------------------------------------------- ncu
+spec("ncu_kernels", ["streams 1", kern(0, "gt", "gt", 264, 1024, 0, 20000),
+                     kern(0, "fma1", "fma", 132, 256, 0, 20000, 1),
+                     kern(0, "fma4", "fma", 132, 256, 0, 20000, 4),
+                     kern(0, "fmaheavy", "fmaheavy", 132, 256, 0, 20000),
+                     kern(0, "fmas32", "fmas32", 1056, 128, 0, 20000),
+                     kern(0, "gt_smem120k", "gt", 264, 128, 120 * KB, 20000)])
+
+if __name__ == "__main__":
+    os.makedirs(OUT, exist_ok=True)
+    for f in os.listdir(OUT):
+        if f.endswith(".spec"):
+            os.remove(os.path.join(OUT, f))
+    for nm, txt in specs.items():
+        with open(os.path.join(OUT, nm + ".spec"), "w") as f:
+            f.write(f"# generated by gen_specs.py (FMA_ITERS_PER_MS={FMA_ITERS_PER_MS})\n" + txt)
+    print(f"{len(specs)} specs -> {OUT}", file=sys.stderr)

@@ -1,0 +1,254 @@
+/* test_e2e_scenarios.c -- the bundled scenarios (traces/NAME.json) run
+ * through the real binary, checked against numbers derived by hand from the
+ * rules (and, for the Titan V case, a published measurement).
+ *
+ * Launch overheads of the bundled models (launch API time, launch latency)
+ * shift results by microseconds; where they matter the bound says so and
+ * reads them from the model file rather than hard-coding them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "gpu_model.h"
+
+static GpuModel *model(const char *name)
+{
+    GError *err = NULL;
+    GpuModel *m = sim_gpu_model_find(name, NULL, &err);
+    if (!m)
+        fail_msg("%s", err->message);
+    return m;
+}
+
+/* simpleHyperQ, depth-first, C connections: 32/C + 1 slots of 10 ms (see
+ * traces/simplehyperq-depth.json).  Each of the 64 launches costs the host
+ * launch_api and each kernel waits launch latency after reaching its queue
+ * head, so the makespan lies in [(32/C+1) T, (32/C+1)(T + L) + 64 api].
+ * Breadth-first: 2 T, plus the same overheads. */
+static void test_e2e_simplehyperq_connections_table(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = model("h100-sxm");
+    g_autofree char *depth = source_path("traces/simplehyperq-depth.json");
+    g_autofree char *breadth =
+        source_path("traces/simplehyperq-breadth.json");
+    const double T = 10.0, L = m->kernel_launch_latency_ns / 1e6,
+                 api = m->launch_api_ns / 1e6;
+    const int conns[] = {1, 2, 4, 8, 16, 32};
+    for (size_t i = 0; i < G_N_ELEMENTS(conns); i++) {
+        char c[8];
+        snprintf(c, sizeof c, "%d", conns[i]);
+        double slots = 32.0 / conns[i] + 1;
+        cJSON *j = run_hqsim_json("run", depth, "--connections", c, "--json",
+                                  "-", "-q", NULL);
+        double ms = jnum(j, "run.makespan_ms");
+        if (ms < slots * T || ms > slots * (T + L) + 64 * api)
+            fail_msg("depth-first C=%d: %.3f ms, expected %.0f ms", conns[i],
+                     ms, slots * T);
+        cJSON_Delete(j);
+        j = run_hqsim_json("run", breadth, "--connections", c, "--json", "-",
+                           "-q", NULL);
+        ms = jnum(j, "run.makespan_ms");
+        if (ms < 2 * T || ms > 2 * (T + L) + 64 * api)
+            fail_msg("breadth-first C=%d: %.3f ms, expected 20 ms", conns[i],
+                     ms);
+        cJSON_Delete(j);
+    }
+}
+
+/* One 1-thread kernel spinning 2 s: GPU-Util 100% (a kernel runs the whole
+ * time but for the few microseconds of its launch), SM-active 1/132 of
+ * that, achieved occupancy 1/(132 x 64). */
+static void test_e2e_spin_one_thread_gpu_util_myth(void **state)
+{
+    (void)state;
+    g_autofree char *f = source_path("traces/spin-1thread.json");
+    cJSON *j = run_hqsim_json("run", f, "--json", "-", "-q", NULL);
+    double util = jnum(j, "run.gpu_metrics.gpu_util");
+    double active = jnum(j, "run.gpu_metrics.sm_active");
+    double occ = jnum(j, "run.gpu_metrics.achieved_occupancy");
+    assert_true(util > 0.9999 && util <= 1.0);
+    assert_true(fabs(active - util / 132) < 1e-9);
+    assert_true(fabs(occ - util / (132 * 64.0)) < 1e-9);
+    assert_true(jnum(j, "run.gpu_metrics.gpu_util_max_sample") == 1.0);
+    cJSON_Delete(j);
+}
+
+/* A published Titan V measurement (traces/titanv-1block.json): a one-block
+ * kernel of 3518 ms alone.  Two processes without MPS took 6854 and 6838
+ * ms, with MPS 3467 ms each; four without MPS about 13950 ms, with MPS
+ * about 3500 ms.  hqsim must be within 5% of each. */
+static void check_within(double got, double want, const char *what)
+{
+    if (fabs(got - want) > 0.05 * want)
+        fail_msg("%s: %.1f ms, published %.1f ms (%.1f%% off)", what, got,
+                 want, 100 * (got - want) / want);
+}
+
+static void test_e2e_titan_v_published_measurement(void **state)
+{
+    (void)state;
+    g_autofree char *f = source_path("traces/titanv-1block.json");
+    cJSON *j = run_hqsim_json("compare", f, "--processes", "2", "--json", "-",
+                              "-q", NULL);
+    check_within(jnum(j, "runs.0.processes.0.makespan_ms"), 6854,
+                 "N=2 time-sliced, process 0");
+    check_within(jnum(j, "runs.0.processes.1.makespan_ms"), 6838,
+                 "N=2 time-sliced, process 1");
+    check_within(jnum(j, "runs.1.processes.0.makespan_ms"), 3467,
+                 "N=2 MPS, process 0");
+    check_within(jnum(j, "runs.1.processes.1.makespan_ms"), 3467,
+                 "N=2 MPS, process 1");
+    cJSON_Delete(j);
+    j = run_hqsim_json("compare", f, "--processes", "4", "--json", "-", "-q",
+                       NULL);
+    for (int p = 0; p < 4; p++) {
+        char path[64];
+        snprintf(path, sizeof path, "runs.0.processes.%d.makespan_ms", p);
+        check_within(jnum(j, path), 13950, "N=4 time-sliced");
+        snprintf(path, sizeof path, "runs.1.processes.%d.makespan_ms", p);
+        check_within(jnum(j, path), 3500, "N=4 MPS");
+    }
+    cJSON_Delete(j);
+}
+
+/* Two kernels of 132 one-per-SM blocks: with 120 KiB of shared memory each
+ * (2 x 121 KiB > 228 KiB) they cannot share an SM and run one after the
+ * other, 2 ms; with 60 KiB they share every SM and, each using 16 of 64
+ * warps, overlap at full speed, 1 ms.  Overheads: launch API and latency,
+ * a few microseconds. */
+static void test_e2e_occupancy_limits_concurrency(void **state)
+{
+    (void)state;
+    g_autofree char *serial = source_path("traces/occupancy-serial.json");
+    g_autofree char *conc = source_path("traces/occupancy-concurrent.json");
+    cJSON *j = run_hqsim_json("run", serial, "--json", "-", "-q", NULL);
+    double ms = jnum(j, "run.makespan_ms");
+    assert_true(ms >= 2.0 && ms < 2.05);
+    cJSON_Delete(j);
+    j = run_hqsim_json("run", conc, "--json", "-", "-q", NULL);
+    ms = jnum(j, "run.makespan_ms");
+    assert_true(ms >= 1.0 && ms < 1.05);
+    cJSON_Delete(j);
+}
+
+/* An MPS client at p% of the H100's 66 TPCs (2 SMs each) may use
+ * round(p% x 66) TPCs (the model's rounding rule); its kernel of 132
+ * whole-SM blocks then runs ceil(132 / SMs) waves of 1 ms. */
+static void test_e2e_mps_thread_percentage(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = model("h100-sxm");
+    g_autofree char *f = source_path("traces/mps-thread-pct.json");
+    const char *pcts[] = {"10", "25", "33", "50", "75", "100"};
+    for (size_t i = 0; i < G_N_ELEMENTS(pcts); i++) {
+        double pct = atof(pcts[i]);
+        double tpcs = pct / 100 * 66;
+        double t = m->mps_pct_rounding == SIM_ROUND_DOWN ? floor(tpcs + 1e-9)
+                   : m->mps_pct_rounding == SIM_ROUND_UP ? ceil(tpcs - 1e-9)
+                                                         : floor(tpcs + 0.5);
+        int sms = (int)MAX(1, MIN(66, t)) * 2;
+        int waves = (132 + sms - 1) / sms;
+        cJSON *j = run_hqsim_json("run", f, "--thread-pct", pcts[i], "--json",
+                                  "-", "-q", NULL);
+        assert_int_equal((int)jnum(j, "run.processes.0.sm_limit"), sms);
+        double ms = jnum(j, "run.makespan_ms");
+        if (ms < waves || ms > waves + 0.05)
+            fail_msg("%s%%: %.3f ms, expected %d waves of 1 ms on %d SMs",
+                     pcts[i], ms, waves, sms);
+        cJSON_Delete(j);
+    }
+}
+
+/* The CSV names the SMs each kernel used: at 25%, 32 distinct SMs. */
+static void test_e2e_csv_lists_sms_used(void **state)
+{
+    (void)state;
+    g_autofree char *f = source_path("traces/mps-thread-pct.json");
+    g_autofree char *csv = g_build_filename(g_get_tmp_dir(),
+                                            "hqsim-e2e-sms.csv", NULL);
+    Run r = run_hqsim("run", f, "--csv", csv, "-q", NULL);
+    assert_int_equal(r.status, 0);
+    run_clear(&r);
+    g_autofree char *text = NULL;
+    assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+    unlink(csv);
+    assert_contains(text, "process,stream,op,iteration,kind,name,context,"
+                          "queue,issue_us,start_us,end_us");
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    assert_non_null(lines[1]);
+    g_auto(GStrv) cols = g_strsplit(lines[1], ",", -1);
+    assert_string_equal(cols[5], "whole_sm_blocks");
+    assert_int_equal(atoi(cols[13]), 32);
+}
+
+/* The default job: four small-batch inference processes.  Kernels that
+ * fill a fraction of the GPU gain from MPS: more throughput, lower tail
+ * latency, higher SM-active, while nvidia-smi's GPU-Util cannot tell. */
+static void test_e2e_default_mps_helps_small_kernels(void **state)
+{
+    (void)state;
+    g_autofree char *f = source_path("traces/default.json");
+    cJSON *j = run_hqsim_json("compare", f, "--json", "-", "-q", NULL);
+    double tp_ts = jnum(j, "runs.0.throughput_per_s");
+    double tp_mps = jnum(j, "runs.1.throughput_per_s");
+    assert_true(tp_mps > 1.5 * tp_ts);
+    assert_true(jnum(j, "runs.1.latency_p99_ms") <
+                jnum(j, "runs.0.latency_p99_ms"));
+    assert_true(jnum(j, "runs.1.gpu_metrics.sm_active") >
+                jnum(j, "runs.0.gpu_metrics.sm_active"));
+    assert_true(jnum(j, "runs.0.gpu_metrics.context_switches") > 0);
+    assert_true(jnum(j, "runs.1.gpu_metrics.context_switches") == 0);
+    cJSON_Delete(j);
+}
+
+/* Bad input: clear message, non-zero exit, no output file left behind. */
+static void test_e2e_bad_input_is_reported(void **state)
+{
+    (void)state;
+    g_autofree char *out = g_build_filename(g_get_tmp_dir(),
+                                            "hqsim-e2e-never.json", NULL);
+    unlink(out);
+    Run r = run_hqsim("run", "/nonexistent.json", "--json", out, NULL);
+    assert_int_not_equal(r.status, 0);
+    assert_contains(r.err, "nonexistent.json");
+    assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+    run_clear(&r);
+    r = run_hqsim("run", "--connections", "99", "x.json", NULL);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "--connections");
+    run_clear(&r);
+    r = run_hqsim("compare", "--modes", "timeslice,bogus",
+                  HQSIM_SOURCE_DIR "/traces/spin-1thread.json", NULL);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "bogus");
+    run_clear(&r);
+    r = run_hqsim("run", "--gpu", "h999",
+                  HQSIM_SOURCE_DIR "/traces/spin-1thread.json", NULL);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "h999");
+    run_clear(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_e2e_simplehyperq_connections_table),
+        cmocka_unit_test(test_e2e_spin_one_thread_gpu_util_myth),
+        cmocka_unit_test(test_e2e_titan_v_published_measurement),
+        cmocka_unit_test(test_e2e_occupancy_limits_concurrency),
+        cmocka_unit_test(test_e2e_mps_thread_percentage),
+        cmocka_unit_test(test_e2e_csv_lists_sms_used),
+        cmocka_unit_test(test_e2e_default_mps_helps_small_kernels),
+        cmocka_unit_test(test_e2e_bad_input_is_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,691 @@
+/* test_engine.c -- the engine's mechanisms on a small GPU built in code
+ * (tests/testutil.h: 4 SMs unless stated, no launch or API overheads,
+ * timeslice 1 ms, switch 10 us + state).  Every expected number is worked
+ * out by hand in the comment above its assertion.
+ *
+ * Shapes used below, on the test GPU (64 warps, 32 block slots, 64 Ki
+ * registers, 228 KiB shared memory per SM, 1 KiB reserved per block):
+ *  - "tiny": 1 block of 1 thread: a 1-warp block, 32 fit per SM (slots);
+ *  - "fat":  1024 threads + 120 KiB shared memory: one per SM (smem);
+ *  - "half": 1024 threads (32 warps), no shared memory: two per SM.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+
+#include "engine_internal.h"
+#include "error.h"
+#include "gen.h"
+#include "testutil.h"
+
+#define MS(x) SIM_MS(x)
+#define US(x) SIM_US(x)
+
+static SimOp fat(uint32_t stream, const char *name, uint32_t grid,
+                 SimTime d)
+{
+    SimOp op = test_kernel(stream, name, grid, 1024, d);
+    op.u.kernel.static_smem_bytes = 120 * 1024;
+    return op;
+}
+
+typedef struct {
+    GpuModel *m;
+    SimScenario *sc;
+    SimResult *r;
+} Fix;
+
+static int setup(void **state)
+{
+    Fix *f = g_new0(Fix, 1);
+    f->m = test_model(4);
+    f->sc = sim_scenario_new("test", "test");
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    Fix *f = *state;
+    sim_result_free(f->r);
+    sim_scenario_free(f->sc);
+    sim_gpu_model_free(f->m);
+    g_free(f);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* A kernel alone takes its given duration, whatever its shape: the block
+ * work is duration / waves and nothing else shares the SMs.  256-thread
+ * blocks: 8 fit per SM (warps), so 32 per wave on 4 SMs. */
+static void test_engine_kernel_alone_reproduces_duration(void **state)
+{
+    Fix *f = *state;
+    const uint32_t grids[] = {1, 3, 4, 5, 31, 32, 33, 100, 1000, 123457};
+    for (size_t i = 0; i < G_N_ELEMENTS(grids); i++) {
+        g_autoptr(SimScenario) sc = sim_scenario_new("alone", "test");
+        SimProcessSpec *p = test_process(sc, "p", 1);
+        SimOp op = test_kernel(0, "k", grids[i], 256, US(1000));
+        sim_process_add_op(p, &op);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        assert_non_null(r);
+        const SimOpRecord *o = test_op(r, 0, 0);
+        uint64_t waves = (grids[i] + 31) / 32;
+        /* each wave's completion time is rounded up to a whole ns */
+        assert_in_range(o->end_ns - o->start_ns, US(1000), US(1000) + waves);
+        assert_int_equal(o->start_ns, 0);
+        assert_int_equal(o->sms_used, MIN(grids[i], 4));
+    }
+}
+
+static SimScenario *hyperq(uint32_t connections, bool depth_first)
+{
+    SimScenario *sc = sim_scenario_new("simpleHyperQ", "test");
+    SimProcessSpec *p = test_process(sc, "hq", 32);
+    p->connections = connections;
+    SimOp a, b;
+    if (depth_first) {
+        for (uint32_t s = 0; s < 32; s++) {
+            a = test_kernel(s, "kernel_A", 1, 1, MS(10));
+            b = test_kernel(s, "kernel_B", 1, 1, MS(10));
+            sim_process_add_op(p, &a);
+            sim_process_add_op(p, &b);
+        }
+    } else {
+        for (uint32_t s = 0; s < 32; s++) {
+            a = test_kernel(s, "kernel_A", 1, 1, MS(10));
+            sim_process_add_op(p, &a);
+        }
+        for (uint32_t s = 0; s < 32; s++) {
+            b = test_kernel(s, "kernel_B", 1, 1, MS(10));
+            sim_process_add_op(p, &b);
+        }
+    }
+    return sc;
+}
+
+/* NVIDIA's simpleHyperQ: with C connections, 32/C streams share each queue.
+ * Depth-first, a queue holds A0 B0 A1 B1 ...: B_i waits for A_i (same
+ * stream) and A_{i+1} waits behind B_i (same queue), so B_i and A_{i+1} run
+ * together: 32/C + 1 slots of 10 ms.  Breadth-first, every A goes first:
+ * 2 slots whatever C. */
+static void test_engine_simplehyperq_connections(void **state)
+{
+    Fix *f = *state;
+    const uint32_t conns[] = {1, 2, 4, 8, 16, 32};
+    for (size_t i = 0; i < G_N_ELEMENTS(conns); i++) {
+        uint32_t c = conns[i];
+        g_autoptr(SimScenario) d = hyperq(c, true);
+        g_autoptr(SimResult) rd = test_run(f->m, d, SIM_SHARE_TIMESLICE);
+        assert_non_null(rd);
+        assert_int_equal(rd->makespan_ns, (32 / c + 1) * MS(10));
+        g_autoptr(SimScenario) b = hyperq(c, false);
+        g_autoptr(SimResult) rb = test_run(f->m, b, SIM_SHARE_TIMESLICE);
+        assert_non_null(rb);
+        assert_int_equal(rb->makespan_ns, 2 * MS(10));
+    }
+}
+
+/* Two "fat" kernels (one block per SM by shared memory) cannot share an
+ * SM: the second waits for the first, 2 ms.  Two 64 KiB, 512-thread
+ * kernels fit side by side (2 x 65 KiB, 2 x 16 warps) and each uses 16 of
+ * 64 warps (intensity 0.25), so they overlap at full speed: 1 ms. */
+static void test_engine_occupancy_limits_concurrency(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *p = test_process(f->sc, "p", 2);
+    SimOp a = fat(0, "fatA", 4, MS(1)), b = fat(1, "fatB", 4, MS(1));
+    sim_process_add_op(p, &a);
+    sim_process_add_op(p, &b);
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_non_null(f->r);
+    assert_int_equal(f->r->makespan_ns, MS(2));
+    assert_int_equal(test_op(f->r, 0, 1)->start_ns, MS(1));
+
+    g_autoptr(SimScenario) sc = sim_scenario_new("fit", "test");
+    p = test_process(sc, "p", 2);
+    a = test_kernel(0, "a", 4, 512, MS(1));
+    b = test_kernel(1, "b", 4, 512, MS(1));
+    a.u.kernel.static_smem_bytes = b.u.kernel.static_smem_bytes = 64 * 1024;
+    sim_process_add_op(p, &a);
+    sim_process_add_op(p, &b);
+    g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(r->makespan_ns, MS(1));
+    assert_int_equal(test_op(r, 0, 1)->start_ns, 0);
+}
+
+/* The leftover policy: a "fat" kernel of 8 blocks fills all 4 SMs (one
+ * each) and keeps 4 blocks pending for 1 ms.  A tiny kernel on another
+ * stream would fit beside it at once (warps are free) but may not start
+ * before every block of the earlier kernel is dispatched, at 1 ms. */
+static void test_engine_leftover_policy(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *p = test_process(f->sc, "p", 2);
+    SimOp a = fat(0, "big", 8, MS(2));
+    SimOp b = test_kernel(1, "small", 1, 32, US(100));
+    sim_process_add_op(p, &a);
+    sim_process_add_op(p, &b);
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(test_op(f->r, 0, 1)->start_ns, MS(1));
+    assert_int_equal(test_op(f->r, 0, 1)->end_ns, MS(1) + US(100));
+    assert_int_equal(test_op(f->r, 0, 0)->end_ns, MS(2));
+}
+
+/* Stream priority decides dispatch order among pending kernels: A (8 fat
+ * blocks = 2 waves of 1 ms, priority 0), then C (4 fat, priority 0), then
+ * H (4 fat, priority -1) are issued at t = 0.  H goes first: [0, 1] ms;
+ * then A [1, 3]; then C [3, 4].  Running blocks are never preempted. */
+static void test_engine_priority_orders_dispatch(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *p = test_process(f->sc, "p", 3);
+    p->streams[2].priority = -1;
+    SimOp a = fat(0, "A", 8, MS(2)), c = fat(1, "C", 4, MS(1)),
+          h = fat(2, "H", 4, MS(1));
+    sim_process_add_op(p, &a);
+    sim_process_add_op(p, &c);
+    sim_process_add_op(p, &h);
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(test_op(f->r, 0, 2)->start_ns, 0);
+    assert_int_equal(test_op(f->r, 0, 2)->end_ns, MS(1));
+    assert_int_equal(test_op(f->r, 0, 0)->end_ns, MS(3));
+    assert_int_equal(test_op(f->r, 0, 1)->end_ns, MS(4));
+}
+
+/* An MPS client at 50% of 8 SMs (4 TPCs of 2) may use 2 TPCs = 4 SMs.  A
+ * kernel of 8 fat blocks (one wave of 1 ms on 8 SMs) then runs in 2 waves
+ * on 4 SMs: 2 ms.  At 25%: 1 TPC = 2 SMs, 4 waves: 4 ms. */
+static void test_engine_mps_thread_percentage_caps_sms(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(GpuModel) m = test_model(8);
+    const double pct[] = {100, 50, 25};
+    const uint32_t sms[] = {8, 4, 2};
+    for (int i = 0; i < 3; i++) {
+        g_autoptr(SimScenario) sc = sim_scenario_new("pct", "test");
+        SimProcessSpec *p = test_process(sc, "client", 1);
+        p->mps = true;
+        p->active_thread_pct = pct[i];
+        SimOp a = fat(0, "k", 8, MS(1));
+        sim_process_add_op(p, &a);
+        g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
+        assert_int_equal(test_op(r, 0, 0)->sms_used, sms[i]);
+        assert_int_equal(r->makespan_ns, MS(8 / sms[i]));
+        assert_int_equal(r->procs[0].sm_limit, sms[i]);
+    }
+    (void)f;
+}
+
+/* Two processes, each one tiny kernel of 10 ms.  Time-sliced with 1 ms
+ * slices they alternate: 20 slices of work and 19 switches of 10 us (plus
+ * a few ns to save and restore one 1-warp block's registers), so about
+ * 20.19 ms.  Under MPS they run side by side: 10 ms, no switch. */
+static void test_engine_timeslice_vs_mps(void **state)
+{
+    Fix *f = *state;
+    f->m->idle_yield_ns = 0;
+    for (int i = 0; i < 2; i++) {
+        SimProcessSpec *p = test_process(f->sc, i ? "b" : "a", 1);
+        SimOp k = test_kernel(0, "spin", 1, 1, MS(10));
+        sim_process_add_op(p, &k);
+    }
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(f->r->context_switches, 19);
+    assert_in_range(f->r->makespan_ns, MS(20) + 19 * US(10),
+                    MS(20) + 19 * US(10) + 19 * 100);
+    /* a finishes one slice before b */
+    assert_in_range(f->r->procs[1].end_ns - f->r->procs[0].end_ns, MS(1),
+                    MS(1) + US(11));
+    g_autoptr(SimResult) mps = test_run(f->m, f->sc, SIM_SHARE_MPS);
+    assert_int_equal(mps->makespan_ns, MS(10));
+    assert_int_equal(mps->context_switches, 0);
+    assert_int_equal(mps->n_contexts, 1);
+}
+
+/* Kepler-style preemption at block boundaries: a's one block cannot be
+ * stopped, so a runs its 10 ms, then one switch, then b: 20.01 ms. */
+static void test_engine_block_boundary_preemption(void **state)
+{
+    Fix *f = *state;
+    f->m->preemption = SIM_PREEMPT_BLOCK;
+    f->m->idle_yield_ns = 0;
+    for (int i = 0; i < 2; i++) {
+        SimProcessSpec *p = test_process(f->sc, i ? "b" : "a", 1);
+        SimOp k = test_kernel(0, "spin", 1, 1, MS(10));
+        sim_process_add_op(p, &k);
+    }
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(f->r->procs[0].end_ns, MS(10));
+    assert_int_equal(f->r->context_switches, 1);
+    assert_int_equal(f->r->makespan_ns, MS(20) + US(10));
+}
+
+/* An idle context keeps the GPU for idle_yield before a waiting one gets
+ * it: a's 0.3 ms kernel ends at 0.3 ms and a goes idle, holding the GPU
+ * until 0.3 + 0.5 = 0.8 ms.  b's kernel arrives at 0.5 ms, mid-slice, and
+ * starts after the yield and a 10 us switch: at 0.81 ms. */
+static void test_engine_idle_yield_delays_switch(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *a = test_process(f->sc, "a", 1);
+    SimOp k = test_kernel(0, "k", 1, 1, US(300));
+    sim_process_add_op(a, &k);
+    SimProcessSpec *b = test_process(f->sc, "b", 1);
+    b->start_ns = US(500);
+    sim_process_add_op(b, &k);
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    const SimOpRecord *o = test_op(f->r, 1, 0);
+    assert_in_range(o->start_ns, US(810), US(810) + 10);
+    assert_int_equal(o->end_ns - o->start_ns, US(300));
+    assert_int_equal(f->r->context_switches, 1);
+}
+
+/* Two "half" kernels (32 warps, sm_intensity 1: each alone saturates its
+ * SM's issue) share every SM: load 2, so both take 2 ms instead of 1.
+ * Latency-bound ones (intensity 0.1) overlap for free: 1 ms. */
+static void test_engine_contention_slows_coresident_blocks(void **state)
+{
+    Fix *f = *state;
+    const double intensity[] = {1.0, 0.1};
+    const SimTime expect[] = {MS(2), MS(1)};
+    for (int i = 0; i < 2; i++) {
+        g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp a = test_kernel(0, "a", 4, 1024, MS(1));
+        SimOp b = test_kernel(1, "b", 4, 1024, MS(1));
+        a.u.kernel.sm_intensity = b.u.kernel.sm_intensity = intensity[i];
+        sim_process_add_op(p, &a);
+        sim_process_add_op(p, &b);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        assert_int_equal(test_op(r, 0, 0)->end_ns, expect[i]);
+        assert_int_equal(test_op(r, 0, 1)->end_ns, expect[i]);
+    }
+}
+
+/* Copies: 100 MB at 10 GB/s = 10 ms.  H2D, a 10 ms kernel and D2H on
+ * three streams overlap: 10 ms.  Two H2D copies share the one H2D engine:
+ * 20 ms.  A pageable copy (half speed, 1 MB = 0.2 ms) holds the host, so a
+ * kernel issued after it starts at 0.2 ms. */
+static void test_engine_copies_overlap_and_serialize(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *p = test_process(f->sc, "p", 3);
+    SimOp h = test_copy(0, SIM_COPY_H2D, 100000000, true);
+    SimOp k = test_kernel(1, "k", 4, 256, MS(10));
+    SimOp d = test_copy(2, SIM_COPY_D2H, 100000000, true);
+    sim_process_add_op(p, &h);
+    sim_process_add_op(p, &k);
+    sim_process_add_op(p, &d);
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(f->r->makespan_ns, MS(10));
+    assert_int_equal(f->r->copy_busy_ns[SIM_COPY_H2D], MS(10));
+
+    g_autoptr(SimScenario) sc = sim_scenario_new("h2d2", "test");
+    p = test_process(sc, "p", 2);
+    SimOp h0 = test_copy(0, SIM_COPY_H2D, 100000000, true);
+    SimOp h1 = test_copy(1, SIM_COPY_H2D, 100000000, true);
+    sim_process_add_op(p, &h0);
+    sim_process_add_op(p, &h1);
+    g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(r->makespan_ns, MS(20));
+
+    g_autoptr(SimScenario) sc2 = sim_scenario_new("pageable", "test");
+    p = test_process(sc2, "p", 2);
+    SimOp pg = test_copy(0, SIM_COPY_H2D, 1000000, false);
+    SimOp k2 = test_kernel(1, "k", 1, 32, MS(1));
+    sim_process_add_op(p, &pg);
+    sim_process_add_op(p, &k2);
+    g_autoptr(SimResult) r2 = test_run(f->m, sc2, SIM_SHARE_TIMESLICE);
+    assert_int_equal(test_op(r2, 0, 1)->start_ns, US(200));
+}
+
+/* Events: A (1 ms) on s0, record e on s0; s1 waits for e, then B (1 ms):
+ * B starts at 1 ms.  An event synchronize holds the host until 1 ms. */
+static void test_engine_event_dependencies(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *p = test_process(f->sc, "p", 2);
+    uint32_t e = sim_process_add_event(f->sc, p, "e");
+    SimOp a = test_kernel(0, "A", 1, 32, MS(1));
+    SimOp rec = test_simple(SIM_OP_EVENT_RECORD, 0, e);
+    SimOp w = test_simple(SIM_OP_EVENT_WAIT, 1, e);
+    SimOp b = test_kernel(1, "B", 1, 32, MS(1));
+    SimOp sync = test_simple(SIM_OP_EVENT_SYNC, 0, e);
+    SimOp c = test_kernel(0, "C", 1, 32, MS(1));
+    sim_process_add_op(p, &a);
+    sim_process_add_op(p, &rec);
+    sim_process_add_op(p, &w);
+    sim_process_add_op(p, &b);
+    sim_process_add_op(p, &sync);
+    sim_process_add_op(p, &c);
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(test_op(f->r, 0, 3)->start_ns, MS(1));
+    assert_int_equal(test_op(f->r, 0, 5)->issue_ns, MS(1));
+    assert_int_equal(f->r->makespan_ns, MS(2));
+}
+
+/* With one connection, a wait issued before its event's record sits at the
+ * head of the only queue and the record is stuck behind it: a deadlock,
+ * reported with the queue and op. */
+static void test_engine_detects_deadlock(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *p = test_process(f->sc, "p", 2);
+    p->connections = 1;
+    uint32_t e = sim_process_add_event(f->sc, p, "e");
+    SimOp w = test_simple(SIM_OP_EVENT_WAIT, 1, e);
+    SimOp rec = test_simple(SIM_OP_EVENT_RECORD, 0, e);
+    sim_process_add_op(p, &w);
+    sim_process_add_op(p, &rec);
+    SimOptions o;
+    sim_options_init(&o);
+    GError *err = NULL;
+    SimResult *r = sim_engine_run(f->m, f->sc, &o, &err);
+    assert_null(r);
+    assert_non_null(err);
+    assert_int_equal(err->code, SIM_ERROR_DEADLOCK);
+    assert_non_null(strstr(err->message, "deadlock"));
+    assert_non_null(strstr(err->message, "hardware queue 0"));
+    assert_non_null(strstr(err->message, "event_wait"));
+    g_error_free(err);
+}
+
+/* A kernel whose block needs more shared memory than an SM has is refused
+ * before the run, naming process and op. */
+static void test_engine_rejects_kernel_that_fits_nowhere(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *p = test_process(f->sc, "p", 1);
+    SimOp k = test_kernel(0, "huge", 1, 32, MS(1));
+    k.u.kernel.dynamic_smem_bytes = 300 * 1024;
+    sim_process_add_op(p, &k);
+    SimOptions o;
+    sim_options_init(&o);
+    GError *err = NULL;
+    assert_null(sim_engine_run(f->m, f->sc, &o, &err));
+    assert_int_equal(err->code, SIM_ERROR_NOFIT);
+    assert_non_null(strstr(err->message, "process 'p' op 0"));
+    assert_non_null(strstr(err->message, "huge"));
+    g_error_free(err);
+}
+
+/* A fault in one MPS client kills every client of the server; without MPS
+ * only the faulting process dies and the other finishes its 5 ms. */
+static void test_engine_fault_containment(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *bad = test_process(f->sc, "bad", 1);
+    SimOp k = test_kernel(0, "oops", 1, 32, MS(1));
+    k.u.kernel.faults = true;
+    sim_process_add_op(bad, &k);
+    SimProcessSpec *good = test_process(f->sc, "good", 1);
+    SimOp g = test_kernel(0, "work", 1, 32, MS(5));
+    sim_process_add_op(good, &g);
+    g_autoptr(SimResult) mps = test_run(f->m, f->sc, SIM_SHARE_MPS);
+    assert_int_equal(mps->procs[0].status, SIM_PROC_KILLED);
+    assert_int_equal(mps->procs[1].status, SIM_PROC_KILLED);
+    assert_non_null(strstr(mps->procs[1].status_reason, "MPS client 'bad'"));
+    g_autoptr(SimResult) ts = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(ts->procs[0].status, SIM_PROC_KILLED);
+    assert_int_equal(ts->procs[1].status, SIM_PROC_OK);
+    assert_int_equal(ts->procs[1].kernels, 1);
+}
+
+/* Device memory: 80000 MiB; each context costs 500 MiB.  Two processes of
+ * 40000 MiB: the second does not fit (40500 + 40500 > 80000).  Under MPS
+ * with a 2-client limit a third client is refused. */
+static void test_engine_memory_and_client_limits(void **state)
+{
+    Fix *f = *state;
+    for (int i = 0; i < 2; i++) {
+        SimProcessSpec *p = test_process(f->sc, i ? "b" : "a", 1);
+        p->device_mem_bytes = 40000ull << 20;
+        SimOp k = test_kernel(0, "k", 1, 32, MS(1));
+        sim_process_add_op(p, &k);
+    }
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(f->r->procs[0].status, SIM_PROC_OK);
+    assert_int_equal(f->r->procs[1].status, SIM_PROC_NOT_STARTED);
+    assert_non_null(strstr(f->r->procs[1].status_reason, "device memory"));
+
+    f->m->mps_max_clients = 2;
+    g_autoptr(SimScenario) sc = sim_scenario_new("clients", "test");
+    for (int i = 0; i < 3; i++) {
+        SimProcessSpec *p = test_process(sc, i == 0 ? "x" : i == 1 ? "y" : "z",
+                                         1);
+        SimOp k = test_kernel(0, "k", 1, 32, MS(1));
+        sim_process_add_op(p, &k);
+    }
+    g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_MPS);
+    assert_int_equal(r->procs[2].status, SIM_PROC_NOT_STARTED);
+    assert_non_null(strstr(r->procs[2].status_reason, "MPS server"));
+}
+
+/* At most max_resident_grids kernels at once: with 2, four 1-ms kernels on
+ * four streams run two at a time: 2 ms. */
+static void test_engine_resident_grid_limit(void **state)
+{
+    Fix *f = *state;
+    f->m->max_resident_grids = 2;
+    SimProcessSpec *p = test_process(f->sc, "p", 4);
+    for (uint32_t s = 0; s < 4; s++) {
+        SimOp k = test_kernel(s, "k", 1, 32, MS(1));
+        sim_process_add_op(p, &k);
+    }
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(f->r->makespan_ns, MS(2));
+}
+
+/* The GPU-utilization myth: one 1-thread kernel spinning for 1 s reads
+ * 100% GPU-Util while one SM of 4 is active (25%) and one warp of 256 is
+ * resident (occupancy 1/256). */
+static void test_engine_metrics_one_thread_spin(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *p = test_process(f->sc, "p", 1);
+    SimOp k = test_kernel(0, "spin", 1, 1, SIM_S(1));
+    sim_process_add_op(p, &k);
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_float_equal(f->r->gpu_util, 1.0, 1e-9);
+    assert_float_equal(f->r->sm_active, 0.25, 1e-9);
+    assert_float_equal(f->r->achieved_occupancy, 1.0 / 256, 1e-9);
+    assert_int_equal(f->r->util_samples->len, 10); /* 100 ms samples */
+}
+
+/* Closed loop: 3 iterations of (0.5 ms host gap, 1 ms kernel): each
+ * iteration takes 1.5 ms; throughput 3 / 4.5 ms = 666.7 per second.  Open
+ * loop at one request every 0.5 ms with 1 ms of work per request queues:
+ * request i finishes at (i+1) ms and arrived at i/2 ms. */
+static void test_engine_closed_and_open_loop(void **state)
+{
+    Fix *f = *state;
+    SimProcessSpec *p = test_process(f->sc, "p", 1);
+    p->iterations = 3;
+    SimOp gap = test_gap(US(500));
+    SimOp k = test_kernel(0, "k", 1, 32, MS(1));
+    sim_process_add_op(p, &gap);
+    sim_process_add_op(p, &k);
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(f->r->procs[0].iterations_done, 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(g_array_index(f->r->procs[0].latency_ns, SimTime, i),
+                         US(1500));
+    assert_float_equal(sim_proc_throughput(&f->r->procs[0]), 3 / 4.5e-3,
+                       1e-6);
+
+    g_autoptr(SimScenario) sc = sim_scenario_new("open", "test");
+    p = test_process(sc, "p", 1);
+    p->arrivals.kind = SIM_ARRIVALS_UNIFORM;
+    p->arrivals.rate_per_s = 2000;
+    p->arrivals.count = 4;
+    sim_process_add_op(p, &k);
+    g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+    const SimTime expect[] = {MS(1), US(1500), MS(2), US(2500)};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(g_array_index(r->procs[0].latency_ns, SimTime, i),
+                         expect[i]);
+}
+
+/* The same inputs give the same result, bit for bit (Poisson arrivals,
+ * several processes, time-slicing). */
+static void test_engine_is_deterministic(void **state)
+{
+    Fix *f = *state;
+    for (int i = 0; i < 3; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "p%u", (unsigned)i & 7u);
+        SimProcessSpec *p = test_process(f->sc, name, 2);
+        p->arrivals.kind = SIM_ARRIVALS_POISSON;
+        p->arrivals.rate_per_s = 500;
+        p->arrivals.count = 50;
+        SimOp a = test_kernel(0, "a", 7, 128, US(300));
+        SimOp b = test_kernel(1, "b", 3, 512, US(700));
+        sim_process_add_op(p, &a);
+        sim_process_add_op(p, &b);
+    }
+    g_autoptr(SimResult) r1 = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    g_autoptr(SimResult) r2 = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(r1->ops->len, r2->ops->len);
+    assert_int_equal(r1->makespan_ns, r2->makespan_ns);
+    assert_int_equal(r1->events, r2->events);
+    for (guint i = 0; i < r1->ops->len; i++) {
+        const SimOpRecord *a = &g_array_index(r1->ops, SimOpRecord, i);
+        const SimOpRecord *b = &g_array_index(r2->ops, SimOpRecord, i);
+        assert_int_equal(a->start_ns, b->start_ns);
+        assert_int_equal(a->end_ns, b->end_ns);
+        assert_int_equal(a->issue_ns, b->issue_ns);
+    }
+}
+
+/* The batched most-free placement (a tier of equal SMs at a time) must put
+ * every block where the one-block-at-a-time greedy rule puts it: random
+ * kernels of mixed shapes on 3 streams, compared op by op and SM by SM. */
+static void test_engine_batched_placement_matches_exact(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(GpuModel) m = test_model(12);
+    for (guint32 seed = 1; seed <= 40; seed++) {
+        GRand *rng = g_rand_new_with_seed(seed);
+        g_autoptr(SimScenario) sc = sim_scenario_new("rand", "test");
+        SimProcessSpec *p = test_process(sc, "p", 3);
+        p->streams[2].priority = -1;
+        for (int i = 0; i < 30; i++) {
+            SimOp k = test_kernel((uint32_t)g_rand_int_range(rng, 0, 3), "k",
+                                  (uint32_t)g_rand_int_range(rng, 1, 80),
+                                  32u * (uint32_t)g_rand_int_range(rng, 1, 33),
+                                  US(g_rand_int_range(rng, 5, 400)));
+            k.u.kernel.regs_per_thread =
+                8u * (uint32_t)g_rand_int_range(rng, 1, 9);
+            if (g_rand_boolean(rng))
+                k.u.kernel.static_smem_bytes =
+                    1024u * (uint32_t)g_rand_int_range(rng, 0, 100);
+            sim_process_add_op(p, &k);
+        }
+        g_rand_free(rng);
+        sm_force_exact_placement(false);
+        g_autoptr(SimResult) a = test_run(m, sc, SIM_SHARE_TIMESLICE);
+        sm_force_exact_placement(true);
+        g_autoptr(SimResult) b = test_run(m, sc, SIM_SHARE_TIMESLICE);
+        sm_force_exact_placement(false);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(a->ops->len, b->ops->len);
+        for (guint i = 0; i < a->ops->len; i++) {
+            const SimOpRecord *x = &g_array_index(a->ops, SimOpRecord, i);
+            const SimOpRecord *y = &g_array_index(b->ops, SimOpRecord, i);
+            assert_int_equal(x->start_ns, y->start_ns);
+            assert_int_equal(x->end_ns, y->end_ns);
+            assert_int_equal(x->sms_used, y->sms_used);
+        }
+        assert_memory_equal(a->sm_sets->data, b->sm_sets->data,
+                            a->sm_sets->len * sizeof(uint64_t));
+    }
+    (void)f;
+}
+
+/* Static MPS SM assignment: clients at 50% of 8 SMs get fixed windows of 4
+ * SMs in dispatch order, one after the other (wrapping): SMs 0-3, 4-7, then
+ * 0-3 again.  Each client's 8-block kernel of fat blocks runs in 2 waves on
+ * its window only. */
+static void test_engine_mps_static_sm_windows(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(GpuModel) m = test_model(8);
+    m->mps_sm_assign = SIM_MPS_SMS_STATIC;
+    g_autoptr(SimScenario) sc = sim_scenario_new("static", "test");
+    for (int i = 0; i < 3; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "c%u", (unsigned)i & 7u);
+        SimProcessSpec *p = test_process(sc, name, 1);
+        p->mps = true;
+        p->active_thread_pct = 50;
+        p->start_ns = (SimTime)i * MS(10); /* one after the other */
+        SimOp k = fat(0, "k", 8, MS(1));
+        sim_process_add_op(p, &k);
+    }
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
+    const uint32_t first[3] = {0, 4, 0};
+    for (uint32_t p = 0; p < 3; p++) {
+        const SimOpRecord *o = test_op(r, p, 0);
+        assert_int_equal(o->sms_used, 4);
+        assert_int_equal(o->end_ns - o->start_ns, MS(2));
+        for (uint32_t sm = 0; sm < 8; sm++)
+            assert_int_equal(sim_sm_set_has(r, o->sm_set, sm),
+                             sm >= first[p] && sm < first[p] + 4);
+    }
+    (void)f;
+}
+
+/* The engine's invariants (SM accounting, cohorts, the event heap) hold
+ * after every instant of a busy mixed workload, time-sliced and under MPS,
+ * on a small GPU where SMs overload often. */
+static void test_engine_invariants_hold_under_load(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(SimScenario) sc = sim_gen_many_small(1500, 4, 11);
+    const SimShareMode modes[] = {SIM_SHARE_TIMESLICE, SIM_SHARE_MPS};
+    for (int i = 0; i < 2; i++) {
+        g_autoptr(SimResult) r = test_run(f->m, sc, modes[i]);
+        assert_non_null(r);
+        uint64_t kernels = 0;
+        for (uint32_t p = 0; p < r->n_procs; p++)
+            kernels += r->procs[p].kernels;
+        assert_int_equal(kernels, 1500);
+    }
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_engine_kernel_alone_reproduces_duration),
+        T(test_engine_simplehyperq_connections),
+        T(test_engine_occupancy_limits_concurrency),
+        T(test_engine_leftover_policy),
+        T(test_engine_priority_orders_dispatch),
+        T(test_engine_mps_thread_percentage_caps_sms),
+        T(test_engine_timeslice_vs_mps),
+        T(test_engine_block_boundary_preemption),
+        T(test_engine_idle_yield_delays_switch),
+        T(test_engine_contention_slows_coresident_blocks),
+        T(test_engine_copies_overlap_and_serialize),
+        T(test_engine_event_dependencies),
+        T(test_engine_detects_deadlock),
+        T(test_engine_rejects_kernel_that_fits_nowhere),
+        T(test_engine_fault_containment),
+        T(test_engine_memory_and_client_limits),
+        T(test_engine_resident_grid_limit),
+        T(test_engine_metrics_one_thread_spin),
+        T(test_engine_closed_and_open_loop),
+        T(test_engine_is_deterministic),
+        T(test_engine_batched_placement_matches_exact),
+        T(test_engine_mps_static_sm_windows),
+        T(test_engine_invariants_hold_under_load),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

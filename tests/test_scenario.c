@@ -1,0 +1,295 @@
+/* test_scenario.c -- the native scenario format: loading, expansion of
+ * repeats/counts/replicas, errors with file:line:field, and the writer's
+ * round trip. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "scenario.h"
+
+static SimScenario *parse(const char *text, GError **err)
+{
+    return sim_scenario_parse("t.json", text, strlen(text), err);
+}
+
+/* Parse @text expecting failure; the message must contain each of the
+ * NULL-terminated substrings. */
+static void expect_error(const char *text, int code, ...)
+{
+    GError *err = NULL;
+    SimScenario *sc = parse(text, &err);
+    if (sc)
+        fail_msg("expected an error for:\n%s", text);
+    assert_non_null(err);
+    if (code >= 0)
+        assert_int_equal(err->code, code);
+    va_list ap;
+    va_start(ap, code);
+    const char *needle;
+    while ((needle = va_arg(ap, const char *)))
+        if (!strstr(err->message, needle))
+            fail_msg("message '%s' lacks '%s'", err->message, needle);
+    va_end(ap);
+    g_error_free(err);
+}
+
+static const char *FULL =
+    "{\n"
+    "  \"hqsim_scenario\": 1,\n"
+    "  \"description\": \"everything\",\n"
+    "  \"gpu\": \"h100-sxm\",\n"
+    "  \"seed\": 7,\n"
+    "  \"processes\": [\n"
+    "    {\"name\": \"a\", \"start_us\": 12.5, \"mps\": true,\n"
+    "     \"active_thread_pct\": 50, \"device_mem_mib\": 1024,\n"
+    "     \"mps_mem_limit_mib\": 2048, \"connections\": 4,\n"
+    "     \"iterations\": 3,\n"
+    "     \"streams\": [{\"name\": \"s{i}\", \"count\": 3, \"priority\": -1},\n"
+    "                   {\"name\": \"x\"}],\n"
+    "     \"ops\": [\n"
+    "       {\"op\": \"repeat\", \"count\": 3, \"ops\": [\n"
+    "         {\"op\": \"kernel\", \"name\": \"k{i}\", \"stream\": \"s{i}\",\n"
+    "          \"grid\": [2, 3, 1], \"block\": 128, \"regs_per_thread\": 40,\n"
+    "          \"static_smem_bytes\": 100, \"dynamic_smem_bytes\": 200,\n"
+    "          \"duration_us\": 10.25, \"sm_intensity\": 0.5}]},\n"
+    "       {\"op\": \"copy\", \"stream\": \"x\", \"dir\": \"d2h\",\n"
+    "        \"bytes\": 4096, \"pinned\": false, \"api_us\": 3},\n"
+    "       {\"op\": \"event_record\", \"event\": \"e\", \"stream\": \"x\"},\n"
+    "       {\"op\": \"event_wait\", \"event\": \"e\", \"stream\": \"s0\"},\n"
+    "       {\"op\": \"event_sync\", \"event\": \"e\"},\n"
+    "       {\"op\": \"host_gap\", \"duration_us\": 5},\n"
+    "       {\"op\": \"stream_sync\", \"stream\": \"s1\"},\n"
+    "       {\"op\": \"device_sync\"},\n"
+    "       {\"op\": \"kernel\", \"name\": \"b\", \"stream\": \"x\", \"grid\": 1,\n"
+    "        \"block\": 32, \"block_time_us\": 1}\n"
+    "     ]},\n"
+    "    {\"name\": \"open\", \"replicas\": 2,\n"
+    "     \"arrivals\": {\"rate_per_s\": 100, \"count\": 10,\n"
+    "                    \"distribution\": \"uniform\"},\n"
+    "     \"streams\": [{\"name\": \"s\"}],\n"
+    "     \"ops\": [{\"op\": \"kernel\", \"name\": \"k\", \"stream\": \"s\",\n"
+    "               \"grid\": 1, \"block\": 1, \"duration_us\": 1}]}\n"
+    "  ]\n"
+    "}\n";
+
+static void test_scenario_loads_every_field(void **state)
+{
+    (void)state;
+    GError *err = NULL;
+    g_autoptr(SimScenario) sc = parse(FULL, &err);
+    if (!sc)
+        fail_msg("%s", err->message);
+    assert_string_equal(sc->description, "everything");
+    assert_string_equal(sc->gpu, "h100-sxm");
+    assert_int_equal(sc->seed, 7);
+    /* the replicas became open#0 and open#1 */
+    assert_int_equal(sc->processes->len, 3);
+    SimProcessSpec *a = g_ptr_array_index(sc->processes, 0);
+    assert_int_equal(a->start_ns, 12500);
+    assert_true(a->mps);
+    assert_float_equal(a->active_thread_pct, 50, 0);
+    assert_int_equal(a->device_mem_bytes, 1024ull << 20);
+    assert_int_equal(a->mps_mem_limit_bytes, 2048ull << 20);
+    assert_int_equal(a->connections, 4);
+    assert_int_equal(a->iterations, 3);
+    assert_int_equal(a->n_streams, 4);
+    assert_string_equal(a->streams[2].name, "s2");
+    assert_int_equal(a->streams[2].priority, -1);
+    assert_string_equal(a->streams[3].name, "x");
+    /* 3 kernels from the repeat + 8 more */
+    assert_int_equal(a->n_ops, 11);
+    for (uint32_t i = 0; i < 3; i++) {
+        const SimKernelSpec *k = &a->ops[i].u.kernel;
+        char name[8];
+        snprintf(name, sizeof name, "k%u", i);
+        assert_string_equal(k->name, name);
+        assert_int_equal(a->ops[i].stream, i);
+        assert_int_equal(k->grid[0], 2);
+        assert_int_equal(k->grid[1], 3);
+        assert_int_equal(k->block[0], 128);
+        assert_int_equal(k->regs_per_thread, 40);
+        assert_int_equal(k->static_smem_bytes, 100);
+        assert_int_equal(k->dynamic_smem_bytes, 200);
+        assert_int_equal(k->duration_ns, 10250);
+        assert_float_equal(k->sm_intensity, 0.5, 0);
+        assert_int_equal(a->ops[i].api_ns, SIM_TIME_NEVER);
+    }
+    assert_int_equal(a->ops[3].kind, SIM_OP_COPY);
+    assert_int_equal(a->ops[3].u.copy.dir, SIM_COPY_D2H);
+    assert_false(a->ops[3].u.copy.pinned);
+    assert_int_equal(a->ops[3].api_ns, 3000);
+    assert_int_equal(a->ops[4].kind, SIM_OP_EVENT_RECORD);
+    assert_int_equal(a->ops[5].kind, SIM_OP_EVENT_WAIT);
+    assert_int_equal(a->ops[5].stream, 0);
+    assert_int_equal(a->ops[6].kind, SIM_OP_EVENT_SYNC);
+    assert_int_equal(a->ops[7].u.gap_ns, 5000);
+    assert_int_equal(a->ops[8].kind, SIM_OP_STREAM_SYNC);
+    assert_int_equal(a->ops[9].kind, SIM_OP_DEVICE_SYNC);
+    assert_int_equal(a->ops[10].u.kernel.block_time_ns, 1000);
+    /* lines point at each op's object */
+    assert_int_equal(a->ops[0].line, 15);
+    assert_int_equal(a->ops[10].line, 27);
+    SimProcessSpec *o1 = g_ptr_array_index(sc->processes, 2);
+    assert_string_equal(o1->name, "open#1");
+    assert_int_equal(o1->arrivals.kind, SIM_ARRIVALS_UNIFORM);
+    assert_int_equal(o1->arrivals.count, 10);
+}
+
+/* Writing and reading back gives the same scenario. */
+static void test_scenario_write_round_trips(void **state)
+{
+    (void)state;
+    GError *err = NULL;
+    g_autoptr(SimScenario) sc = parse(FULL, &err);
+    assert_non_null(sc);
+    g_autofree char *text = sim_scenario_to_json(sc);
+    g_autoptr(SimScenario) back = parse(text, &err);
+    if (!back)
+        fail_msg("%s\n%s", err->message, text);
+    assert_int_equal(back->processes->len, sc->processes->len);
+    for (guint i = 0; i < sc->processes->len; i++) {
+        SimProcessSpec *p = g_ptr_array_index(sc->processes, i);
+        SimProcessSpec *q = g_ptr_array_index(back->processes, i);
+        assert_string_equal(p->name, q->name);
+        assert_int_equal(p->n_ops, q->n_ops);
+        assert_int_equal(p->n_streams, q->n_streams);
+        assert_int_equal(p->start_ns, q->start_ns);
+        assert_int_equal(p->iterations, q->iterations);
+        for (uint32_t j = 0; j < p->n_ops; j++) {
+            assert_int_equal(p->ops[j].kind, q->ops[j].kind);
+            assert_int_equal(p->ops[j].stream, q->ops[j].stream);
+            assert_int_equal(p->ops[j].api_ns, q->ops[j].api_ns);
+            if (p->ops[j].kind == SIM_OP_KERNEL) {
+                assert_string_equal(p->ops[j].u.kernel.name,
+                                    q->ops[j].u.kernel.name);
+                assert_int_equal(p->ops[j].u.kernel.duration_ns,
+                                 q->ops[j].u.kernel.duration_ns);
+            }
+        }
+    }
+    /* a run of identical ops is written once, as a repeat */
+    g_autoptr(SimScenario) rep = sim_scenario_new("r", "test");
+    SimProcessSpec *p = sim_scenario_add_process(rep, "p");
+    sim_process_add_stream(rep, p, "s", 0);
+    SimOp g;
+    memset(&g, 0, sizeof g);
+    g.kind = SIM_OP_HOST_GAP;
+    g.api_ns = SIM_TIME_NEVER;
+    g.u.gap_ns = 1000;
+    for (int i = 0; i < 1000; i++)
+        sim_process_add_op(p, &g);
+    g_autofree char *rt = sim_scenario_to_json(rep);
+    assert_non_null(strstr(rt, "\"count\": 1000"));
+    assert_true(strlen(rt) < 1000);
+}
+
+static void test_scenario_errors_name_line_and_field(void **state)
+{
+    (void)state;
+    const char *head = "{\"hqsim_scenario\": 1, \"processes\": [\n"
+                       "{\"name\": \"p\", \"streams\": [{\"name\": \"s\"}],\n"
+                       " \"ops\": [\n";
+#define WITH(op) g_strconcat(head, op, "]}]}", NULL)
+    g_autofree char *t1 = WITH("{\"op\": \"kernel\", \"name\": \"k\", "
+                               "\"stream\": \"s\", \"grid\": 1, \"block\": "
+                               "1, \"duration_us\": 1, \"colour\": 3}");
+    expect_error(t1, SIM_ERROR_INVALID, "t.json:4:", "unknown field 'colour'",
+                 "process 'p'", NULL);
+    g_autofree char *t2 = WITH("{\"op\": \"kernel\", \"name\": \"k\", "
+                               "\"stream\": \"s\", \"block\": 1, "
+                               "\"duration_us\": 1}");
+    expect_error(t2, SIM_ERROR_INVALID, "t.json:4:", "missing field 'grid'",
+                 NULL);
+    g_autofree char *t3 = WITH("{\"op\": \"kernel\", \"name\": \"k\", "
+                               "\"stream\": \"nope\", \"grid\": 1, "
+                               "\"block\": 1, \"duration_us\": 1}");
+    expect_error(t3, SIM_ERROR_INVALID, "no stream named 'nope'", NULL);
+    g_autofree char *t4 = WITH("{\"op\": \"kernel\", \"name\": \"k\", "
+                               "\"stream\": \"s\", \"grid\": 0, \"block\": "
+                               "1, \"duration_us\": 1}");
+    expect_error(t4, SIM_ERROR_INVALID, "field 'grid'", "out of range", NULL);
+    g_autofree char *t5 = WITH("{\"op\": \"kernel\", \"name\": \"k\", "
+                               "\"stream\": \"s\", \"grid\": 1, \"block\": "
+                               "1, \"duration_us\": 1, \"block_time_us\": "
+                               "1}");
+    expect_error(t5, SIM_ERROR_INVALID, "exactly one of", NULL);
+    g_autofree char *t6 = WITH("{\"op\": \"kernel\", \"name\": \"k\", "
+                               "\"stream\": \"s\", \"grid\": 1.5, "
+                               "\"block\": 1, \"duration_us\": 1}");
+    expect_error(t6, SIM_ERROR_INVALID, "expected an integer", NULL);
+    g_autofree char *t7 = WITH("{\"op\": \"kernel\", \"name\": \"k\", "
+                               "\"stream\": \"s\", \"grid\": 1, \"block\": "
+                               "1, \"duration_us\": -4}");
+    expect_error(t7, SIM_ERROR_INVALID, "duration_us", NULL);
+    g_autofree char *t8 = WITH("{\"op\": \"teleport\"}");
+    expect_error(t8, SIM_ERROR_INVALID, "'teleport' is not one of", NULL);
+    g_autofree char *t9 = WITH("{\"op\": \"event_wait\", \"event\": "
+                               "\"never\", \"stream\": \"s\"}");
+    expect_error(t9, SIM_ERROR_DEADLOCK, "t.json:4:", "never recorded",
+                 "deadlock", NULL);
+    g_autofree char *t10 = WITH("{\"op\": \"copy\", \"stream\": \"s\", "
+                                "\"dir\": \"sideways\", \"bytes\": 1}");
+    expect_error(t10, SIM_ERROR_INVALID, "'sideways'", NULL);
+#undef WITH
+    expect_error("{\"hqsim_scenario\": 1, \"processes\": []}",
+                 SIM_ERROR_INVALID, "non-empty", NULL);
+    expect_error("{\"hqsim_scenario\": 2, \"processes\": []}",
+                 SIM_ERROR_INVALID, "hqsim_scenario", NULL);
+    expect_error("{\"processes\": []}", SIM_ERROR_INVALID,
+                 "missing field 'hqsim_scenario'", NULL);
+    expect_error("{\"hqsim_scenario\": 1, \"processes\": [\n{\"name\": "
+                 "\"p\",\n \"streams\": [{\"name\": \"s\"}",
+                 SIM_ERROR_PARSE, "t.json:3", NULL);
+    expect_error("{\"hqsim_scenario\": 1, \"processes\": [{\"name\": "
+                 "\"p\", \"streams\": [{\"name\": \"s\"}], \"ops\": [], "
+                 "\"name\": \"q\"}]}",
+                 SIM_ERROR_INVALID, "given twice", NULL);
+    expect_error("{\"hqsim_scenario\": 1, \"description\": \"\xff\xfe\"}",
+                 SIM_ERROR_PARSE, "UTF-8", NULL);
+    expect_error("", SIM_ERROR_PARSE, "t.json", NULL);
+    expect_error("[1, 2]", SIM_ERROR_INVALID, "object", NULL);
+}
+
+static void test_scenario_load_reads_files_and_gzip(void **state)
+{
+    (void)state;
+    GError *err = NULL;
+    g_autofree char *path = NULL;
+    int fd = g_file_open_tmp("hqsim-XXXXXX.json", &path, &err);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_true(g_file_set_contents(path, FULL, -1, &err));
+    g_autoptr(SimScenario) sc = sim_scenario_load(path, &err);
+    assert_non_null(sc);
+    assert_string_equal(sc->source, path);
+    g_autoptr(SimScenario) none = sim_scenario_load("/nonexistent/x.json",
+                                                    &err);
+    assert_null(none);
+    assert_int_equal(err->code, SIM_ERROR_IO);
+    g_clear_error(&err);
+    /* ".gz" that is not gzip */
+    g_autofree char *gz = g_strconcat(path, ".gz", NULL);
+    assert_true(g_file_set_contents(gz, FULL, -1, &err));
+    assert_null(sim_scenario_load(gz, &err));
+    assert_non_null(strstr(err->message, "not gzip"));
+    g_clear_error(&err);
+    unlink(gz);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scenario_loads_every_field),
+        cmocka_unit_test(test_scenario_write_round_trips),
+        cmocka_unit_test(test_scenario_errors_name_line_and_field),
+        cmocka_unit_test(test_scenario_load_reads_files_and_gzip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
