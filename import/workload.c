@@ -1111,8 +1111,11 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
     g_autoptr(GArray) origin = g_array_new(FALSE, FALSE, sizeof(int64_t));
     g_autoptr(GPtrArray) rec_s = g_ptr_array_new_with_free_func(array_unref);
     g_autoptr(GPtrArray) rec_e = g_ptr_array_new_with_free_func(array_unref);
+    bool native_seen = false, any_trace = false;
+    const char *native_gpu = NULL; /* owned by its input */
     for (int i = 0; ok && i < n_paths; i++) {
         Input *in = &inputs[i];
+        any_trace = any_trace || in->trace;
         if (in->native) {
             for (guint j = 0; j < in->native->processes->len; j++) {
                 const SimProcessSpec *p =
@@ -1132,8 +1135,16 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                 g_ptr_array_add(rec_s, NULL);
                 g_ptr_array_add(rec_e, NULL);
             }
-            if (!sc->description && in->native->description)
-                sc->description = g_strdup(in->native->description);
+            /* The first native scenario's settings hold unless a trace or
+             * the options say otherwise. */
+            if (!native_seen) {
+                native_seen = true;
+                sc->seed = in->native->seed;
+                if (in->native->gpu)
+                    native_gpu = in->native->gpu;
+                if (in->native->description)
+                    sc->description = g_strdup(in->native->description);
+            }
             continue;
         }
         SimTrace *tr = in->trace;
@@ -1226,7 +1237,9 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
 
     /* 6. What the scenario says about itself. */
     if (ok) {
-        const char *model = opt->gpu_model ? opt->gpu_model : suggested;
+        const char *model = opt->gpu_model ? opt->gpu_model
+                            : suggested       ? suggested
+                                              : native_gpu;
         if (model && !sc->gpu)
             sc->gpu = g_strdup(model);
         if (gpu_src && suggested) {
@@ -1242,6 +1255,8 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                 "ncu: %u trace kernels enriched, %u without a matching ncu "
                 "record, %u ncu records unused",
                 rep->ncu_matched, rep->ncu_unmatched, rep->ncu_unused));
+    }
+    if (ok && any_trace) {
         g_autofree char *span = fmt_time(rep->span_ns);
         g_autoptr(GString) d = g_string_new(NULL);
         g_string_append_printf(d, "Imported by hqsim from %s (%s)",
@@ -1266,8 +1281,9 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
             g_free(sc->description);
         }
         sc->description = g_string_free(g_steal_pointer(&d), FALSE);
-        ok = sim_scenario_validate(sc, error);
     }
+    if (ok)
+        ok = sim_scenario_validate(sc, error);
 
     if (ix.by_name)
         ncu_index_clear(&ix);

@@ -542,8 +542,53 @@ static void test_native_scenario_merges_with_a_trace(void **state)
     assert_int_equal(proc(both, 0)->n_ops, proc(sc, 0)->n_ops);
     assert_string_equal(both->format, "hqsim+kineto");
     assert_int_equal(rep->procs[0].n_kernels, 2);
+    /* Alone, a native scenario comes back as it was written. */
+    char *one[] = {path};
+    g_autoptr(SimScenario) back = sim_workload_load(one, 1, NULL, &error);
+    assert_non_null(back);
+    assert_string_equal(back->gpu, sc->gpu);
+    assert_string_equal(back->description, sc->description);
+    assert_int_equal(back->seed, sc->seed);
+    assert_int_equal(proc(back, 0)->n_ops, proc(sc, 0)->n_ops);
     g_remove(path);
     g_rmdir(dir);
+}
+
+/* Every bundled scenario loads through the importer exactly as through
+ * the native loader (what `hqsim run` does). */
+static void test_bundled_scenarios_load_unchanged(void **state)
+{
+    (void)state;
+    const char *dir = HQSIM_SOURCE_DIR "/traces";
+    GDir *d = g_dir_open(dir, 0, NULL);
+    if (!d)
+        skip();
+    const char *name;
+    int n = 0;
+    while ((name = g_dir_read_name(d))) {
+        if (!g_str_has_suffix(name, ".json"))
+            continue;
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(SimScenario) a = sim_scenario_load(path, &error);
+        if (!a)
+            continue; /* not a scenario (a data file) */
+        char *paths[] = {path};
+        g_autoptr(SimScenario) b = sim_workload_load(paths, 1, NULL, &error);
+        if (!b)
+            fail_msg("%s: %s", name, error->message);
+        assert_int_equal(b->processes->len, a->processes->len);
+        assert_string_equal(b->format, "hqsim");
+        assert_true(g_strcmp0(a->gpu, b->gpu) == 0);
+        assert_true(g_strcmp0(a->description, b->description) == 0);
+        assert_int_equal(a->seed, b->seed);
+        g_autofree char *ja = sim_scenario_to_json(a);
+        g_autofree char *jb = sim_scenario_to_json(b);
+        assert_string_equal(ja, jb);
+        n++;
+    }
+    g_dir_close(d);
+    assert_true(n > 0);
 }
 
 static void test_detect_formats_from_content(void **state)
@@ -705,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_kineto_two_pids_two_processes),
         cmocka_unit_test(test_process_filter),
         cmocka_unit_test(test_native_scenario_merges_with_a_trace),
+        cmocka_unit_test(test_bundled_scenarios_load_unchanged),
         cmocka_unit_test(test_detect_formats_from_content),
         cmocka_unit_test(test_launch_latency_comes_from_the_model),
         cmocka_unit_test(test_kernel_base_names),
