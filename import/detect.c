@@ -168,6 +168,11 @@ static const char *detect_text(const char *path, const char *head, size_t len,
 
 const char *sim_import_detect(const char *path, GError **error)
 {
+    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO,
+                    "%s: is a directory, not a trace file", path);
+        return NULL;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s: %s", path,

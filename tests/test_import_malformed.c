@@ -119,8 +119,8 @@ static void test_empty_and_unknown_files(void **state)
     expect_error(BAD "empty.csv", "file is empty", NULL);
     expect_error(BAD "blank.csv", "unrecognized content", NULL);
     expect_error(BAD "junk.bin", ":1:", "unrecognized content", NULL);
-    expect_error(DATA "does-not-exist.csv", NULL);
-    expect_error(DATA "bad", NULL); /* a directory */
+    expect_error(DATA "does-not-exist.csv", "No such file", NULL);
+    expect_error(DATA "bad", "is a directory", NULL);
 }
 
 static void test_nsys_csv_bad_inputs(void **state)
