@@ -573,6 +573,11 @@ static void host_run(Engine *E, Proc *P)
             P->pc++;
             continue;
         }
+        if (op->at_ns && E->now < P->spec->start_ns + op->at_ns) {
+            /* A recorded call time: the host makes this call no earlier. */
+            host_busy(E, P, P->spec->start_ns + op->at_ns - E->now);
+            break;
+        }
         switch (op->kind) {
         case SIM_OP_HOST_GAP:
             P->pc++;

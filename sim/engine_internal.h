@@ -129,6 +129,9 @@ struct Cohort {
     SimTime placed;
     SimTime end;          /* completion time while its context runs */
     SimTime left;         /* time left when its context was frozen */
+    bool wall;            /* wall-clock kernel: ends at abs_end (or at its
+                             resume, if later) whatever shares its SMs */
+    SimTime abs_end;      /* wall: placed + its block time */
     uint64_t ext;         /* extra full waves it stands for (kernel-alone
                              fast path, sm_cohort_event) */
     SimTime wave_ns;      /* one wave's time, when ext > 0 */

@@ -121,6 +121,8 @@ static Cohort *cohort_new(Engine *E, KernelRt *k)
     co->ctx = k->ctx;
     co->placed = E->now;
     co->end = E->now + (SimTime)ceil(k->work);
+    co->wall = k->inst->op->u.kernel.wall_clock;
+    co->abs_end = co->end;
     sim_event_init(&co->ev, EV_COHORT, co);
     co->next = co->ctx->cohorts;
     if (co->next)
@@ -177,7 +179,7 @@ static void cohort_remove(Engine *E, Group *g)
 static void sm_loosen(Engine *E, SmRt *sm)
 {
     for (Group *g = sm->groups; g; g = g->next)
-        if (g->cohort) {
+        if (g->cohort && !g->cohort->wall) {
             g->remaining = (double)(g->cohort->end - E->now);
             cohort_remove(E, g);
         }
@@ -239,13 +241,15 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
         sm->groups = g;
     }
     double load = sm->load + n * k->demand;
+    bool wall = k->inst->op->u.kernel.wall_clock;
     if (load > 1.0 + 1e-12) {
         sm_loosen(E, sm); /* g included, if it was in a cohort */
         if (!sm->resched) {
             sm->resched = true;
             g_ptr_array_add(E->resched, sm);
         }
-    } else if (!g->cohort) {
+    }
+    if (!g->cohort && (wall || load <= 1.0 + 1e-12)) {
         if (!k->last_cohort || k->last_cohort->placed != E->now)
             k->last_cohort = cohort_new(E, k);
         cohort_add(k->last_cohort, g);
@@ -843,7 +847,7 @@ static bool cohort_extend(Engine *E, Cohort *co)
     KernelRt *k = co->k;
     Ctx *c = co->ctx;
     const uint64_t S = E->m->sm_count, wave = S * k->occ;
-    if (co->n != S || c->resident_blocks != wave || c->limited ||
+    if (co->wall || co->n != S || c->resident_blocks != wave || c->limited ||
         c->pend_head != k || k->dispatched >= k->blocks)
         return false;
     for (Group *g = co->groups; g; g = g->cnext)
@@ -884,14 +888,17 @@ void sm_cohort_event(Engine *E, Cohort *co)
         Group *next = g->cnext;
         SmRt *sm = g->sm;
         g->cohort = NULL;
-        /* Its SM is not overloaded, so removing it changes no loose
-         * group's rate: no reschedule needed. */
+        /* Unless this is a wall-clock cohort, its SM is not overloaded,
+         * so removing the group changes no loose group's rate. */
         sm_advance(E, sm);
+        bool over = sm->load > 1.0 + 1e-12;
         Group **pp = &sm->groups;
         while (*pp != g)
             pp = &(*pp)->next;
         *pp = g->next;
         sm_unplace(E, sm, g);
+        if (over)
+            sm_reschedule(E, sm);
         k->done += g->count;
         group_release(E, g);
         g = next;
@@ -913,7 +920,7 @@ void sm_freeze(Engine *E, Ctx *c)
     for (uint32_t i = 0; i < E->m->sm_count; i++)
         sim_eventq_cancel(&E->q, &c->sms[i].ev);
     for (Cohort *co = c->cohorts; co; co = co->next) {
-        co->left = co->end - E->now;
+        co->left = co->end > E->now ? co->end - E->now : 0;
         sim_eventq_cancel(&E->q, &co->ev);
     }
 }
@@ -925,7 +932,10 @@ void sm_thaw(Engine *E, Ctx *c)
     const SimTime pen = c->resident_blocks ? E->m->context_resume_ns : 0;
     c->frozen = false;
     for (Cohort *co = c->cohorts; co; co = co->next) {
-        co->end = E->now + co->left + pen;
+        /* A wall-clock block ends at its own time, or at its first
+         * instruction after the resume if that time has passed. */
+        co->end = co->wall ? MAX(co->abs_end, E->now)
+                           : E->now + co->left + pen;
         sim_eventq_schedule(&E->q, &co->ev, co->end);
     }
     if (pen)
@@ -1032,7 +1042,7 @@ void sm_check(const Engine *E)
                   sm->load, load);
             if (sm->load > 1.0 + 1e-12)
                 for (const Group *g = sm->groups; g; g = g->next)
-                    CHECK(!g->cohort,
+                    CHECK(!g->cohort || g->cohort->wall,
                           "SM %u: overloaded (%g) yet holds a cohort group",
                           i, sm->load);
         }

@@ -65,6 +65,9 @@ typedef struct {
                              (0..1]; 0: derive from resident warps */
     double mem_intensity; /* share of DRAM bandwidth used alone; 0: ignore */
     bool faults;          /* raises a fatal GPU fault when it starts */
+    bool wall_clock;      /* its blocks run a fixed wall-clock time (they
+                             spin on a timer): sharing an SM does not slow
+                             them, preemption only delays their end */
 } SimKernelSpec;
 
 typedef struct {
@@ -80,6 +83,10 @@ typedef struct {
                           stream sync) */
     uint32_t event;    /* index into the process's events (event ops) */
     SimTime api_ns;    /* host time to issue; SIM_TIME_NEVER: model default */
+    SimTime at_ns;     /* the host makes the call no earlier than this,
+                          relative to the process start (recorded call
+                          times of a trace); 0: as soon as the host is
+                          free */
     uint32_t line;     /* source line, for messages; 0 if unknown */
     union {
         SimKernelSpec kernel;

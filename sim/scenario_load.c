@@ -172,7 +172,8 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
         "grid",        "block",          "regs_per_thread",
         "static_smem_bytes", "dynamic_smem_bytes", "duration_us",
         "block_time_us", "sm_intensity", "mem_intensity",
-        "faults",      "api_us",         NULL};
+        "faults",      "wall_clock",     "api_us",
+        "at_us",       NULL};
     if (!sim_json_check_keys(L->doc, o, keys, L->what, error))
         return false;
     SimKernelSpec *k = &op->u.kernel;
@@ -200,7 +201,9 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
         !sim_json_get_double(L->doc, o, "mem_intensity", L->what, false, 0, 1,
                              &k->mem_intensity, error) ||
         !sim_json_get_bool(L->doc, o, "faults", L->what, false, &k->faults,
-                           error))
+                           error) ||
+        !sim_json_get_bool(L->doc, o, "wall_clock", L->what, false,
+                           &k->wall_clock, error))
         return false;
     bool has_d = cJSON_HasObjectItem(o, "duration_us");
     bool has_b = cJSON_HasObjectItem(o, "block_time_us");
@@ -243,7 +246,8 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
     op.kind = (SimOpKind)kind;
     op.api_ns = SIM_TIME_NEVER;
     op.line = line_of(L, o);
-    if (!get_time_us(L, o, "api_us", false, 1e9, &op.api_ns, error))
+    if (!get_time_us(L, o, "api_us", false, 1e9, &op.api_ns, error) ||
+        !get_time_us(L, o, "at_us", false, 1e12, &op.at_ns, error))
         return false;
     switch (op.kind) {
     case SIM_OP_KERNEL:
@@ -253,7 +257,7 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
     case SIM_OP_COPY: {
         static const char *const keys[] = {"op",     "stream",      "dir",
                                            "bytes",  "pinned",      "duration_us",
-                                           "api_us", NULL};
+                                           "api_us", "at_us", NULL};
         static const char *const dirs[] = {"h2d", "d2h", "d2d", NULL};
         int dir = 0;
         op.u.copy.pinned = true;
@@ -272,7 +276,8 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
         break;
     }
     case SIM_OP_HOST_GAP: {
-        static const char *const keys[] = {"op", "duration_us", NULL};
+        static const char *const keys[] = {"op", "duration_us", "at_us",
+                                           NULL};
         if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
             !get_time_us(L, o, "duration_us", true, 1e12, &op.u.gap_ns,
                          error))
@@ -280,22 +285,23 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
         break;
     }
     case SIM_OP_STREAM_SYNC: {
-        static const char *const keys[] = {"op", "stream", "api_us", NULL};
+        static const char *const keys[] = {"op", "stream", "api_us", "at_us",
+                                           NULL};
         if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
             !lookup_stream(L, o, rep, &op.stream, error))
             return false;
         break;
     }
     case SIM_OP_DEVICE_SYNC: {
-        static const char *const keys[] = {"op", "api_us", NULL};
+        static const char *const keys[] = {"op", "api_us", "at_us", NULL};
         if (!sim_json_check_keys(L->doc, o, keys, L->what, error))
             return false;
         break;
     }
     case SIM_OP_EVENT_RECORD:
     case SIM_OP_EVENT_WAIT: {
-        static const char *const keys[] = {"op", "event", "stream", "api_us",
-                                           NULL};
+        static const char *const keys[] = {"op",     "event", "stream",
+                                           "api_us", "at_us", NULL};
         if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
             !lookup_stream(L, o, rep, &op.stream, error) ||
             !lookup_event(L, o, rep, &op.event, error))
@@ -305,7 +311,8 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
         break;
     }
     case SIM_OP_EVENT_SYNC: {
-        static const char *const keys[] = {"op", "event", "api_us", NULL};
+        static const char *const keys[] = {"op", "event", "api_us", "at_us",
+                                           NULL};
         if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
             !lookup_event(L, o, rep, &op.event, error))
             return false;

@@ -99,6 +99,8 @@ static void put_op(GString *o, const SimProcessSpec *p, const SimOp *op)
                                    k->mem_intensity);
         if (k->faults)
             g_string_append(o, ", \"faults\": true");
+        if (k->wall_clock)
+            g_string_append(o, ", \"wall_clock\": true");
         break;
     }
     case SIM_OP_COPY:
@@ -142,6 +144,10 @@ static void put_op(GString *o, const SimProcessSpec *p, const SimOp *op)
         g_string_append(o, ", \"api_us\": ");
         put_us(o, op->api_ns);
     }
+    if (op->at_ns) {
+        g_string_append(o, ", \"at_us\": ");
+        put_us(o, op->at_ns);
+    }
     g_string_append_c(o, '}');
 }
 
@@ -149,8 +155,9 @@ static void put_op(GString *o, const SimProcessSpec *p, const SimOp *op)
 static bool same_op(const SimOp *a, const SimOp *b)
 {
     if (a->kind != b->kind || a->stream != b->stream ||
-        a->event != b->event || a->api_ns != b->api_ns)
-        return false;
+        a->event != b->event || a->api_ns != b->api_ns || a->at_ns ||
+        b->at_ns)
+        return false; /* ops with a call time are never the same */
     switch (a->kind) {
     case SIM_OP_KERNEL: {
         const SimKernelSpec *x = &a->u.kernel, *y = &b->u.kernel;
@@ -163,7 +170,8 @@ static bool same_op(const SimOp *a, const SimOp *b)
                x->duration_ns == y->duration_ns &&
                x->block_time_ns == y->block_time_ns &&
                x->sm_intensity == y->sm_intensity &&
-               x->mem_intensity == y->mem_intensity && x->faults == y->faults;
+               x->mem_intensity == y->mem_intensity && x->faults == y->faults &&
+               x->wall_clock == y->wall_clock;
     }
     case SIM_OP_COPY:
         return a->u.copy.bytes == b->u.copy.bytes &&
