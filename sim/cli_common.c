@@ -9,7 +9,7 @@
 #include "report.h"
 #include "viz.h"
 
-#define HAVE_IMPORTERS 0
+#define HAVE_IMPORTERS 1
 #if HAVE_IMPORTERS
 #include "../import/import.h"
 #endif
@@ -88,7 +88,13 @@ SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
         return NULL;
     }
 #if HAVE_IMPORTERS
-    SimScenario *sc = sim_workload_load(files, n, NULL, error);
+    /* Issue times are inferred with the launch latency of the model the
+     * run will use (--gpu), else of the model closest to the traced GPU. */
+    SimImportOptions io;
+    sim_import_options_init(&io);
+    io.gpu_model = o->gpu;
+    io.models_dir = o->models_dir;
+    SimScenario *sc = sim_workload_load(files, n, &io, error);
 #else
     if (n > 1) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,

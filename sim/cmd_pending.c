@@ -13,7 +13,6 @@
         return 1;                                                             \
     }
 
-PENDING(sim_cmd_import, "import")
 PENDING(sim_cmd_sweep, "sweep")
 
 #include "viz.h"

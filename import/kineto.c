@@ -1,0 +1,785 @@
+/* kineto.c -- PyTorch profiler / Kineto trace JSON (trace-formats.md §4).
+ *
+ * Both spellings: 2021 ("cat": "Kernel", "Memcpy", "Memset", "Runtime";
+ * "tid": "stream 7"; "external id") and current ("kernel", "gpu_memcpy",
+ * "gpu_memset", "cuda_runtime", "cuda_driver", "cuda_sync"; integer tid).
+ * Times are microseconds (integer or with three decimals), on the Unix
+ * clock unless "baseTimeNanoseconds" is given, in which case they are
+ * relative to it.
+ *
+ * GPU events carry the device as "pid"; the host process that issued one is
+ * found through its correlation id (the cuda_runtime event with the same
+ * "correlation"), so a file with several host pids gives several processes.
+ * cuda_sync events (CUPTI synchronization records) give stream waits and
+ * host syncs, and name the correlation id of the cudaEventRecord they wait
+ * for; each such record becomes an event record on the recording stream.
+ * Older files have no cuda_sync: host syncs then come from the API names
+ * (cudaDeviceSynchronize, cudaStreamSynchronize).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+#include "json.h"
+#include "trace.h"
+
+typedef struct {
+    int64_t start, end;
+    int64_t pid;
+    const char *name; /* interned */
+    bool synced;      /* a cuda_sync event describes this call */
+} Api;
+
+typedef struct {
+    SimTrace *tr;
+    SimJsonDoc *doc;
+    GArray *lines;       /* uint32 line of each traceEvents element */
+    int64_t base_ns;     /* baseTimeNanoseconds, else 0 */
+    GHashTable *api;     /* correlation -> Api* */
+    GHashTable *pnames;  /* host pid -> name */
+    GHashTable *records; /* record correlation ids already emitted */
+    int device;          /* the GPU whose events are imported */
+    int64_t main_pid;    /* host pid for GPU work without an API event */
+    uint64_t n_other_device, n_unlinked_syncs;
+} Kineto;
+
+/* Lines of the elements of the traceEvents array (or of a root array), in
+ * one pass over the text.  The text parsed, so it is well-formed JSON; the
+ * first "traceEvents" key of the root object is the one cJSON returns. */
+static GArray *element_lines(const char *text, size_t len, bool root_array)
+{
+    GArray *lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    uint32_t line = 1;
+    int depth = 0;
+    int arr_depth = root_array ? 1 : -1; /* depth inside the array */
+    bool expect = false;     /* the next value there starts an element */
+    bool key_events = false; /* the last root key was "traceEvents" */
+    bool after_colon = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '\n') {
+            line++;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r')
+            continue;
+        if (expect && depth == arr_depth && c != ']') {
+            g_array_append_val(lines, line);
+            expect = false;
+        }
+        switch (c) {
+        case '"': {
+            size_t s = ++i;
+            while (i < len && text[i] != '"')
+                i += text[i] == '\\' ? 2 : 1;
+            if (depth == 1 && !root_array && !after_colon)
+                key_events =
+                    i - s == 11 && memcmp(text + s, "traceEvents", 11) == 0;
+            break;
+        }
+        case ':':
+            if (depth == 1)
+                after_colon = true;
+            break;
+        case '[':
+        case '{':
+            depth++;
+            if (!root_array && arr_depth < 0 && depth == 2 && c == '[' &&
+                after_colon && key_events) {
+                arr_depth = 2;
+                expect = true;
+            } else if (root_array && depth == 1) {
+                expect = true;
+            }
+            break;
+        case ']':
+        case '}':
+            if (depth == arr_depth && c == ']')
+                return lines;
+            depth--;
+            break;
+        case ',':
+            if (depth == arr_depth)
+                expect = true;
+            if (depth == 1)
+                after_colon = false;
+            break;
+        default:
+            break;
+        }
+    }
+    return lines;
+}
+
+static uint32_t line_at(const Kineto *kn, guint i)
+{
+    return i < kn->lines->len ? g_array_index(kn->lines, uint32_t, i) : 0;
+}
+
+static bool ev_fail(const Kineto *kn, uint32_t line, const char *name,
+                    GError **error, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+static bool ev_fail(const Kineto *kn, uint32_t line, const char *name,
+                    GError **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_autofree char *shown = g_strndup(name ? name : "?", 60);
+    if (line)
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                    "%s:%u: event '%s': %s", kn->tr->path, line, shown, msg);
+    else
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID, "%s: event '%s': %s",
+                    kn->tr->path, shown, msg);
+    return false;
+}
+
+/* A finite number field of @obj; *present says whether it exists. */
+static bool get_num(const Kineto *kn, uint32_t line, const char *name,
+                    const cJSON *obj, const char *key, bool required,
+                    double *out, bool *present, GError **error)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (present)
+        *present = v != NULL;
+    if (!v) {
+        if (required)
+            return ev_fail(kn, line, name, error, "missing field '%s'", key);
+        return true;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return ev_fail(kn, line, name, error,
+                       "field '%s': expected a number", key);
+    *out = v->valuedouble;
+    return true;
+}
+
+/* Microseconds to ns without going through a double of ~1e18 (epoch
+ * microseconds times 1000 would lose up to 256 ns): whole microseconds are
+ * exact in a double up to 2^53, the fraction is converted apart. */
+static int64_t us_to_ns(double us)
+{
+    double whole = floor(us);
+    return (int64_t)whole * 1000 + llround((us - whole) * 1000.0);
+}
+
+/* "ts"/"dur" in us -> ns on the trace clock. */
+static bool get_times(const Kineto *kn, uint32_t line, const char *name,
+                      const cJSON *ev, int64_t *start, int64_t *end,
+                      GError **error)
+{
+    double ts = 0, dur = 0;
+    if (!get_num(kn, line, name, ev, "ts", true, &ts, NULL, error) ||
+        !get_num(kn, line, name, ev, "dur", true, &dur, NULL, error))
+        return false;
+    if (dur < 0 || dur > 1e12)
+        return ev_fail(kn, line, name, error,
+                       "field 'dur': %g is out of range [0, 1e12] us", dur);
+    /* Epoch microseconds until 2096, or relative to baseTimeNanoseconds. */
+    double ts_max = kn->base_ns ? 1e12 : 4e15;
+    if (ts < -ts_max || ts > ts_max)
+        return ev_fail(kn, line, name, error,
+                       "field 'ts': %.17g is out of range [%g, %g] us", ts,
+                       -ts_max, ts_max);
+    *start = us_to_ns(ts) + kn->base_ns;
+    *end = *start + us_to_ns(dur);
+    return true;
+}
+
+/* An integer argument (args.KEY); @dflt if absent or not an integer. */
+static int64_t arg_int(const cJSON *args, const char *key, int64_t dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+        fabs(v->valuedouble) > 9e15)
+        return dflt;
+    return (int64_t)v->valuedouble;
+}
+
+/* The stream of a GPU event: args.stream, else "tid" (7 or "stream 7"). */
+static int64_t event_stream(const cJSON *ev, const cJSON *args)
+{
+    int64_t s = arg_int(args, "stream", -1);
+    if (s >= 0)
+        return s;
+    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
+    if (cJSON_IsNumber(tid) && tid->valuedouble >= 0)
+        return (int64_t)tid->valuedouble;
+    if (cJSON_IsString(tid)) {
+        const char *t = tid->valuestring;
+        if (g_str_has_prefix(t, "stream "))
+            t += 7;
+        char *end = NULL;
+        long long v = g_ascii_strtoll(t, &end, 10);
+        if (end != t && v >= 0)
+            return v;
+    }
+    return -1;
+}
+
+static int64_t event_pid(const cJSON *ev)
+{
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+    if (cJSON_IsNumber(pid))
+        return (int64_t)pid->valuedouble;
+    if (cJSON_IsString(pid)) {
+        char *end = NULL;
+        long long v = g_ascii_strtoll(pid->valuestring, &end, 10);
+        if (end != pid->valuestring && *end == '\0')
+            return v;
+    }
+    return -1;
+}
+
+typedef enum {
+    K_OTHER,
+    K_KERNEL,
+    K_MEMCPY,
+    K_MEMSET,
+    K_API,
+    K_SYNC
+} Cat;
+
+static Cat category(const cJSON *ev)
+{
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(ev, "ph");
+    const cJSON *cat = cJSON_GetObjectItemCaseSensitive(ev, "cat");
+    if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") ||
+        !cJSON_IsString(cat))
+        return K_OTHER;
+    const char *c = cat->valuestring;
+    if (!g_ascii_strcasecmp(c, "kernel"))
+        return K_KERNEL;
+    if (!g_ascii_strcasecmp(c, "gpu_memcpy") || !g_ascii_strcasecmp(c, "memcpy"))
+        return K_MEMCPY;
+    if (!g_ascii_strcasecmp(c, "gpu_memset") || !g_ascii_strcasecmp(c, "memset"))
+        return K_MEMSET;
+    if (!g_ascii_strcasecmp(c, "cuda_runtime") ||
+        !g_ascii_strcasecmp(c, "runtime") ||
+        !g_ascii_strcasecmp(c, "cuda_driver"))
+        return K_API;
+    if (!g_ascii_strcasecmp(c, "cuda_sync"))
+        return K_SYNC;
+    return K_OTHER;
+}
+
+static const char *ev_name(const cJSON *ev)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(ev, "name");
+    return cJSON_IsString(n) ? n->valuestring : "";
+}
+
+static int gpu_device(const cJSON *ev, const cJSON *args)
+{
+    int64_t d = arg_int(args, "device", -1);
+    if (d < 0)
+        d = arg_int(args, "inDevice", -1);
+    if (d < 0)
+        d = event_pid(ev);
+    return (int)d;
+}
+
+/* ------------------------------------------------------------------------
+ * Pass 1: API calls, process names, the device
+ * ------------------------------------------------------------------------ */
+
+static bool pass_api(Kineto *kn, const cJSON *events, GError **error)
+{
+    g_autoptr(GHashTable) dev_count =
+        g_hash_table_new(g_direct_hash, g_direct_equal);
+    g_autoptr(GHashTable) pid_count =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    guint i = 0;
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, events)
+    {
+        uint32_t line = line_at(kn, i++);
+        if (!cJSON_IsObject(ev))
+            return ev_fail(kn, line, "?", error,
+                           "a trace event must be an object");
+        const cJSON *ph = cJSON_GetObjectItemCaseSensitive(ev, "ph");
+        if (cJSON_IsString(ph) && !strcmp(ph->valuestring, "M") &&
+            !strcmp(ev_name(ev), "process_name")) {
+            const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(args, "name");
+            int64_t pid = event_pid(ev);
+            if (cJSON_IsString(n) && pid >= 0)
+                g_hash_table_replace(kn->pnames, g_memdup2(&pid, sizeof pid),
+                                     g_strdup(n->valuestring));
+            continue;
+        }
+        Cat c = category(ev);
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+        if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
+            int d = gpu_device(ev, args);
+            gpointer n = g_hash_table_lookup(dev_count, GINT_TO_POINTER(d));
+            g_hash_table_insert(dev_count, GINT_TO_POINTER(d),
+                                GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
+            continue;
+        }
+        if (c != K_API)
+            continue;
+        int64_t start, end;
+        if (!get_times(kn, line, ev_name(ev), ev, &start, &end, error))
+            return false;
+        int64_t corr = arg_int(args, "correlation", -1);
+        int64_t pid = event_pid(ev);
+        gpointer pc = g_hash_table_lookup(pid_count, &pid);
+        g_hash_table_replace(pid_count, g_memdup2(&pid, sizeof pid),
+                             GUINT_TO_POINTER(GPOINTER_TO_UINT(pc) + 1));
+        if (corr < 0)
+            continue;
+        Api *a = g_hash_table_lookup(kn->api, &corr);
+        if (a) { /* runtime and driver event of one call: the outer */
+            a->start = MIN(a->start, start);
+            a->end = MAX(a->end, end);
+            continue;
+        }
+        a = g_new0(Api, 1);
+        a->start = start;
+        a->end = end;
+        a->pid = pid;
+        a->name = sim_trace_intern(kn->tr, ev_name(ev));
+        g_hash_table_insert(kn->api, g_memdup2(&corr, sizeof corr), a);
+    }
+    /* The GPU with the most work; the host pid with the most API calls. */
+    GHashTableIter it;
+    gpointer k, v;
+    guint best = 0;
+    kn->device = 0;
+    g_hash_table_iter_init(&it, dev_count);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        if (GPOINTER_TO_UINT(v) > best ||
+            (GPOINTER_TO_UINT(v) == best && GPOINTER_TO_INT(k) < kn->device)) {
+            best = GPOINTER_TO_UINT(v);
+            kn->device = GPOINTER_TO_INT(k);
+        }
+    best = 0;
+    kn->main_pid = -1;
+    g_hash_table_iter_init(&it, pid_count);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        if (GPOINTER_TO_UINT(v) > best ||
+            (GPOINTER_TO_UINT(v) == best && *(int64_t *)k < kn->main_pid)) {
+            best = GPOINTER_TO_UINT(v);
+            kn->main_pid = *(int64_t *)k;
+        }
+    return true;
+}
+
+static SimTraceProcess *process_for(Kineto *kn, int64_t pid)
+{
+    SimTraceProcess *p = sim_trace_find_process(kn->tr, pid);
+    if (p)
+        return p;
+    const char *name = g_hash_table_lookup(kn->pnames, &pid);
+    g_autofree char *full = NULL;
+    if (pid < 0) {
+        g_autofree char *base = g_path_get_basename(kn->tr->path);
+        full = g_strdup(base);
+    } else {
+        full = g_strdup_printf("%s[%lld]", name ? name : "pid",
+                               (long long)pid);
+    }
+    return sim_trace_add_process(kn->tr, full, pid);
+}
+
+/* The process and API call of a GPU activity or sync with @corr. */
+static SimTraceProcess *owner(Kineto *kn, int64_t corr, Api **api)
+{
+    Api *a = corr >= 0 ? g_hash_table_lookup(kn->api, &corr) : NULL;
+    *api = a;
+    return process_for(kn, a ? a->pid : kn->main_pid);
+}
+
+/* ------------------------------------------------------------------------
+ * Pass 2: GPU activity and syncs
+ * ------------------------------------------------------------------------ */
+
+static bool get_dim3(const Kineto *kn, uint32_t line, const char *name,
+                     const cJSON *args, const char *key, uint32_t out[3],
+                     GError **error)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, key);
+    if (!a)
+        return ev_fail(kn, line, name, error, "missing field 'args.%s'",
+                       key);
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3)
+        return ev_fail(kn, line, name, error,
+                       "field 'args.%s': expected [x, y, z]", key);
+    for (int i = 0; i < 3; i++) {
+        const cJSON *v = cJSON_GetArrayItem(a, i);
+        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+            v->valuedouble < 1 || v->valuedouble > INT32_MAX)
+            return ev_fail(kn, line, name, error,
+                           "field 'args.%s': element %d must be an integer "
+                           ">= 1",
+                           key, i);
+        out[i] = (uint32_t)v->valuedouble;
+    }
+    return true;
+}
+
+/* "Memcpy HtoD (Pageable -> Device)" -> direction and host pinning. */
+static bool parse_memcpy(const char *name, SimCopyDir *dir, bool *pinned)
+{
+    static const struct {
+        const char *k;
+        SimCopyDir d;
+    } t[] = {{"HtoD", SIM_COPY_H2D}, {"HtoA", SIM_COPY_H2D},
+             {"DtoH", SIM_COPY_D2H}, {"AtoH", SIM_COPY_D2H},
+             {"DtoD", SIM_COPY_D2D}, {"DtoA", SIM_COPY_D2D},
+             {"AtoD", SIM_COPY_D2D}, {"AtoA", SIM_COPY_D2D},
+             {"PtoP", SIM_COPY_D2D}};
+    if (!g_str_has_prefix(name, "Memcpy "))
+        return false;
+    const char *k = name + 7;
+    size_t n = strcspn(k, " (");
+    bool found = false;
+    for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
+        if (strlen(t[i].k) == n && !strncmp(k, t[i].k, n)) {
+            *dir = t[i].d;
+            found = true;
+        }
+    if (!found)
+        return false;
+    *pinned = !(*dir == SIM_COPY_H2D && strstr(name, "(Pageable ->")) &&
+              !(*dir == SIM_COPY_D2H && strstr(name, "-> Pageable)"));
+    return true;
+}
+
+static bool api_blocks(const char *name)
+{
+    return name && (g_str_has_prefix(name, "cudaMemcpy") ||
+                    g_str_has_prefix(name, "cuMemcpy")) &&
+           !strstr(name, "Async");
+}
+
+static void set_api(SimTraceOp *op, const Api *a)
+{
+    if (a) {
+        op->api_start_ns = a->start;
+        op->api_end_ns = a->end;
+    }
+}
+
+static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
+                      GError **error)
+{
+    const char *name = ev_name(ev);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    if (gpu_device(ev, args) != kn->device) {
+        kn->n_other_device++;
+        kn->tr->n_skipped++;
+        return true;
+    }
+    int64_t start, end;
+    if (!get_times(kn, line, name, ev, &start, &end, error))
+        return false;
+    int64_t stream = event_stream(ev, args);
+    if (stream < 0)
+        return ev_fail(kn, line, name, error,
+                       "no stream ('args.stream' or 'tid')");
+    Api *a;
+    SimTraceProcess *p = owner(kn, arg_int(args, "correlation", -1), &a);
+    SimTraceOp op;
+    memset(&op, 0, sizeof op);
+    if (c == K_KERNEL) {
+        op.kind = SIM_TRACE_KERNEL;
+        SimKernelSpec *k = &op.u.kernel;
+        if (!*name)
+            return ev_fail(kn, line, name, error, "kernel without a name");
+        if (!get_dim3(kn, line, name, args, "grid", k->grid, error) ||
+            !get_dim3(kn, line, name, args, "block", k->block, error))
+            return false;
+        int64_t regs = arg_int(args, "registers per thread", 0);
+        int64_t smem = arg_int(args, "shared memory", 0);
+        if (regs < 0 || regs > 255)
+            return ev_fail(kn, line, name, error,
+                           "field 'args.registers per thread': %lld is out "
+                           "of range [0, 255]",
+                           (long long)regs);
+        if (smem < 0 || smem > UINT32_MAX)
+            return ev_fail(kn, line, name, error,
+                           "field 'args.shared memory': out of range");
+        k->regs_per_thread = (uint32_t)regs;
+        /* Kineto records static + dynamic shared memory as one number. */
+        k->static_smem_bytes = (uint32_t)smem;
+        k->name = sim_trace_intern(kn->tr, name);
+    } else {
+        double bytes = 0;
+        if (!get_num(kn, line, name, args, "bytes", true, &bytes, NULL,
+                     error))
+            return false;
+        if (bytes < 0 || bytes > 1e15)
+            return ev_fail(kn, line, name, error,
+                           "field 'args.bytes': out of range");
+        if (c == K_MEMSET) {
+            op.kind = SIM_TRACE_MEMSET;
+            op.u.memset_bytes = (uint64_t)bytes;
+        } else {
+            op.kind = SIM_TRACE_COPY;
+            if (!parse_memcpy(name, &op.u.copy.dir, &op.u.copy.pinned)) {
+                kn->tr->n_skipped++;
+                sim_trace_note(kn->tr, "%s:%u: '%s' skipped: no such copy "
+                               "in the GPU model", kn->tr->path, line, name);
+                return true;
+            }
+            op.u.copy.bytes = (uint64_t)bytes;
+            op.api_blocks = a && api_blocks(a->name);
+        }
+    }
+    op.line = line;
+    op.stream = stream;
+    op.event = SIM_TRACE_NO_ID;
+    op.start_ns = start;
+    op.end_ns = end;
+    op.api_start_ns = op.api_end_ns = SIM_TRACE_NO_TIME;
+    set_api(&op, a);
+    g_array_append_val(p->ops, op);
+    return true;
+}
+
+static int sync_kind_of_api(const char *name)
+{
+    if (!name)
+        return -1;
+    if (strstr(name, "DeviceSynchronize") || strstr(name, "CtxSynchronize"))
+        return SIM_TRACE_DEVICE_SYNC;
+    if (strstr(name, "StreamSynchronize"))
+        return SIM_TRACE_STREAM_SYNC;
+    if (strstr(name, "EventSynchronize"))
+        return SIM_TRACE_EVENT_SYNC;
+    if (strstr(name, "StreamWaitEvent"))
+        return SIM_TRACE_EVENT_WAIT;
+    return -1;
+}
+
+/* The record a wait or event sync refers to, as an event record op on the
+ * recording stream (once per record). */
+static void add_record(Kineto *kn, SimTraceProcess *p, int64_t rec_corr,
+                       int64_t stream)
+{
+    if (g_hash_table_contains(kn->records, &rec_corr))
+        return;
+    Api *a = g_hash_table_lookup(kn->api, &rec_corr);
+    if (!a)
+        return; /* recorded before the trace began */
+    g_hash_table_add(kn->records, g_memdup2(&rec_corr, sizeof rec_corr));
+    SimTraceOp *op = sim_trace_add_op(p, SIM_TRACE_EVENT_RECORD, 0);
+    op->stream = stream;
+    op->event = rec_corr;
+    set_api(op, a);
+}
+
+static bool sync_event(Kineto *kn, const cJSON *ev, uint32_t line,
+                       GError **error)
+{
+    const char *name = ev_name(ev);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    int64_t start, end;
+    if (!get_times(kn, line, name, ev, &start, &end, error))
+        return false;
+    Api *a;
+    SimTraceProcess *p = owner(kn, arg_int(args, "correlation", -1), &a);
+    int kind = a ? sync_kind_of_api(a->name) : -1;
+    if (a && kind < 0 && strstr(a->name, "Query"))
+        return true; /* cudaEventQuery / cudaStreamQuery do not block */
+    if (kind < 0) {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(args,
+                                                          "cuda_sync_kind");
+        const char *s = cJSON_IsString(k) ? k->valuestring : name;
+        kind = !strcmp(s, "Event Sync")          ? SIM_TRACE_EVENT_SYNC
+               : !strcmp(s, "Stream Wait Event") ? SIM_TRACE_EVENT_WAIT
+               : !strcmp(s, "Stream Sync")       ? SIM_TRACE_STREAM_SYNC
+               : !strcmp(s, "Context Sync")      ? SIM_TRACE_DEVICE_SYNC
+                                                 : -1;
+    }
+    if (kind < 0) {
+        kn->tr->n_skipped++;
+        return true;
+    }
+    if (a)
+        a->synced = true;
+    SimTraceOp op;
+    memset(&op, 0, sizeof op);
+    op.kind = (SimTraceKind)kind;
+    op.line = line;
+    op.stream = SIM_TRACE_NO_ID;
+    op.event = SIM_TRACE_NO_ID;
+    op.start_ns = op.end_ns = SIM_TRACE_NO_TIME;
+    op.api_start_ns = start;
+    op.api_end_ns = end;
+    set_api(&op, a);
+    int64_t stream = arg_int(args, "stream", -1);
+    if (kind == SIM_TRACE_EVENT_WAIT || kind == SIM_TRACE_EVENT_SYNC) {
+        int64_t rec = arg_int(args, "wait_on_cuda_event_record_corr_id", -1);
+        int64_t rec_stream = arg_int(args, "wait_on_stream", -1);
+        if (rec < 0 || rec_stream < 0) {
+            kn->n_unlinked_syncs++;
+            return true; /* which record it waits for is not known */
+        }
+        add_record(kn, p, rec, rec_stream);
+        op.event = rec;
+        if (kind == SIM_TRACE_EVENT_WAIT) {
+            if (stream < 0)
+                return ev_fail(kn, line, name, error,
+                               "Stream Wait Event without 'args.stream'");
+            op.stream = stream;
+        }
+    } else if (kind == SIM_TRACE_STREAM_SYNC && stream >= 0) {
+        op.stream = stream;
+    }
+    g_array_append_val(p->ops, op);
+    return true;
+}
+
+/* Host syncs known only from their API call (files without cuda_sync). */
+static void api_only_syncs(Kineto *kn)
+{
+    GHashTableIter it;
+    gpointer k, v;
+    uint64_t unknown = 0;
+    g_hash_table_iter_init(&it, kn->api);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        Api *a = v;
+        int kind = sync_kind_of_api(a->name);
+        if (a->synced || kind < 0)
+            continue;
+        if (kind != SIM_TRACE_DEVICE_SYNC && kind != SIM_TRACE_STREAM_SYNC) {
+            unknown++; /* an event wait whose event is unknown */
+            continue;
+        }
+        SimTraceProcess *p = sim_trace_find_process(kn->tr, a->pid);
+        if (!p)
+            continue;
+        SimTraceOp *op = sim_trace_add_op(p, (SimTraceKind)kind, 0);
+        op->api_start_ns = a->start;
+        op->api_end_ns = a->end;
+    }
+    kn->n_unlinked_syncs += unknown;
+}
+
+/* "baseTimeNanoseconds" read from the text: a double would round it. */
+static int64_t base_time(const SimJsonDoc *doc)
+{
+    const cJSON *b =
+        cJSON_GetObjectItemCaseSensitive(doc->root, "baseTimeNanoseconds");
+    if (!cJSON_IsNumber(b))
+        return 0;
+    const char *key = strstr(doc->text, "\"baseTimeNanoseconds\"");
+    if (key) {
+        const char *p = strchr(key + 21, ':');
+        if (p) {
+            char *end = NULL;
+            long long v = g_ascii_strtoll(p + 1, &end, 10);
+            if (end != p + 1 && v > 0 && v <= SIM_TRACE_MAX_TIME)
+                return v;
+        }
+    }
+    if (b->valuedouble > 0 && b->valuedouble <= (double)SIM_TRACE_MAX_TIME)
+        return (int64_t)b->valuedouble;
+    return 0;
+}
+
+bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
+                       GError **error)
+{
+    g_autoptr(SimJsonDoc) doc = sim_json_doc_parse(tr->path, text, len, error);
+    if (!doc)
+        return false;
+    const cJSON *events = doc->root;
+    bool root_array = cJSON_IsArray(doc->root);
+    if (!root_array) {
+        if (!cJSON_IsObject(doc->root))
+            return sim_json_fail(doc, doc->root, error,
+                                 "expected a JSON object with "
+                                 "'traceEvents'");
+        events = cJSON_GetObjectItemCaseSensitive(doc->root, "traceEvents");
+        if (!events)
+            return sim_json_fail(doc, doc->root, error,
+                                 "missing field 'traceEvents' (not a "
+                                 "Kineto/Chrome trace)");
+        if (!cJSON_IsArray(events))
+            return sim_json_fail(doc, events, error,
+                                 "field 'traceEvents': expected an array");
+    }
+    Kineto kn;
+    memset(&kn, 0, sizeof kn);
+    kn.tr = tr;
+    kn.doc = doc;
+    kn.lines = element_lines(doc->text, doc->len, root_array);
+    kn.base_ns = base_time(doc);
+    kn.api = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                   g_free);
+    kn.pnames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                      g_free);
+    kn.records = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                       NULL);
+    bool ok = pass_api(&kn, events, error);
+    guint i = 0;
+    const cJSON *ev;
+    double ts_max = 0;
+    bool any_gpu = false;
+    cJSON_ArrayForEach(ev, events)
+    {
+        if (!ok)
+            break;
+        uint32_t line = line_at(&kn, i++);
+        Cat c = category(ev);
+        if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
+            ok = gpu_event(&kn, ev, c, line, error);
+            any_gpu = true;
+            const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+            if (cJSON_IsNumber(ts))
+                ts_max = MAX(ts_max, ts->valuedouble);
+        } else if (c == K_SYNC) {
+            ok = sync_event(&kn, ev, line, error);
+        }
+    }
+    if (ok)
+        api_only_syncs(&kn);
+    if (ok && !any_gpu) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                    "%s: no GPU events (kernel, gpu_memcpy, gpu_memset) in "
+                    "'traceEvents'; was the profiler run with "
+                    "ProfilerActivity.CUDA?",
+                    tr->path);
+        ok = false;
+    }
+    if (ok) {
+        /* Epoch microseconds are > 1e14 (after 1973); relative times are
+         * small.  Only the former can be aligned with other files. */
+        tr->absolute = kn.base_ns != 0 || ts_max > 1e14;
+        const cJSON *props =
+            root_array ? NULL
+                       : cJSON_GetObjectItemCaseSensitive(doc->root,
+                                                          "deviceProperties");
+        const cJSON *d;
+        cJSON_ArrayForEach(d, props)
+        {
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
+            if (cJSON_IsNumber(id) && (int)id->valuedouble == kn.device) {
+                if (cJSON_IsString(name))
+                    tr->gpu_name = g_strdup(name->valuestring);
+                tr->cc_major = (int)arg_int(d, "computeMajor", 0);
+                tr->cc_minor = (int)arg_int(d, "computeMinor", 0);
+            }
+        }
+        if (kn.n_other_device)
+            sim_trace_note(tr, "%s: %llu GPU events of other devices than "
+                           "GPU %d skipped (hqsim simulates one GPU)",
+                           tr->path, (unsigned long long)kn.n_other_device,
+                           kn.device);
+        if (kn.n_unlinked_syncs)
+            sim_trace_note(tr, "%s: %llu event syncs/waits skipped: the "
+                           "trace does not say which record they wait for",
+                           tr->path, (unsigned long long)kn.n_unlinked_syncs);
+    }
+    g_array_free(kn.lines, TRUE);
+    g_hash_table_destroy(kn.api);
+    g_hash_table_destroy(kn.pnames);
+    g_hash_table_destroy(kn.records);
+    return ok;
+}

@@ -1,0 +1,187 @@
+/* trace.c -- the importers' intermediate form: construction and name
+ * helpers.  See trace.h. */
+#include "trace.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static void process_free(gpointer data)
+{
+    SimTraceProcess *p = data;
+    g_free(p->name);
+    g_array_free(p->ops, TRUE);
+    g_array_free(p->streams, TRUE);
+    g_free(p);
+}
+
+SimTrace *sim_trace_new(const char *path, const char *format)
+{
+    SimTrace *tr = g_new0(SimTrace, 1);
+    tr->path = g_strdup(path);
+    tr->format = format;
+    tr->strings = g_string_chunk_new(4096);
+    tr->processes = g_ptr_array_new_with_free_func(process_free);
+    tr->notes = g_ptr_array_new_with_free_func(g_free);
+    tr->ncu = g_array_new(FALSE, TRUE, sizeof(SimNcuKernel));
+    return tr;
+}
+
+void sim_trace_free(SimTrace *tr)
+{
+    if (!tr)
+        return;
+    g_free(tr->path);
+    g_free(tr->gpu_name);
+    g_string_chunk_free(tr->strings);
+    g_ptr_array_free(tr->processes, TRUE);
+    g_ptr_array_free(tr->notes, TRUE);
+    g_array_free(tr->ncu, TRUE);
+    g_free(tr);
+}
+
+const char *sim_trace_intern(SimTrace *tr, const char *s)
+{
+    return s ? g_string_chunk_insert_const(tr->strings, s) : NULL;
+}
+
+SimTraceProcess *sim_trace_add_process(SimTrace *tr, const char *name,
+                                       int64_t pid)
+{
+    SimTraceProcess *p = g_new0(SimTraceProcess, 1);
+    p->name = g_strdup(name);
+    p->pid = pid;
+    p->ops = g_array_new(FALSE, TRUE, sizeof(SimTraceOp));
+    p->streams = g_array_new(FALSE, TRUE, sizeof(SimTraceStream));
+    g_ptr_array_add(tr->processes, p);
+    return p;
+}
+
+SimTraceProcess *sim_trace_find_process(SimTrace *tr, int64_t pid)
+{
+    for (guint i = 0; i < tr->processes->len; i++) {
+        SimTraceProcess *p = g_ptr_array_index(tr->processes, i);
+        if (p->pid == pid)
+            return p;
+    }
+    return NULL;
+}
+
+SimTraceOp *sim_trace_add_op(SimTraceProcess *p, SimTraceKind kind,
+                             uint32_t line)
+{
+    SimTraceOp op;
+    memset(&op, 0, sizeof op);
+    op.kind = kind;
+    op.line = line;
+    op.stream = SIM_TRACE_NO_ID;
+    op.event = SIM_TRACE_NO_ID;
+    op.start_ns = op.end_ns = SIM_TRACE_NO_TIME;
+    op.api_start_ns = op.api_end_ns = SIM_TRACE_NO_TIME;
+    g_array_append_val(p->ops, op);
+    return &g_array_index(p->ops, SimTraceOp, p->ops->len - 1);
+}
+
+void sim_trace_note(SimTrace *tr, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_ptr_array_add(tr->notes, g_strdup_vprintf(fmt, ap));
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------------------
+ * Names
+ * ------------------------------------------------------------------------ */
+
+/* Index of the bracket that opens the group closing at s[end] (one of ')'
+ * or '>'), counting nested (), <> and []; -1 if unbalanced. */
+static long match_open(const char *s, long end)
+{
+    int depth = 0;
+    for (long i = end; i >= 0; i--) {
+        char c = s[i];
+        if (c == ')' || c == '>' || c == ']')
+            depth++;
+        else if (c == '(' || c == '<' || c == '[')
+            depth--;
+        if (depth == 0)
+            return i;
+    }
+    return -1;
+}
+
+char *sim_trace_kernel_base_name(const char *name)
+{
+    g_autofree char *s = g_strstrip(g_strdup(name ? name : ""));
+    long n = (long)strlen(s);
+    /* nvprof (CUDA 8) appends the correlation id: " [1148]". */
+    if (n > 2 && s[n - 1] == ']') {
+        long i = n - 2;
+        while (i >= 0 && g_ascii_isdigit(s[i]))
+            i--;
+        if (i >= 1 && i < n - 2 && s[i] == '[' && s[i - 1] == ' ') {
+            n = i - 1;
+            s[n] = '\0';
+        }
+    }
+    /* Trailing qualifiers after the parameter list. */
+    while (n > 0 && (s[n - 1] == ' '))
+        s[--n] = '\0';
+    if (n > 6 && strcmp(s + n - 6, " const") == 0) {
+        n -= 6;
+        s[n] = '\0';
+    }
+    if (n > 0 && s[n - 1] == ')') {
+        long open = match_open(s, n - 1);
+        if (open > 0) {
+            n = open;
+            s[n] = '\0';
+        }
+    }
+    while (n > 0 && s[n - 1] == ' ')
+        s[--n] = '\0';
+    if (n > 0 && s[n - 1] == '>') {
+        long open = match_open(s, n - 1);
+        if (open > 0) {
+            n = open;
+            s[n] = '\0';
+        }
+    }
+    /* The last component: after the last "::" or blank outside brackets. */
+    int depth = 0;
+    long start = 0;
+    for (long i = n - 1; i >= 0; i--) {
+        char c = s[i];
+        if (c == ')' || c == '>' || c == ']')
+            depth++;
+        else if (c == '(' || c == '<' || c == '[')
+            depth--;
+        else if (depth == 0 && (c == ' ' || (c == ':' && i > 0 &&
+                                             s[i - 1] == ':'))) {
+            start = i + 1;
+            break;
+        }
+    }
+    if (start >= n) /* nothing sensible: keep the whole name */
+        return g_strdup(name ? name : "");
+    return g_strndup(s + start, (gsize)(n - start));
+}
+
+char *sim_trace_device_name(const char *device)
+{
+    if (!device || !*device)
+        return NULL;
+    size_t n = strlen(device);
+    if (n > 3 && device[n - 1] == ')') {
+        const char *open = strrchr(device, '(');
+        if (open && open > device && open[-1] == ' ') {
+            bool digits = open + 1 < device + n - 1;
+            for (const char *p = open + 1; p < device + n - 1; p++)
+                if (!g_ascii_isdigit(*p))
+                    digits = false;
+            if (digits)
+                return g_strndup(device, (gsize)(open - 1 - device));
+        }
+    }
+    return g_strdup(device);
+}

@@ -1,0 +1,156 @@
+/* trace.h -- the importers' common intermediate form (internal to import/).
+ *
+ * Each format reader (nvprof.c, nsys_csv.c, nsys_sqlite.c, ncu.c,
+ * kineto.c) only *transcribes* what its file recorded into a SimTrace:
+ * processes, the streams the trace declares, and one SimTraceOp per GPU
+ * activity or synchronization with its recorded GPU times and, where the
+ * trace has them, the host API call's times.  It decides nothing about
+ * issue order or host gaps: workload.c applies those rules once, the same
+ * way for every format (import/README.md states them).
+ *
+ * Times are int64 nanoseconds in the file's own time base (see
+ * SimTrace.absolute); SIM_TRACE_NO_TIME marks "not recorded".  Stream and
+ * event ids are the trace's own numbers.  Strings live in the trace's
+ * string chunk.
+ */
+#ifndef SIM_IMPORT_TRACE_H
+#define SIM_IMPORT_TRACE_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scenario.h"
+
+#define SIM_TRACE_NO_TIME INT64_MIN
+#define SIM_TRACE_NO_ID INT64_MIN
+/* Readers refuse times beyond this (about 146 years of ns), so that sums
+ * and differences of two times never overflow int64. */
+#define SIM_TRACE_MAX_TIME ((int64_t)1 << 62)
+
+typedef enum {
+    SIM_TRACE_KERNEL,
+    SIM_TRACE_COPY,
+    SIM_TRACE_MEMSET,
+    SIM_TRACE_EVENT_RECORD, /* GPU: event recorded on `stream` */
+    SIM_TRACE_EVENT_WAIT,   /* GPU: `stream` waits for `event` */
+    SIM_TRACE_EVENT_SYNC,   /* host waits for `event` */
+    SIM_TRACE_STREAM_SYNC,  /* host waits for `stream` (NO_ID: unknown) */
+    SIM_TRACE_DEVICE_SYNC,  /* host waits for all its work */
+} SimTraceKind;
+
+typedef struct {
+    SimTraceKind kind;
+    uint32_t line;           /* source line (CSV, JSON), 0 if none */
+    int64_t stream;          /* trace stream id; SIM_TRACE_NO_ID if none */
+    int64_t event;           /* trace event id (event ops) */
+    int64_t start_ns;        /* GPU execution (kernel, copy, memset) */
+    int64_t end_ns;
+    int64_t api_start_ns;    /* the host API call that issued it, if known */
+    int64_t api_end_ns;
+    bool api_blocks;         /* the API returns only once the op is done
+                                (cudaMemcpy): a stream sync follows it */
+    union {
+        SimKernelSpec kernel; /* name in the trace's string chunk */
+        SimCopySpec copy;
+        uint64_t memset_bytes;
+    } u;
+} SimTraceOp;
+
+typedef struct {
+    int64_t id;
+    int priority;            /* CUDA convention, 0 default */
+} SimTraceStream;
+
+typedef struct {
+    char *name;
+    int64_t pid;             /* -1 if unknown */
+    GArray *ops;             /* SimTraceOp, in any order */
+    GArray *streams;         /* SimTraceStream the trace declares, in
+                                creation order; empty: order of first use */
+} SimTraceProcess;
+
+/* Per-kernel facts from Nsight Compute, for enrichment or on their own. */
+typedef struct {
+    uint64_t id;             /* ncu's "ID" (launch order) */
+    int64_t pid;
+    const char *name;
+    const char *process;     /* "Process Name" */
+    int64_t stream;
+    uint32_t line;           /* first line of this kernel */
+    uint32_t grid[3], block[3];
+    bool has_grid, has_block;
+    uint32_t regs;
+    bool has_regs;
+    uint32_t smem_static, smem_dynamic;
+    bool has_smem_static, has_smem_dynamic;
+    int64_t duration_ns;     /* -1 unknown */
+    double sm_intensity;     /* 0..1, 0 unknown */
+    double mem_intensity;
+    double issue_busy_pct, sm_pct;       /* candidates for sm_intensity */
+    double dram_pct, mem_pct;            /* candidates for mem_intensity */
+} SimNcuKernel;
+
+typedef struct {
+    char *path;
+    const char *format;      /* static string */
+    char *gpu_name;          /* as the trace names it (nullable) */
+    int cc_major, cc_minor;  /* 0 if unknown */
+    bool absolute;           /* times are ns since the Unix epoch, so files
+                                can be aligned with each other */
+    bool untimed;            /* no timeline (ncu on its own) */
+    GStringChunk *strings;
+    GPtrArray *processes;    /* SimTraceProcess*, owned */
+    GPtrArray *notes;        /* char*, owned: what was skipped or assumed */
+    uint64_t n_skipped;      /* rows/events not imported */
+    GArray *ncu;             /* SimNcuKernel (format "ncu" only) */
+} SimTrace;
+
+SimTrace *sim_trace_new(const char *path, const char *format);
+void sim_trace_free(SimTrace *tr);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTrace, sim_trace_free)
+
+const char *sim_trace_intern(SimTrace *tr, const char *s);
+
+/* Append a process.  Returns: (transfer none). */
+SimTraceProcess *sim_trace_add_process(SimTrace *tr, const char *name,
+                                       int64_t pid);
+/* The process with @pid, or NULL. */
+SimTraceProcess *sim_trace_find_process(SimTrace *tr, int64_t pid);
+
+/* Append an op with every time unknown.  Returns: (transfer none), valid
+ * until the next append to the same process. */
+SimTraceOp *sim_trace_add_op(SimTraceProcess *p, SimTraceKind kind,
+                             uint32_t line);
+
+void sim_trace_note(SimTrace *tr, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+/* A kernel's base function name, for matching names across tools: the
+ * demangled signature without return type, namespaces, template arguments,
+ * parameter list and nvprof's " [123]" correlation suffix.
+ * "void ns::k<int=1>(float*) [7]" -> "k".  Returns: (transfer full). */
+char *sim_trace_kernel_base_name(const char *name);
+
+/* Split "NAME (N)" (nvprof/nsys Device column) into the name; (transfer
+ * full), NULL for "". */
+char *sim_trace_device_name(const char *device);
+
+/* Format readers.  Each fills @tr (created by the caller with the path and
+ * format) from the file's text, or fails with an error naming the file, the
+ * line (or table/row) and the field. */
+bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
+                       GError **error);
+bool sim_import_nsys_csv(SimTrace *tr, const char *text, size_t len,
+                         GError **error);
+bool sim_import_nsys_sqlite(SimTrace *tr, GError **error);
+bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
+                    GError **error);
+bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
+                       GError **error);
+
+/* Turn an ncu trace's kernels (tr->ncu) into untimed ops, one process per
+ * profiled process, for use without a timeline.  Fails if a kernel lacks
+ * its launch configuration or duration. */
+bool sim_import_ncu_ops(SimTrace *tr, GError **error);
+
+#endif /* SIM_IMPORT_TRACE_H */
