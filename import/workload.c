@@ -332,7 +332,9 @@ typedef struct {
     SimScenario *sc;
     SimProcessSpec *ps;
     SimTrace *tr;
-    int64_t L;               /* kernel launch latency */
+    int64_t L;               /* kernel: enqueue -> start when its stream
+                                is free (submit + launch latency) */
+    int64_t Lc;              /* copy: enqueue -> start (submit latency) */
     int64_t cursor;          /* host time (trace clock) */
     int64_t origin;          /* trace time of the process start */
     GHashTable *streams;     /* trace stream id -> index + 1 */
@@ -433,12 +435,13 @@ static int64_t item_time(const SimTraceOp *t)
     return t->start_ns;
 }
 
-/* Latency between enqueue and start that the engine adds (engine.c:
- * kernels are admitted kernel_launch_latency after reaching the head of
- * their queue; copies start at once). */
+/* Latency between enqueue and start that the engine adds (engine.c: an
+ * op reaches its queue submit_latency after the API call; kernels are
+ * admitted kernel_launch_latency after reaching the head of their queue;
+ * copies start at once). */
 static int64_t op_latency(const Walk *w, const SimTraceOp *t)
 {
-    return t->kind == SIM_TRACE_KERNEL ? w->L : 0;
+    return t->kind == SIM_TRACE_KERNEL ? w->L : w->Lc;
 }
 
 static bool is_pageable(const SimTraceOp *t)
@@ -665,13 +668,14 @@ static void trace_window(const SimTrace *tr, const SimImportOptions *opt,
 
 static void init_walk(Walk *w, SimScenario *sc, SimTrace *tr,
                       const SimTraceProcess *tp, const char *name,
-                      SimImportProcess *rep, int64_t L, bool pin)
+                      SimImportProcess *rep, int64_t L, int64_t Lc, bool pin)
 {
     memset(w, 0, sizeof *w);
     w->pin_held = pin;
     w->sc = sc;
     w->tr = tr;
     w->L = L;
+    w->Lc = Lc;
     w->ps = sim_scenario_add_process(sc, name);
     w->streams = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                        NULL);
@@ -983,17 +987,24 @@ static char *fmt_time(SimTime ns)
 
 /* The launch latency to infer issue times with: the options', else the GPU
  * model's, else the default. */
+/* Also sets *copy_lat: the model's submit latency, what a copy waits
+ * between its enqueue and its start (0 when no model is loaded). */
 static int64_t resolve_latency(const SimImportOptions *opt,
-                               const char *model_name, GPtrArray *notes)
+                               const char *model_name, GPtrArray *notes,
+                               int64_t *copy_lat)
 {
+    *copy_lat = 0;
     if (opt->launch_latency_ns != SIM_TIME_NEVER)
         return (int64_t)MIN(opt->launch_latency_ns, (SimTime)1 << 40);
     if (model_name) {
         g_autoptr(GError) err = NULL;
         g_autoptr(GpuModel) m =
             sim_gpu_model_find(model_name, opt->models_dir, &err);
-        if (m)
-            return (int64_t)m->kernel_launch_latency_ns;
+        if (m) {
+            *copy_lat = (int64_t)m->submit_latency_ns;
+            return (int64_t)(m->submit_latency_ns +
+                             m->kernel_launch_latency_ns);
+        }
         g_ptr_array_add(notes,
                         g_strdup_printf("GPU model '%s' not loaded (%s): "
                                         "launch latency %u ns assumed",
@@ -1096,10 +1107,10 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
     }
 
     /* 4. Build every process. */
-    int64_t L = 0;
+    int64_t L = 0, Lc = 0;
     if (ok) {
         L = resolve_latency(opt, opt->gpu_model ? opt->gpu_model : suggested,
-                            notes);
+                            notes, &Lc);
         rep->launch_latency_ns = (SimTime)L;
         g_autoptr(GString) src = g_string_new(NULL);
         for (int i = 0; i < n_paths; i++)
@@ -1158,7 +1169,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
             SimImportProcess r;
             memset(&r, 0, sizeof r);
             Walk w;
-            init_walk(&w, sc, tr, tp, name, &r, L, opt->pin_held);
+            init_walk(&w, sc, tr, tp, name, &r, L, Lc, opt->pin_held);
             if (tr->untimed)
                 build_untimed(&w, tp);
             else

@@ -629,10 +629,11 @@ static void test_launch_latency_comes_from_the_model(void **state)
     g_autoptr(SimImportReport) rep = NULL;
     g_autoptr(SimScenario) sc =
         import1(DATA "nvprof_v20.csv", SIM_TIME_NEVER, &rep);
-    assert_int_equal(rep->launch_latency_ns, m->kernel_launch_latency_ns);
+    /* L = submit latency + kernel launch latency of the model */
+    SimTime L = m->submit_latency_ns + m->kernel_launch_latency_ns;
+    assert_int_equal(rep->launch_latency_ns, L);
     /* The kernel at 200 us is issued L before it: the gap before it. */
-    assert_int_equal(proc(sc, 0)->ops[3].u.gap_ns,
-                     US(40) - m->kernel_launch_latency_ns);
+    assert_int_equal(proc(sc, 0)->ops[3].u.gap_ns, US(40) - L);
 }
 
 static void test_kernel_base_names(void **state)
