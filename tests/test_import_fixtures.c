@@ -632,8 +632,11 @@ static void test_launch_latency_comes_from_the_model(void **state)
     /* L = submit latency + kernel launch latency of the model */
     SimTime L = m->submit_latency_ns + m->kernel_launch_latency_ns;
     assert_int_equal(rep->launch_latency_ns, L);
-    /* The kernel at 200 us is issued L before it: the gap before it. */
-    assert_int_equal(proc(sc, 0)->ops[3].u.gap_ns, US(40) - L);
+    /* The kernel at 200 us is issued L before it; the copy before it, 40 us
+     * earlier, was issued its own latency (the submit latency) before its
+     * start: the gap between them is 40 us - L + submit. */
+    assert_int_equal(proc(sc, 0)->ops[3].u.gap_ns,
+                     US(40) - L + m->submit_latency_ns);
 }
 
 static void test_kernel_base_names(void **state)
