@@ -176,8 +176,10 @@ static bool get_times(const Kineto *kn, uint32_t line, const char *name,
     if (dur < 0 || dur > 1e12)
         return ev_fail(kn, line, name, error,
                        "field 'dur': %g is out of range [0, 1e12] us", dur);
-    /* Epoch microseconds until 2096, or relative to baseTimeNanoseconds. */
-    double ts_max = kn->base_ns ? 1e12 : 4e15;
+    /* Epoch microseconds until 2096, or relative to baseTimeNanoseconds
+     * (PyTorch 2.x writes both a base and large, clock-based ts: the same
+     * bound holds; base + ts stays far inside int64 nanoseconds). */
+    double ts_max = 4e15;
     if (ts < -ts_max || ts > ts_max)
         return ev_fail(kn, line, name, error,
                        "field 'ts': %.17g is out of range [%g, %g] us", ts,

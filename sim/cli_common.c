@@ -12,11 +12,14 @@
 #define HAVE_IMPORTERS 1
 #if HAVE_IMPORTERS
 #include "../import/import.h"
+#include "../import/replay.h"
 #endif
+#include "retarget.h"
+#include "transform.h"
 
 const GOptionEntry *sim_cli_common_entries(SimCliOpts *o)
 {
-    static GOptionEntry e[16];
+    static GOptionEntry e[20];
     GOptionEntry rows[] = {
         {"gpu", 'g', 0, G_OPTION_ARG_STRING, &o->gpu,
          "GPU model name or model file (default: the scenario's, else "
@@ -48,6 +51,22 @@ const GOptionEntry *sim_cli_common_entries(SimCliOpts *o)
          "Write a self-contained HTML report with pictures to FILE", "FILE"},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
          "No text summary on stdout", NULL},
+        {"host-scale", 0, 0, G_OPTION_ARG_DOUBLE, &o->host_scale,
+         "Multiply all host time (gaps, API calls) by F: a faster or "
+         "slower CPU, or a profiler's overhead taken out",
+         "F"},
+        {"loop-request", 0, 0, G_OPTION_ARG_NONE, &o->loop_request,
+         "Traces: cut each process's run at its device synchronizes and "
+         "loop one representative request (see --iterations)",
+         NULL},
+        {"iterations", 'i', 0, G_OPTION_ARG_INT, &o->iterations,
+         "Closed-loop iterations of every process (default: as the "
+         "workload says; 100 with --loop-request)",
+         "N"},
+        {"as-recorded", 0, 0, G_OPTION_ARG_NONE, &o->as_recorded,
+         "Traces: take recorded durations as times alone (default: infer "
+         "the times alone that reproduce the recording)",
+         NULL},
         G_OPTION_ENTRY_NULL};
     memcpy(e, rows, sizeof rows);
     return e;
@@ -82,19 +101,33 @@ SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
                     "--thread-pct must be in (0, 100]");
         return NULL;
     }
+    if (o->host_scale < 0 || o->iterations < 0 ||
+        o->iterations > 100000000) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--host-scale must be > 0 and --iterations in 1..1e8");
+        return NULL;
+    }
     if (o->time_limit_ms < 0 || o->seed < 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "--time-limit-ms and --seed must not be negative");
         return NULL;
     }
 #if HAVE_IMPORTERS
-    /* Issue times are inferred with the launch latency of the model the
-     * run will use (--gpu), else of the model closest to the traced GPU. */
+    /* Issue times are inferred with the latencies of the model closest to
+     * the GPU the trace was recorded on: the run being replayed. */
     SimImportOptions io;
     sim_import_options_init(&io);
-    io.gpu_model = o->gpu;
     io.models_dir = o->models_dir;
-    SimScenario *sc = sim_workload_load(files, n, &io, error);
+    g_autoptr(SimImportReport) rep = NULL;
+    SimScenario *sc = sim_workload_load_report(files, n, &io, &rep, error);
+    if (sc && rep && rep->timed && !o->as_recorded) {
+        g_autoptr(GpuModel) src = sim_gpu_model_find(
+            sc->gpu ? sc->gpu : "h100-sxm", o->models_dir, error);
+        if (!src || sim_workload_infer_solo(sc, rep, src, 40, error) < 0) {
+            sim_scenario_free(sc);
+            return NULL;
+        }
+    }
 #else
     if (n > 1) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
@@ -103,8 +136,36 @@ SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
     }
     SimScenario *sc = sim_scenario_load(files[0], error);
 #endif
+    if (sc && o->gpu && sc->gpu && strcmp(o->gpu, sc->gpu) != 0) {
+        g_autoptr(GpuModel) from =
+            sim_gpu_model_find(sc->gpu, o->models_dir, error);
+        g_autoptr(GpuModel) to =
+            from ? sim_gpu_model_find(o->gpu, o->models_dir, error) : NULL;
+        if (!to || !sim_scenario_retarget(sc, from, to, error)) {
+            sim_scenario_free(sc);
+            return NULL;
+        }
+        if (!o->quiet)
+            fprintf(stderr,
+                    "hqsim: %s was given for %s: its work is rescaled to %s "
+                    "(README, \"What-if from a trace\")\n",
+                    sc->source, from->name, to->name);
+    }
     if (!sc)
         return NULL;
+    if (o->loop_request &&
+        !sim_scenario_loop_request(sc, o->iterations ? (uint32_t)o->iterations
+                                                     : 100,
+                                   error)) {
+        sim_scenario_free(sc);
+        return NULL;
+    }
+    if (o->iterations && !o->loop_request)
+        for (guint i = 0; i < sc->processes->len; i++)
+            ((SimProcessSpec *)g_ptr_array_index(sc->processes, i))
+                ->iterations = (uint32_t)o->iterations;
+    if (o->host_scale > 0 && o->host_scale != 1)
+        sim_scenario_scale_host(sc, o->host_scale);
     if (o->processes < 0 || o->processes > 4096) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "--processes must be between 1 and 4096");

@@ -26,6 +26,12 @@ typedef struct {
     char *report;       /* --report FILE.html */
     gboolean quiet;     /* no text summary */
     gboolean timeline;  /* record per-SM timeline (pictures) */
+    gboolean as_recorded; /* traces: take recorded durations as times
+                             alone (no solo-time inference) */
+    double host_scale;  /* --host-scale: multiply host time (0: 1) */
+    gboolean loop_request; /* --loop-request: one request as a loop */
+    int iterations;     /* --iterations: closed-loop iterations (0: as
+                           the workload says) */
 } SimCliOpts;
 
 /* The GOptionEntry rows for SimCliOpts (terminated), to merge into a
@@ -33,7 +39,10 @@ typedef struct {
 const GOptionEntry *sim_cli_common_entries(SimCliOpts *o);
 
 /* Load one native scenario or one or more profiler traces (format detected
- * from content), then apply --processes.
+ * from content).  For a trace, infer each op's time alone from its
+ * recorded time (unless --as-recorded; see import/replay.h), on the model
+ * of the GPU it was recorded on.  If --gpu names another GPU than the
+ * workload's, rescale its work (sim/retarget.h).  Then apply --processes.
  * Returns: (transfer full) (nullable). */
 SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
                           GError **error);

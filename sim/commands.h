@@ -34,6 +34,7 @@ int sim_cmd_occupancy(int argc, char **argv);
 int sim_cmd_run(int argc, char **argv);
 int sim_cmd_compare(int argc, char **argv);
 int sim_cmd_import(int argc, char **argv);
+int sim_cmd_replay(int argc, char **argv);
 int sim_cmd_sweep(int argc, char **argv);
 int sim_cmd_validate(int argc, char **argv);
 int sim_cmd_gen(int argc, char **argv);

@@ -21,6 +21,8 @@ static const SimCommand commands[] = {
      sim_cmd_sweep},
     {"import", "convert a profiler trace into a native scenario",
      sim_cmd_import},
+    {"replay", "identity replay: simulate traces as recorded and compare",
+     sim_cmd_replay},
     {"occupancy", "blocks per SM and the limiting resource for a kernel",
      sim_cmd_occupancy},
     {"models", "list GPU models, or show one with its sources",

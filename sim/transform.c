@@ -1,0 +1,85 @@
+/* transform.c -- what-if rewrites of a workload.  See transform.h. */
+#include "transform.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+
+static SimTime scale(SimTime t, double f)
+{
+    return (SimTime)llround((double)t * f);
+}
+
+void sim_scenario_scale_host(SimScenario *sc, double f)
+{
+    g_return_if_fail(f > 0);
+    for (guint pi = 0; pi < sc->processes->len; pi++) {
+        SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
+        for (uint32_t i = 0; i < p->n_ops; i++) {
+            SimOp *op = &p->ops[i];
+            if (op->kind == SIM_OP_HOST_GAP)
+                op->u.gap_ns = scale(op->u.gap_ns, f);
+            if (op->api_ns != SIM_TIME_NEVER)
+                op->api_ns = scale(op->api_ns, f);
+            if (op->at_ns)
+                op->at_ns = MAX((SimTime)1, scale(op->at_ns, f));
+        }
+    }
+}
+
+typedef struct {
+    uint32_t from, to; /* ops [from, to) */
+    double gpu_ns;     /* kernel and copy time in it */
+} Segment;
+
+static int cmp_seg(const void *a, const void *b)
+{
+    const Segment *x = a, *y = b;
+    return x->gpu_ns < y->gpu_ns ? -1 : x->gpu_ns > y->gpu_ns;
+}
+
+bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
+                               GError **error)
+{
+    for (guint pi = 0; pi < sc->processes->len; pi++) {
+        SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
+        g_autoptr(GArray) segs = g_array_new(FALSE, FALSE, sizeof(Segment));
+        Segment cur = {0, 0, 0};
+        for (uint32_t i = 0; i < p->n_ops; i++) {
+            const SimOp *op = &p->ops[i];
+            if (op->kind == SIM_OP_KERNEL)
+                cur.gpu_ns += (double)op->u.kernel.duration_ns;
+            else if (op->kind == SIM_OP_COPY)
+                cur.gpu_ns += (double)op->u.copy.duration_ns;
+            if (op->kind == SIM_OP_DEVICE_SYNC) {
+                cur.to = i + 1;
+                g_array_append_val(segs, cur);
+                cur = (Segment){i + 1, i + 1, 0};
+            }
+        }
+        if (segs->len < 2) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                        "%s: process '%s' has %u device synchronizes; "
+                        "cutting it into requests needs at least two",
+                        sc->source, p->name, segs->len);
+            return false;
+        }
+        /* the median request by GPU work, the first one left out */
+        Segment *rest = &g_array_index(segs, Segment, 1);
+        qsort(rest, segs->len - 1, sizeof(Segment), cmp_seg);
+        const Segment *pick = &rest[(segs->len - 1) / 2];
+        uint32_t n = pick->to - pick->from;
+        SimOp *ops = g_new(SimOp, (size_t)1 << g_bit_storage(n));
+        memcpy(ops, p->ops + pick->from, n * sizeof(SimOp));
+        /* recorded call times refer to the whole run: drop them */
+        for (uint32_t i = 0; i < n; i++)
+            ops[i].at_ns = 0;
+        g_free(p->ops);
+        p->ops = ops;
+        p->n_ops = n;
+        p->iterations = iterations;
+        p->arrivals.kind = SIM_ARRIVALS_NONE;
+    }
+    return true;
+}

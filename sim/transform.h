@@ -1,0 +1,27 @@
+/* transform.h -- what-if rewrites of a workload, applied after loading.
+ *
+ * They exist for traces: a profiled run carries the profiler's host
+ * overhead and records one long run rather than a loop of requests.
+ */
+#ifndef SIM_TRANSFORM_H
+#define SIM_TRANSFORM_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "scenario.h"
+
+/* Multiply all host time -- host gaps, explicit API times, recorded call
+ * times -- by @f (> 0): a faster or slower CPU, or a profiler's overhead
+ * taken out.  API times left to the model's defaults are not changed. */
+void sim_scenario_scale_host(SimScenario *sc, double f);
+
+/* Turn each process's recorded run of requests into a loop of one request:
+ * the ops are cut after every device synchronize, the representative
+ * request (the median by GPU work among all but the first, a warm-up) is
+ * kept as the op list, and the process runs @iterations of it.  Fails for a
+ * process with fewer than two device synchronizes. */
+bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
+                               GError **error);
+
+#endif /* SIM_TRANSFORM_H */
