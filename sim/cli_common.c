@@ -16,7 +16,7 @@
 
 const GOptionEntry *sim_cli_common_entries(SimCliOpts *o)
 {
-    static GOptionEntry e[16];
+    static GOptionEntry e[20];
     GOptionEntry rows[] = {
         {"gpu", 'g', 0, G_OPTION_ARG_STRING, &o->gpu,
          "GPU model name or model file (default: the scenario's, else "
@@ -46,6 +46,14 @@ const GOptionEntry *sim_cli_common_entries(SimCliOpts *o)
          "Write a Chrome/Perfetto trace of the timeline to FILE", "FILE"},
         {"report", 0, 0, G_OPTION_ARG_FILENAME, &o->report,
          "Write a self-contained HTML report with pictures to FILE", "FILE"},
+        {"picture", 0, 0, G_OPTION_ARG_FILENAME, &o->picture,
+         "Draw the timeline, SM occupancy and utilization to FILE (.png or "
+         ".svg); a comparison stacks the modes on one time axis",
+         "FILE"},
+        {"picture-kind", 0, 0, G_OPTION_ARG_STRING, &o->picture_kind,
+         "What --picture draws: timeline, sm, util or all (default), or a "
+         "comma-separated list",
+         "KIND"},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
          "No text summary on stdout", NULL},
         G_OPTION_ENTRY_NULL};
@@ -61,7 +69,32 @@ void sim_cli_opts_clear(SimCliOpts *o)
     g_free(o->csv);
     g_free(o->perfetto);
     g_free(o->report);
+    g_free(o->picture);
+    g_free(o->picture_kind);
     memset(o, 0, sizeof *o);
+}
+
+/* Reject bad output options before simulating anything. */
+static gboolean sim_cli_check_outputs(const SimCliOpts *o, GError **error)
+{
+    SimVizPictureKind kind;
+    if (o->picture_kind &&
+        !sim_viz_picture_kind_parse(o->picture_kind, &kind, error))
+        return FALSE;
+    if (o->picture_kind && !o->picture) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--picture-kind needs --picture FILE");
+        return FALSE;
+    }
+    const char *dot = o->picture ? strrchr(o->picture, '.') : NULL;
+    if (o->picture && (!dot || (g_ascii_strcasecmp(dot, ".png") &&
+                                g_ascii_strcasecmp(dot, ".svg")))) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--picture %s: the name must end in .png or .svg",
+                    o->picture);
+        return FALSE;
+    }
+    return TRUE;
 }
 
 SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
@@ -82,6 +115,8 @@ SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
                     "--thread-pct must be in (0, 100]");
         return NULL;
     }
+    if (!sim_cli_check_outputs(o, error))
+        return NULL;
     if (o->time_limit_ms < 0 || o->seed < 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "--time-limit-ms and --seed must not be negative");
@@ -131,7 +166,8 @@ void sim_cli_sim_options(const SimCliOpts *o, SimOptions *so)
                             ? (SimTime)(o->time_limit_ms * 1e6)
                             : 0;
     so->record_ops = TRUE;
-    so->record_timeline = o->perfetto || o->report || o->timeline;
+    so->record_timeline =
+        o->perfetto || o->report || o->picture || o->timeline;
 }
 
 gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error)
@@ -184,6 +220,14 @@ gboolean sim_cli_write_outputs(const SimCliOpts *o, SimResult *const *runs,
     if (o->perfetto &&
         !sim_viz_perfetto(runs, n, m, sc, o->perfetto, error))
         return FALSE;
+    if (o->picture) {
+        SimVizPictureKind kind = SIM_VIZ_PICTURE_ALL;
+        if (o->picture_kind &&
+            !sim_viz_picture_kind_parse(o->picture_kind, &kind, error))
+            return FALSE;
+        if (!sim_viz_picture(runs, n, m, sc, kind, o->picture, error))
+            return FALSE;
+    }
     if (o->report && !sim_viz_report(runs, n, m, sc, o->report, error))
         return FALSE;
     return TRUE;
