@@ -30,6 +30,7 @@
  * counter value per change.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -123,8 +124,15 @@ static void out_str(GString *b, const char *s)
 /* Microseconds with three decimals, exactly, from integer nanoseconds. */
 static void out_us(GString *b, SimTime ns)
 {
-    g_string_append_printf(b, "%" PRIu64 ".%03u", ns / 1000,
-                           (unsigned)(ns % 1000));
+    unsigned frac = (unsigned)(ns % 1000);
+    if (frac == 0)
+        g_string_append_printf(b, "%" PRIu64, ns / 1000);
+    else if (frac % 100 == 0)
+        g_string_append_printf(b, "%" PRIu64 ".%u", ns / 1000, frac / 100);
+    else if (frac % 10 == 0)
+        g_string_append_printf(b, "%" PRIu64 ".%02u", ns / 1000, frac / 10);
+    else
+        g_string_append_printf(b, "%" PRIu64 ".%03u", ns / 1000, frac);
 }
 
 /* Start a new event object: separator, then the common fields. */
@@ -163,7 +171,12 @@ static void counter(Out *o, uint32_t pid, const char *name, SimTime t, double v)
     out_str(o->buf, name);
     g_string_append(o->buf, ",\"ts\":");
     out_us(o->buf, t);
-    g_string_append_printf(o->buf, ",\"args\":{\"value\":%.3f}}", v);
+    /* Shortest exact form for whole numbers (warps, kernels), else 0.01. */
+    if (v == (double)(int64_t)v)
+        g_string_append_printf(o->buf, ",\"args\":{\"value\":%" PRId64 "}}",
+                               (int64_t)v);
+    else
+        g_string_append_printf(o->buf, ",\"args\":{\"value\":%.2f}}", v);
 }
 
 /* ------------------------------------------------------------------------
@@ -175,6 +188,8 @@ typedef struct {
     uint32_t pid, tid;
     SimTime ts, end;
     uint32_t op; /* index into r->ops */
+    bool full;   /* all args (stream track); else only where it came from:
+                    queue and copy-engine tracks repeat the same op */
 } Item;
 
 static int cmp_item(const void *a, const void *b)
@@ -283,7 +298,15 @@ slice(Out *o, const Item *it, const SimResult *r, const SimScenario *sc)
     out_us(o->buf, it->ts);
     g_string_append(o->buf, ",\"dur\":");
     out_us(o->buf, it->end - it->ts);
-    op_args(o->buf, r, sc, rec);
+    if (it->full) {
+        op_args(o->buf, r, sc, rec);
+    } else {
+        g_string_append(o->buf, ",\"args\":{\"process\":");
+        out_str(o->buf, r->procs[rec->proc].name);
+        g_string_append(o->buf, ",\"stream\":");
+        out_str(o->buf, r->procs[rec->proc].streams[rec->stream].name);
+        g_string_append_printf(o->buf, ",\"iteration\":%u}", rec->iteration);
+    }
     g_string_append_c(o->buf, '}');
 }
 
@@ -403,7 +426,8 @@ static void gpu_tracks(Out *o, const SimResult *r, uint32_t pid, GArray *items)
         for (guint i = 0; i < a->len; i++) {
             uint32_t op = g_array_index(a, uint32_t, i);
             const SimOpRecord *rec = &g_array_index(r->ops, SimOpRecord, op);
-            Item item = {pid, tid + lanes[i], rec->start_ns, rec->end_ns, op};
+            Item item = {pid, tid + lanes[i], rec->start_ns, rec->end_ns,
+                         op,  false};
             g_array_append_val(items, item);
         }
         tid += n_lanes;
@@ -424,7 +448,8 @@ static void gpu_tracks(Out *o, const SimResult *r, uint32_t pid, GArray *items)
         for (guint i = 0; i < a->len; i++) {
             uint32_t op = g_array_index(a, uint32_t, i);
             const SimOpRecord *rec = &g_array_index(r->ops, SimOpRecord, op);
-            Item item = {pid, tid + lanes[i], rec->start_ns, rec->end_ns, op};
+            Item item = {pid, tid + lanes[i], rec->start_ns, rec->end_ns,
+                         op,  false};
             g_array_append_val(items, item);
         }
         tid += n_lanes;
@@ -482,6 +507,125 @@ static int cmp_step(const void *a, const void *b)
     return x->delta < y->delta ? -1 : x->delta > y->delta;
 }
 
+/* SM timelines longer than this are drawn as means over windows (below). */
+#define EXACT_SM_SAMPLES 200000u
+/* Windows over the run when binned: bounds each counter track's values. */
+#define SM_WINDOWS 20000u
+
+/* Window of the binned SM counters for run @r, in ns (0: exact). */
+static SimTime sm_window_ns(const SimResult *r)
+{
+    if (r->sm_timeline->len <= EXACT_SM_SAMPLES)
+        return 0;
+    return MAX(r->makespan_ns / SM_WINDOWS, 1);
+}
+
+/* Per SM group: resident warps; GPU-wide: resident warps (achieved
+ * occupancy is them over the maximum, named in the track) and SM-active.
+ * Exact (a value at each change) for timelines up to EXACT_SM_SAMPLES
+ * samples; beyond that the mean over each of SM_WINDOWS windows, so the
+ * file stays a size a viewer opens (each value still only on change).
+ * O(samples + SMs x windows). */
+static void sm_counters(Out *o, const SimResult *r, uint32_t gpu, uint32_t smp)
+{
+    uint32_t S = r->sm_count, G = sm_group_size(S);
+    if (S == 0)
+        return;
+    uint32_t n_groups = (S + G - 1) / G;
+    /* Tracks: groups, then GPU-wide warps and SM-active. */
+    uint32_t n_tracks = n_groups + 2, t_warps = n_groups,
+             t_active = n_groups + 1;
+    char **name = g_new0(char *, n_tracks + 1);
+    uint32_t *pid = g_new0(uint32_t, n_tracks);
+    for (uint32_t g = 0; g < n_groups; g++) {
+        uint32_t lo = g * G, hi = MIN(S, lo + G) - 1;
+        name[g] = G == 1 ? g_strdup_printf("SM %03u warps", lo)
+                         : g_strdup_printf("SMs %03u-%03u warps", lo, hi);
+        pid[g] = smp;
+    }
+    name[t_warps] = g_strdup_printf("resident warps (of %u: achieved "
+                                    "occupancy)",
+                                    S * r->max_warps_per_sm);
+    name[t_active] = g_strdup("SM-active (% of SMs with a warp)");
+    pid[t_warps] = pid[t_active] = gpu;
+    g_autofree double *shown = g_new0(double, n_tracks);
+    for (uint32_t k = 0; k < n_tracks; k++)
+        counter(o, pid[k], name[k], 0, 0);
+    const GArray *tl = r->sm_timeline;
+    g_autofree uint32_t *warps = g_new0(uint32_t, S);
+    SimTime W = sm_window_ns(r);
+    if (W == 0) {
+        g_autofree double *val = g_new0(double, n_tracks);
+        for (guint i = 0; i < tl->len;) {
+            SimTime t = g_array_index(tl, SimSmSample, i).t_ns;
+            for (; i < tl->len && g_array_index(tl, SimSmSample, i).t_ns == t;
+                 i++) {
+                const SimSmSample *s = &g_array_index(tl, SimSmSample, i);
+                if (s->sm >= S)
+                    continue;
+                double d = (double)s->warps - (double)warps[s->sm];
+                val[s->sm / G] += d;
+                val[t_warps] += d;
+                val[t_active] +=
+                    100.0 * ((s->warps > 0) - (warps[s->sm] > 0)) / S;
+                warps[s->sm] = s->warps;
+            }
+            for (uint32_t k = 0; k < n_tracks; k++)
+                if (fabs(val[k] - shown[k]) > 1e-9) {
+                    counter(o, pid[k], name[k], t, val[k]);
+                    shown[k] = val[k];
+                }
+        }
+    } else {
+        /* Mean over each window: integrate every SM's piecewise constant
+         * warps into its group's windows. */
+        uint32_t nw = (uint32_t)(r->makespan_ns / W) + 1;
+        double *acc = g_new0(double, (size_t)n_tracks *nw);
+        g_autofree SimTime *since = g_new0(SimTime, S);
+        for (guint i = 0; i <= tl->len; i++) {
+            bool last = i == tl->len;
+            uint32_t lo = 0, hi = S, nwarps = 0;
+            SimTime t = r->makespan_ns;
+            if (!last) {
+                const SimSmSample *s = &g_array_index(tl, SimSmSample, i);
+                if (s->sm >= S)
+                    continue;
+                lo = s->sm;
+                hi = s->sm + 1;
+                t = s->t_ns;
+                nwarps = s->warps;
+            }
+            for (uint32_t sm = lo; sm < hi; sm++) {
+                for (SimTime a = since[sm]; a < t && warps[sm];) {
+                    uint64_t w = a / W;
+                    SimTime b = MIN(t, (w + 1) * W);
+                    double share = (double)(b - a) / (double)W;
+                    acc[(size_t)(sm / G) * nw + w] += warps[sm] * share;
+                    acc[(size_t)t_warps * nw + w] += warps[sm] * share;
+                    acc[(size_t)t_active * nw + w] += 100.0 / S * share;
+                    a = b;
+                }
+                since[sm] = MAX(since[sm], t);
+                warps[sm] = nwarps;
+            }
+        }
+        for (uint32_t w = 0; w < nw; w++)
+            for (uint32_t k = 0; k < n_tracks; k++) {
+                double v = round(acc[(size_t)k * nw + w] * 100) / 100;
+                if (fabs(v - shown[k]) > 1e-9) {
+                    counter(o, pid[k], name[k], (SimTime)w * W, v);
+                    shown[k] = v;
+                }
+            }
+        g_free(acc);
+    }
+    for (uint32_t k = 0; k < n_tracks; k++)
+        if (shown[k] != 0)
+            counter(o, pid[k], name[k], r->makespan_ns, 0);
+    g_strfreev(name);
+    g_free(pid);
+}
+
 static void counters(Out *o, const SimResult *r, uint32_t base)
 {
     uint32_t gpu = base + PID_GPU, smp = base + PID_SMS;
@@ -512,49 +656,7 @@ static void counters(Out *o, const SimResult *r, uint32_t base)
             running += g_array_index(steps, Step, i).delta;
         counter(o, gpu, "kernels running", t, running);
     }
-    /* Resident warps per SM (group) and GPU-wide, at each change. */
-    uint32_t S = r->sm_count, G = sm_group_size(S);
-    uint32_t n_groups = (S + G - 1) / G;
-    g_autofree uint32_t *warps = g_new0(uint32_t, S);
-    g_autofree uint32_t *group = g_new0(uint32_t, n_groups);
-    g_autofree uint32_t *shown = g_new0(uint32_t, n_groups);
-    char **gname = g_new0(char *, n_groups + 1);
-    for (uint32_t g = 0; g < n_groups; g++) {
-        uint32_t lo = g * G, hi = MIN(S, lo + G) - 1;
-        gname[g] = G == 1 ? g_strdup_printf("SM %03u warps", lo)
-                          : g_strdup_printf("SMs %03u-%03u warps", lo, hi);
-        counter(o, smp, gname[g], 0, 0);
-    }
-    uint64_t total = 0;
-    uint32_t active = 0;
-    double max_w = (double)S * (r->max_warps_per_sm ? r->max_warps_per_sm : 1);
-    counter(o, gpu, "resident warps", 0, 0);
-    counter(o, gpu, "SM-active (% of SMs with a warp)", 0, 0);
-    counter(o, gpu, "achieved occupancy (%)", 0, 0);
-    const GArray *tl = r->sm_timeline;
-    for (guint i = 0; i < tl->len;) {
-        SimTime t = g_array_index(tl, SimSmSample, i).t_ns;
-        for (; i < tl->len && g_array_index(tl, SimSmSample, i).t_ns == t;
-             i++) {
-            const SimSmSample *s = &g_array_index(tl, SimSmSample, i);
-            if (s->sm >= S)
-                continue;
-            total = total - warps[s->sm] + s->warps;
-            active += (s->warps > 0) - (warps[s->sm] > 0);
-            group[s->sm / G] = group[s->sm / G] - warps[s->sm] + s->warps;
-            warps[s->sm] = s->warps;
-        }
-        for (uint32_t g = 0; g < n_groups; g++)
-            if (group[g] != shown[g]) {
-                counter(o, smp, gname[g], t, group[g]);
-                shown[g] = group[g];
-            }
-        counter(o, gpu, "resident warps", t, (double)total);
-        counter(o, gpu, "SM-active (% of SMs with a warp)", t,
-                100.0 * active / S);
-        counter(o, gpu, "achieved occupancy (%)", t, 100.0 * total / max_w);
-    }
-    g_strfreev(gname);
+    sm_counters(o, r, gpu, smp);
 }
 
 static void one_run(
@@ -573,12 +675,16 @@ static void one_run(
     meta_sort(o, "thread_sort_index", gpu, TID_SLICES, 0);
     g_autofree char *sm_name = run_name(r, n, "SMs");
     uint32_t G = sm_group_size(r->sm_count);
+    SimTime W = sm_window_ns(r);
+    g_autofree char *mean =
+        W ? g_strdup_printf(", means over %.3f us windows", W / 1e3)
+          : g_strdup("");
     g_autofree char *sm_label =
-        G == 1 ? g_strdup_printf("%s (resident warps per SM, max %u)", sm_name,
-                                 r->max_warps_per_sm)
+        G == 1 ? g_strdup_printf("%s (resident warps per SM, max %u%s)",
+                                 sm_name, r->max_warps_per_sm, mean)
                : g_strdup_printf("%s (resident warps per group of %u SMs, "
-                                 "max %u)",
-                                 sm_name, G, G * r->max_warps_per_sm);
+                                 "max %u%s)",
+                                 sm_name, G, G * r->max_warps_per_sm, mean);
     meta_name(o, "process_name", smp, 0, sm_label);
     meta_sort(o, "process_sort_index", smp, 0, base + 1);
     for (uint32_t p = 0; p < r->n_procs; p++) {
@@ -613,8 +719,12 @@ static void one_run(
         if (op->proc >= r->n_procs || op->end_ns < op->start_ns)
             continue;
         if (is_slice_op(op)) {
-            Item it = {base + PID_PROC + op->proc, op->stream + 1, op->start_ns,
-                       op->end_ns, i};
+            Item it = {base + PID_PROC + op->proc,
+                       op->stream + 1,
+                       op->start_ns,
+                       op->end_ns,
+                       i,
+                       true};
             g_array_append_val(items, it);
         }
     }

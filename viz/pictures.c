@@ -451,16 +451,19 @@ timeline_panel(cairo_t *cr, double y, const Ctx *c, const SimResult *r)
         viz_plot_set_rgb(cr, INK);
         viz_plot_text(cr, 20, ry + rh / 2 + (rh >= 14 ? 4 : 3), VIZ_ALIGN_LEFT,
                       LABEL_W - 28, row->label);
-        /* Kernels: running (style 0) or frozen (style 1), whichever
-         * dominates the column; coverage of both together. */
-        for (uint32_t k = 0; k < COLS; k++) {
-            double run = row->run[k], fro = row->frozen[k];
-            lvl[k] = level(run + fro);
-            style[k] = fro > run ? 1 : 0;
-        }
-        VizRgb kc[2] = {pc, viz_plot_pale(pc, 0.72)};
+        /* Kernels: frozen time pale underneath, running time solid on
+         * top, each as dark as its share of the column; a context's
+         * slice shorter than a pixel still shows among frozen time. */
         double kh = rh - 2;
-        strip(cr, ry + 1, kh, style, lvl, kc);
+        VizRgb pale[1] = {viz_plot_pale(pc, 0.72)}, solid[1] = {pc};
+        for (uint32_t k = 0; k < COLS; k++) {
+            lvl[k] = level(row->frozen[k]);
+            style[k] = 0;
+        }
+        strip(cr, ry + 1, kh, style, lvl, pale);
+        for (uint32_t k = 0; k < COLS; k++)
+            lvl[k] = level(row->run[k]);
+        strip(cr, ry + 1, kh, style, lvl, solid);
         /* Copies: a dark strip along the bottom. */
         for (uint32_t k = 0; k < COLS; k++) {
             lvl[k] = level(row->copy[k]);
@@ -677,7 +680,8 @@ static const VizRgb C_OCC = {0.17, 0.63, 0.17};
 static double util_legend(cairo_t *cr, double y, const Ctx *c)
 {
     double div;
-    const char *unit = viz_plot_time_unit(c->t_max, &div);
+    SimTime bin_ns = (SimTime)(c->npb * UTIL_BIN_PX);
+    const char *unit = viz_plot_time_unit(MAX(bin_ns, 1), &div);
     double bin = c->npb * UTIL_BIN_PX / div;
     const SimResult *r = c->runs[0];
     cairo_save(cr);

@@ -81,6 +81,52 @@ static void replay(VizPlot *p, cairo_surface_t *target, double h)
     cairo_destroy(cr);
 }
 
+/* cairo numbers SVG ids (image12, surface7...) from process-wide counters,
+ * so the same picture drawn twice in one process would differ.  Renumber
+ * them by first appearance in the document.  Only ids after `id="` or `#`
+ * are touched: neither character occurs in base64 image data. */
+typedef struct {
+    GHashTable *map;  /* "image12" -> "image1" */
+    GHashTable *next; /* "image" -> last number given (GUINT_TO_POINTER) */
+} IdMap;
+
+static gboolean renumber_id(const GMatchInfo *mi, GString *out, gpointer data)
+{
+    IdMap *m = data;
+    g_autofree char *lead = g_match_info_fetch(mi, 1);
+    g_autofree char *kind = g_match_info_fetch(mi, 2);
+    g_autofree char *whole = g_match_info_fetch(mi, 0);
+    const char *old = whole + strlen(lead);
+    const char *mapped = g_hash_table_lookup(m->map, old);
+    if (!mapped) {
+        guint n = GPOINTER_TO_UINT(g_hash_table_lookup(m->next, kind)) + 1;
+        g_hash_table_insert(m->next, g_strdup(kind), GUINT_TO_POINTER(n));
+        char *v = g_strdup_printf("%s%u", kind, n);
+        g_hash_table_insert(m->map, g_strdup(old), v);
+        mapped = v;
+    }
+    g_string_append(out, lead);
+    g_string_append(out, mapped);
+    return FALSE;
+}
+
+/* Takes @svg; returns the renumbered document. */
+static GByteArray *svg_stable_ids(GByteArray *svg)
+{
+    g_autoptr(GRegex) re = g_regex_new(
+        "(id=\"|#)(image|surface|pattern|clip|mask|source)[0-9]+", 0, 0, NULL);
+    IdMap m = {g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+               g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
+    g_autofree char *text = g_strndup((const char *)svg->data, svg->len);
+    char *fixed =
+        g_regex_replace_eval(re, text, -1, 0, 0, renumber_id, &m, NULL);
+    g_hash_table_destroy(m.map);
+    g_hash_table_destroy(m.next);
+    g_byte_array_unref(svg);
+    gsize len = strlen(fixed);
+    return g_byte_array_new_take((guint8 *)fixed, len);
+}
+
 GBytes *
 viz_plot_render(VizPlot *p, double height, VizFormat fmt, GError **error)
 {
@@ -102,6 +148,8 @@ viz_plot_render(VizPlot *p, double height, VizFormat fmt, GError **error)
         replay(p, s, h);
         cairo_surface_finish(s);
         st = cairo_surface_status(s);
+        if (st == CAIRO_STATUS_SUCCESS)
+            bytes = svg_stable_ids(bytes);
     }
     cairo_surface_destroy(s);
     if (st != CAIRO_STATUS_SUCCESS) {
