@@ -2,13 +2,13 @@
  * through the real binary; each test checks, in numbers, the point its
  * scenario teaches (traces/teaching/README.md explains them).
  */
-#include <cmocka.h>
-#include <glib/gstdio.h>
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cmocka.h>
+#include <glib/gstdio.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 

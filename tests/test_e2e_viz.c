@@ -3,13 +3,13 @@
  * errors (checked before anything is simulated or written), and the
  * progress line on stderr.
  */
-#include <cmocka.h>
-#include <glib/gstdio.h>
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cmocka.h>
+#include <glib/gstdio.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 

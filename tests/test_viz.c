@@ -7,14 +7,14 @@
  * streams, kernels, copies and events) time-sliced and under MPS on the
  * bundled H100 model, and writes into a fresh temporary folder.
  */
-#include <cjson/cJSON.h>
-#include <cmocka.h>
-#include <glib/gstdio.h>
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <zlib.h>
 
