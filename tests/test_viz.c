@@ -500,7 +500,7 @@ static void test_viz_plot_time_unit_keeps_labels_short(void **state)
 static void test_viz_plot_text_fits_its_box(void **state)
 {
     (void)state;
-    g_autoptr(VizPlot) p = viz_plot_new(400);
+    VizPlot *p = viz_plot_new(VIZ_FORMAT_SVG, 400, 80);
     cairo_t *cr = viz_plot_cr(p);
     const char *long_name = "inference-server-with-a-name-far-too-long-to-fit";
     double full = viz_plot_text_width(cr, long_name);
@@ -513,7 +513,7 @@ static void test_viz_plot_text_fits_its_box(void **state)
                      viz_plot_text_width(cr, "ok")) < 1e-9);
     viz_plot_text(cr, 0, 60, VIZ_ALIGN_RIGHT, 50, "bad \xff\xfe bytes");
     GError *error = NULL;
-    g_autoptr(GBytes) b = viz_plot_render(p, 80, VIZ_FORMAT_SVG, &error);
+    g_autoptr(GBytes) b = viz_plot_finish(p, &error);
     assert_non_null(b);
 }
 

@@ -396,10 +396,13 @@ static double timeline_legend(cairo_t *cr, double y, const Ctx *c)
 }
 
 static double
-timeline_panel(cairo_t *cr, double y, const Ctx *c, const SimResult *r)
+timeline_panel(cairo_t *cr,
+               double y,
+               const Ctx *c,
+               const SimResult *r,
+               const Rows *rsp)
 {
-    Rows rs;
-    rows_build(&rs, c, r);
+    const Rows rs = *rsp;
     g_autofree char *title =
         rs.per_process
             ? g_strdup_printf("timeline: one row per process (%u streams "
@@ -495,7 +498,6 @@ timeline_panel(cairo_t *cr, double y, const Ctx *c, const SimResult *r)
         cairo_restore(cr);
         y += 16;
     }
-    rows_clear(&rs);
     return y + 8;
 }
 
@@ -808,23 +810,19 @@ static double heading(cairo_t *cr, double y, const char *text)
     return y + 32;
 }
 
-GBytes *sim_viz_picture_render(SimResult *const *runs,
-                               uint32_t n,
-                               const GpuModel *m,
-                               const SimScenario *sc,
-                               SimVizPictureKind kinds,
-                               gboolean titled,
-                               VizFormat fmt,
-                               GError **error)
+/* Draw the whole picture from @y = 0 and return its height.  Called twice:
+ * once to measure, once to draw (plot.h). */
+static double draw(cairo_t *cr,
+                   const Ctx *c,
+                   SimVizPictureKind kinds,
+                   gboolean titled,
+                   const Rows *rows,
+                   const SmBins *bins)
 {
-    g_return_val_if_fail(runs && n > 0, NULL);
-    Ctx c = {runs, n, m, sc, 0, 0};
-    for (uint32_t i = 0; i < n; i++)
-        c.t_max = MAX(c.t_max, runs[i]->makespan_ns);
-    c.t_max = MAX(c.t_max, SIM_US(1));
-    c.npb = (double)c.t_max / COLS;
-    g_autoptr(VizPlot) p = viz_plot_new(PIC_W);
-    cairo_t *cr = viz_plot_cr(p);
+    SimResult *const *runs = c->runs;
+    uint32_t n = c->n;
+    const GpuModel *m = c->m;
+    const SimScenario *sc = c->sc;
     double y = 8;
     if (titled) {
         /* Title: what ran where. */
@@ -855,36 +853,68 @@ GBytes *sim_viz_picture_render(SimResult *const *runs,
     if (kinds & SIM_VIZ_PICTURE_TIMELINE) {
         if (titled)
             y = heading(cr, y, "Timeline");
-        y = timeline_legend(cr, y, &c);
+        y = timeline_legend(cr, y, c);
         for (uint32_t i = 0; i < n; i++)
-            y = timeline_panel(cr, y, &c, runs[i]);
+            y = timeline_panel(cr, y, c, runs[i], &rows[i]);
     }
     if (kinds & (SIM_VIZ_PICTURE_SM | SIM_VIZ_PICTURE_UTIL)) {
-        SmBins *bins = g_new0(SmBins, n);
-        for (uint32_t i = 0; i < n; i++)
-            sm_bins_build(&bins[i], &c, runs[i],
-                          (kinds & SIM_VIZ_PICTURE_SM) != 0);
         if (kinds & SIM_VIZ_PICTURE_SM) {
             if (titled)
                 y = heading(cr, y, "SM occupancy over time");
-            y = heat_legend(cr, y, &c);
+            y = heat_legend(cr, y, c);
             for (uint32_t i = 0; i < n; i++)
-                y = heat_panel(cr, y, &c, runs[i], &bins[i]);
+                y = heat_panel(cr, y, c, runs[i], &bins[i]);
         }
         if (kinds & SIM_VIZ_PICTURE_UTIL) {
             if (titled)
                 y = heading(cr, y,
                             "GPU-Util (nvidia-smi) vs SM-active vs "
                             "achieved occupancy");
-            y = util_legend(cr, y, &c);
+            y = util_legend(cr, y, c);
             for (uint32_t i = 0; i < n; i++)
-                y = util_panel(cr, y, &c, runs[i], &bins[i]);
+                y = util_panel(cr, y, c, runs[i], &bins[i]);
         }
-        for (uint32_t i = 0; i < n; i++)
-            sm_bins_clear(&bins[i]);
-        g_free(bins);
     }
-    return viz_plot_render(p, y + 4, fmt, error);
+    return y + 4;
+}
+
+GBytes *sim_viz_picture_render(SimResult *const *runs,
+                               uint32_t n,
+                               const GpuModel *m,
+                               const SimScenario *sc,
+                               SimVizPictureKind kinds,
+                               gboolean titled,
+                               VizFormat fmt,
+                               GError **error)
+{
+    g_return_val_if_fail(runs && n > 0, NULL);
+    Ctx c = {runs, n, m, sc, 0, 0};
+    for (uint32_t i = 0; i < n; i++)
+        c.t_max = MAX(c.t_max, runs[i]->makespan_ns);
+    c.t_max = MAX(c.t_max, SIM_US(1));
+    c.npb = (double)c.t_max / COLS;
+    /* What the panels show, binned once for both passes. */
+    Rows *rows = g_new0(Rows, n);
+    SmBins *bins = g_new0(SmBins, n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (kinds & SIM_VIZ_PICTURE_TIMELINE)
+            rows_build(&rows[i], &c, runs[i]);
+        if (kinds & (SIM_VIZ_PICTURE_SM | SIM_VIZ_PICTURE_UTIL))
+            sm_bins_build(&bins[i], &c, runs[i],
+                          (kinds & SIM_VIZ_PICTURE_SM) != 0);
+    }
+    VizPlot *measure = viz_plot_new(fmt, PIC_W, 0);
+    double h = draw(viz_plot_cr(measure), &c, kinds, titled, rows, bins);
+    viz_plot_free(measure);
+    VizPlot *p = viz_plot_new(fmt, PIC_W, h);
+    draw(viz_plot_cr(p), &c, kinds, titled, rows, bins);
+    for (uint32_t i = 0; i < n; i++) {
+        rows_clear(&rows[i]);
+        sm_bins_clear(&bins[i]);
+    }
+    g_free(rows);
+    g_free(bins);
+    return viz_plot_finish(p, error);
 }
 
 gboolean sim_viz_picture_kind_parse(const char *s,

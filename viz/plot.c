@@ -3,17 +3,20 @@
 
 #include <cairo-svg.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "error.h"
 
 #define FONT_FAMILY "DejaVu Sans"
-#define VIZ_PLOT_MAX_HEIGHT 30000.0
 
 struct VizPlot {
-    cairo_surface_t *rec; /* unbounded recording surface */
+    VizFormat fmt;
+    cairo_surface_t *surface; /* image (PNG, or 1x1 when measuring) or SVG */
     cairo_t *cr;
+    GByteArray *bytes; /* SVG: the document as cairo writes it */
     double width;
+    bool measuring; /* a layout pass: nothing is kept */
 };
 
 gboolean
@@ -33,16 +36,40 @@ viz_plot_format_from_path(const char *path, VizFormat *out, GError **error)
     return FALSE;
 }
 
-VizPlot *viz_plot_new(double width)
+static cairo_status_t
+append_bytes(void *closure, const unsigned char *data, unsigned int length)
+{
+    g_byte_array_append(closure, data, length);
+    return CAIRO_STATUS_SUCCESS;
+}
+
+VizPlot *viz_plot_new(VizFormat fmt, double width, double height)
 {
     VizPlot *p = g_new0(VizPlot, 1);
-    /* Bounded: cairo 1.16 replays unbounded recordings into SVG with
-     * uninitialised extents (valgrind shows it; Chromium then draws
-     * nothing).  The height bound is far beyond any picture we draw. */
-    cairo_rectangle_t ext = {0, 0, width, VIZ_PLOT_MAX_HEIGHT};
-    p->rec = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, &ext);
-    p->cr = cairo_create(p->rec);
+    p->fmt = fmt;
     p->width = width;
+    p->bytes = g_byte_array_new();
+    int w = (int)ceil(width), h = (int)ceil(height);
+    if (height <= 0) {
+        /* Measuring: everything is clipped away. */
+        p->measuring = true;
+        p->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    } else if (fmt == VIZ_FORMAT_PNG) {
+        p->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    } else {
+        p->surface =
+            cairo_svg_surface_create_for_stream(append_bytes, p->bytes, w, h);
+        cairo_svg_surface_restrict_to_version(p->surface,
+                                              CAIRO_SVG_VERSION_1_1);
+#if CAIRO_VERSION >= CAIRO_VERSION_ENCODE(1, 16, 0)
+        cairo_svg_surface_set_document_unit(p->surface, CAIRO_SVG_UNIT_PX);
+#endif
+    }
+    p->cr = cairo_create(p->surface);
+    if (!p->measuring) {
+        cairo_set_source_rgb(p->cr, 1, 1, 1);
+        cairo_paint(p->cr);
+    }
     viz_plot_font(p->cr, 12, FALSE);
     cairo_set_line_width(p->cr, 1);
     return p;
@@ -52,34 +79,18 @@ void viz_plot_free(VizPlot *p)
 {
     if (!p)
         return;
-    cairo_destroy(p->cr);
-    cairo_surface_destroy(p->rec);
+    if (p->cr)
+        cairo_destroy(p->cr);
+    if (p->surface)
+        cairo_surface_destroy(p->surface);
+    if (p->bytes)
+        g_byte_array_unref(p->bytes);
     g_free(p);
 }
 
 cairo_t *viz_plot_cr(VizPlot *p) { return p->cr; }
 
 double viz_plot_width(const VizPlot *p) { return p->width; }
-
-static cairo_status_t
-append_bytes(void *closure, const unsigned char *data, unsigned int length)
-{
-    g_byte_array_append(closure, data, length);
-    return CAIRO_STATUS_SUCCESS;
-}
-
-/* Paint the recording onto @target (white background). */
-static void replay(VizPlot *p, cairo_surface_t *target, double h)
-{
-    cairo_t *cr = cairo_create(target);
-    cairo_rectangle(cr, 0, 0, p->width, h);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_fill(cr);
-    cairo_set_source_surface(cr, p->rec, 0, 0);
-    cairo_rectangle(cr, 0, 0, p->width, h);
-    cairo_fill(cr);
-    cairo_destroy(cr);
-}
 
 /* cairo numbers SVG ids (image12, surface7...) from process-wide counters,
  * so the same picture drawn twice in one process would differ.  Renumber
@@ -127,37 +138,32 @@ static GByteArray *svg_stable_ids(GByteArray *svg)
     return g_byte_array_new_take((guint8 *)fixed, len);
 }
 
-GBytes *
-viz_plot_render(VizPlot *p, double height, VizFormat fmt, GError **error)
+GBytes *viz_plot_finish(VizPlot *p, GError **error)
 {
-    cairo_surface_flush(p->rec);
-    GByteArray *bytes = g_byte_array_new();
-    int w = (int)ceil(p->width), h = (int)ceil(MAX(height, 1));
-    cairo_surface_t *s;
+    g_return_val_if_fail(!p->measuring, NULL);
+    cairo_destroy(p->cr);
+    p->cr = NULL;
     cairo_status_t st;
-    if (fmt == VIZ_FORMAT_PNG) {
-        s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
-        replay(p, s, h);
-        st = cairo_surface_write_to_png_stream(s, append_bytes, bytes);
+    if (p->fmt == VIZ_FORMAT_PNG) {
+        cairo_surface_flush(p->surface);
+        st = cairo_surface_write_to_png_stream(p->surface, append_bytes,
+                                               p->bytes);
     } else {
-        s = cairo_svg_surface_create_for_stream(append_bytes, bytes, w, h);
-        cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
-#if CAIRO_VERSION >= CAIRO_VERSION_ENCODE(1, 16, 0)
-        cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
-#endif
-        replay(p, s, h);
-        cairo_surface_finish(s);
-        st = cairo_surface_status(s);
-        if (st == CAIRO_STATUS_SUCCESS)
-            bytes = svg_stable_ids(bytes);
+        cairo_surface_finish(p->surface);
+        st = cairo_surface_status(p->surface);
     }
-    cairo_surface_destroy(s);
+    GByteArray *bytes = p->bytes;
+    VizFormat fmt = p->fmt;
+    p->bytes = NULL;
+    viz_plot_free(p);
     if (st != CAIRO_STATUS_SUCCESS) {
         g_byte_array_unref(bytes);
         g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot draw picture: %s",
                     cairo_status_to_string(st));
         return NULL;
     }
+    if (fmt == VIZ_FORMAT_SVG)
+        bytes = svg_stable_ids(bytes);
     return g_byte_array_free_to_bytes(bytes);
 }
 

@@ -1,12 +1,13 @@
-/* plot.h -- cairo drawing helpers for hqsim's pictures: a canvas that grows
- * downwards and is written as PNG or SVG, time axes with readable ticks,
- * text that fits its box, legends and colour scales.
+/* plot.h -- cairo drawing helpers for hqsim's pictures: a canvas written
+ * as PNG or SVG, time axes with readable ticks, text that fits its box,
+ * legends and colour scales.
  *
- * A VizPlot records drawing on an unbounded cairo recording surface; the
- * final size is known only when viz_plot_finish() renders it to PNG or SVG
- * bytes.  Pictures can therefore be laid out top to bottom without a
- * separate measuring pass.  Output is deterministic: no timestamps, fixed
- * fonts, fixed colours.
+ * Pictures are laid out top to bottom, so their height is known only once
+ * drawn: callers draw once on a measuring canvas, then again on the real
+ * one.  (Drawing once on a cairo recording surface and replaying it would
+ * save the first pass, but cairo 1.16 leaks replayed recordings and reads
+ * uninitialised extents of unbounded ones.)  Output is deterministic: no
+ * timestamps, fixed fonts, fixed colours.
  */
 #ifndef SIM_VIZ_PLOT_H
 #define SIM_VIZ_PLOT_H
@@ -28,9 +29,11 @@ viz_plot_format_from_path(const char *path, VizFormat *out, GError **error);
 
 typedef struct VizPlot VizPlot;
 
-/* A new canvas @width units wide (pixels in PNG, points in SVG), white.
+/* A canvas @width x @height units (pixels in PNG, CSS pixels in SVG),
+ * white.  With @height <= 0 it only measures: drawing goes nowhere, so a
+ * picture can be laid out once to learn its height, then drawn for real.
  * Returns: (transfer full). */
-VizPlot *viz_plot_new(double width);
+VizPlot *viz_plot_new(VizFormat fmt, double width, double height);
 void viz_plot_free(VizPlot *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VizPlot, viz_plot_free)
 
@@ -38,10 +41,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(VizPlot, viz_plot_free)
 cairo_t *viz_plot_cr(VizPlot *p);
 double viz_plot_width(const VizPlot *p);
 
-/* Render what was drawn, cropped to [0, width] x [0, @height], as PNG or
- * SVG.  Returns: (transfer full) (nullable) the file's bytes. */
-GBytes *
-viz_plot_render(VizPlot *p, double height, VizFormat fmt, GError **error);
+/* Finish the picture and free @p.  SVG ids are numbered by first
+ * appearance, so the same drawing gives the same bytes however many
+ * pictures the process drew before.  Not for a measuring canvas.
+ * Returns: (transfer full) (nullable) the PNG or SVG file's bytes. */
+GBytes *viz_plot_finish(VizPlot *p, GError **error);
 
 /* ------------------------------------------------------------------------
  * Text
