@@ -184,24 +184,27 @@ static void test_teaching_g_occupancy_blocks_concurrency(void **state)
 static void test_teaching_reports_are_written(void **state)
 {
     (void)state;
-    static const char *const names[] = {"a-one-thread-100pct",
-                                        "b-mps-lower-util-faster",
-                                        "c-util-not-speed",
-                                        "d-false-dependencies",
-                                        "e-mps-no-gain-full-gpu",
-                                        "f-mps-fault-kills-all",
-                                        "g-occupancy-blocks-concurrency"};
+    /* The commands of traces/teaching/README.md. */
+    static const char *const names[][2] = {
+        {"run", "a-one-thread-100pct"},
+        {"compare", "b-mps-lower-util-faster"},
+        {"run", "c-util-not-speed"},
+        {"run", "d-false-dependencies"},
+        {"compare", "e-mps-no-gain-full-gpu"},
+        {"compare", "f-mps-fault-kills-all"},
+        {"run", "g-occupancy-blocks-concurrency"}};
     g_autoptr(GError) error = NULL;
     g_autofree char *dir = g_dir_make_tmp("hqsim-teach-XXXXXX", &error);
     assert_non_null(dir);
     for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
         g_autofree char *rel =
-            g_strdup_printf("traces/teaching/%s.json", names[i]);
+            g_strdup_printf("traces/teaching/%s.json", names[i][1]);
         g_autofree char *f = source_path(rel);
-        g_autofree char *out = g_strdup_printf("%s/%s.html", dir, names[i]);
-        Run r = run_hqsim("compare", f, "--report", out, "-q", NULL);
+        g_autofree char *out =
+            g_strdup_printf("%s/%s.html", dir, names[i][1]);
+        Run r = run_hqsim(names[i][0], f, "--report", out, "-q", NULL);
         if (r.status != 0)
-            fail_msg("%s: exit %d: %s", names[i], r.status, r.err);
+            fail_msg("%s: exit %d: %s", names[i][1], r.status, r.err);
         run_clear(&r);
         assert_true(g_file_test(out, G_FILE_TEST_IS_REGULAR));
         g_remove(out);

@@ -338,13 +338,14 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static const SimResult *sort_r; /* qsort has no context argument */
 
-static int cmp_op_start(const void *a, const void *b)
+/* Op indices by start time, then index (a total order). */
+static gint cmp_op_start(gconstpointer a, gconstpointer b, gpointer data)
 {
+    const SimResult *r = data;
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    const SimOpRecord *x = &g_array_index(sort_r->ops, SimOpRecord, i);
-    const SimOpRecord *y = &g_array_index(sort_r->ops, SimOpRecord, j);
+    const SimOpRecord *x = &g_array_index(r->ops, SimOpRecord, i);
+    const SimOpRecord *y = &g_array_index(r->ops, SimOpRecord, j);
     if (x->start_ns != y->start_ns)
         return x->start_ns < y->start_ns ? -1 : 1;
     return i < j ? -1 : i > j;
@@ -403,11 +404,10 @@ static void gpu_tracks(Out *o, const SimResult *r, uint32_t pid, GArray *items)
         g_array_append_val(keys, *(gint64 *)k);
     g_array_sort(keys, cmp_i64);
     uint32_t tid = TID_QUEUE0;
-    sort_r = r;
     for (guint q = 0; q < keys->len; q++) {
         gint64 key = g_array_index(keys, gint64, q);
         GArray *a = g_hash_table_lookup(by_queue, &key);
-        qsort(a->data, a->len, sizeof(uint32_t), cmp_op_start);
+        g_array_sort_with_data(a, cmp_op_start, (gpointer)r);
         g_autofree uint32_t *lanes = g_new0(uint32_t, a->len);
         uint32_t n_lanes = pack_lanes(r, a, lanes);
         uint32_t ctx = (uint32_t)(key >> 32), queue = (uint32_t)key;
@@ -436,7 +436,7 @@ static void gpu_tracks(Out *o, const SimResult *r, uint32_t pid, GArray *items)
     tid = TID_COPY0;
     for (int d = 0; d < SIM_COPY_N_DIRS; d++) {
         GArray *a = copies[d];
-        qsort(a->data, a->len, sizeof(uint32_t), cmp_op_start);
+        g_array_sort_with_data(a, cmp_op_start, (gpointer)r);
         g_autofree uint32_t *lanes = g_new0(uint32_t, MAX(a->len, 1));
         uint32_t n_lanes = pack_lanes(r, a, lanes);
         for (uint32_t l = 0; l < n_lanes; l++) {

@@ -209,7 +209,12 @@ typedef struct {
     char *label;
     uint32_t proc;
     double *run, *frozen, *copy; /* COLS each: busy share of the column */
+    uint8_t *edge; /* COLS: a kernel at least MIN_EDGE_COLS wide starts
+                      here (drawn as a thin gap, so back-to-back kernels
+                      stay apart) */
 } Row;
+
+#define MIN_EDGE_COLS 6
 
 typedef struct {
     Row *rows;
@@ -226,6 +231,7 @@ static void rows_clear(Rows *rs)
         g_free(rs->rows[i].run);
         g_free(rs->rows[i].frozen);
         g_free(rs->rows[i].copy);
+        g_free(rs->rows[i].edge);
     }
     g_free(rs->rows);
 }
@@ -292,6 +298,7 @@ static void rows_build(Rows *rs, const Ctx *c, const SimResult *r)
             row->run = g_new0(double, COLS);
             row->frozen = g_new0(double, COLS);
             row->copy = g_new0(double, COLS);
+            row->edge = g_new0(uint8_t, COLS);
             row_of[k] = rs->n_rows++;
         }
     }
@@ -306,6 +313,10 @@ static void rows_build(Rows *rs, const Ctx *c, const SimResult *r)
         if (row == UINT32_MAX || o->end_ns <= o->start_ns)
             continue;
         Row *rw = &rs->rows[row];
+        double c0 = (double)o->start_ns / c->npb;
+        if ((double)o->end_ns / c->npb - c0 >= MIN_EDGE_COLS && c0 >= 1 &&
+            c0 < COLS)
+            rw->edge[(uint32_t)c0] = 1;
         if (o->kind == SIM_OP_COPY)
             bins_add(rw->copy, COLS, c->npb, o->start_ns, o->end_ns, 1);
         else
@@ -421,7 +432,12 @@ timeline_panel(cairo_t *cr,
     for (guint i = 0; i < r->slices->len; i++) {
         const SimSlice *s = &g_array_index(r->slices, SimSlice, i);
         double x0 = PLOT_X + PLOT_W * (double)s->start_ns / (double)c->t_max;
-        double x1 = PLOT_X + PLOT_W * (double)s->end_ns / (double)c->t_max;
+        /* A context keeps the GPU a while after its work (idle yield):
+         * clip to the axis. */
+        double x1 = PLOT_X + PLOT_W * (double)MIN(s->end_ns, c->t_max) /
+                                 (double)c->t_max;
+        if (x1 <= x0)
+            continue;
         viz_plot_set_rgb(cr, ctx_colour(r, s->ctx));
         cairo_rectangle(cr, x0, y + 2, MAX(x1 - x0, 0.6), 12);
         cairo_fill(cr);
@@ -467,6 +483,12 @@ timeline_panel(cairo_t *cr,
         for (uint32_t k = 0; k < COLS; k++)
             lvl[k] = level(row->run[k]);
         strip(cr, ry + 1, kh, style, lvl, solid);
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        for (uint32_t k = 1; k < COLS; k++)
+            if (row->edge[k] && (row->run[k - 1] > 0 || row->frozen[k - 1] > 0))
+                cairo_rectangle(cr, PLOT_X + k * PLOT_W / COLS, ry + 1, 1,
+                                kh);
+        cairo_fill(cr);
         /* Copies: a dark strip along the bottom. */
         for (uint32_t k = 0; k < COLS; k++) {
             lvl[k] = level(row->copy[k]);
