@@ -200,8 +200,7 @@ static void test_teaching_reports_are_written(void **state)
         g_autofree char *rel =
             g_strdup_printf("traces/teaching/%s.json", names[i][1]);
         g_autofree char *f = source_path(rel);
-        g_autofree char *out =
-            g_strdup_printf("%s/%s.html", dir, names[i][1]);
+        g_autofree char *out = g_strdup_printf("%s/%s.html", dir, names[i][1]);
         Run r = run_hqsim(names[i][0], f, "--report", out, "-q", NULL);
         if (r.status != 0)
             fail_msg("%s: exit %d: %s", names[i][1], r.status, r.err);

@@ -338,7 +338,6 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-
 /* Op indices by start time, then index (a total order). */
 static gint cmp_op_start(gconstpointer a, gconstpointer b, gpointer data)
 {

@@ -36,6 +36,7 @@ static const VizRgb INK = {0.15, 0.15, 0.15};
 static const VizRgb MUTED = {0.45, 0.45, 0.45};
 static const VizRgb MPS_SERVER = {0.33, 0.36, 0.40};
 static const VizRgb IDLE_CELL = {0.95, 0.95, 0.95};
+static const VizRgb KILLED = {0.80, 0.05, 0.05};
 
 /* ------------------------------------------------------------------------
  * Binning
@@ -401,17 +402,23 @@ static double timeline_legend(cairo_t *cr, double y, const Ctx *c)
                             "kernel started but its context is switched out "
                             "(time-slicing)");
     x = viz_plot_legend_box(cr, x, y + 12, INK, "copy (bottom strip)");
-    viz_plot_legend_box(cr, x, y + 12, MPS_SERVER, "MPS server context");
+    x = viz_plot_legend_box(cr, x, y + 12, MPS_SERVER, "MPS server context");
+    cairo_set_source_rgb(cr, KILLED.r, KILLED.g, KILLED.b);
+    cairo_set_line_width(cr, 2);
+    cairo_move_to(cr, x, y + 3);
+    cairo_line_to(cr, x + 9, y + 12);
+    cairo_move_to(cr, x + 9, y + 3);
+    cairo_line_to(cr, x, y + 12);
+    cairo_stroke(cr);
+    viz_plot_set_rgb(cr, INK);
+    viz_plot_text(cr, x + 14, y + 12, VIZ_ALIGN_LEFT, 0,
+                  "process killed by a fault");
     cairo_restore(cr);
     return y + 24;
 }
 
-static double
-timeline_panel(cairo_t *cr,
-               double y,
-               const Ctx *c,
-               const SimResult *r,
-               const Rows *rsp)
+static double timeline_panel(
+    cairo_t *cr, double y, const Ctx *c, const SimResult *r, const Rows *rsp)
 {
     const Rows rs = *rsp;
     g_autofree char *title =
@@ -433,8 +440,8 @@ timeline_panel(cairo_t *cr,
         const SimSlice *s = &g_array_index(r->slices, SimSlice, i);
         double x0 = PLOT_X + PLOT_W * (double)s->start_ns / (double)c->t_max;
         /* A context keeps the GPU a while after its work (idle yield):
-         * clip to the axis. */
-        double x1 = PLOT_X + PLOT_W * (double)MIN(s->end_ns, c->t_max) /
+         * clip to the end of the run. */
+        double x1 = PLOT_X + PLOT_W * (double)MIN(s->end_ns, r->makespan_ns) /
                                  (double)c->t_max;
         if (x1 <= x0)
             continue;
@@ -486,8 +493,7 @@ timeline_panel(cairo_t *cr,
         cairo_set_source_rgb(cr, 1, 1, 1);
         for (uint32_t k = 1; k < COLS; k++)
             if (row->edge[k] && (row->run[k - 1] > 0 || row->frozen[k - 1] > 0))
-                cairo_rectangle(cr, PLOT_X + k * PLOT_W / COLS, ry + 1, 1,
-                                kh);
+                cairo_rectangle(cr, PLOT_X + k * PLOT_W / COLS, ry + 1, 1, kh);
         cairo_fill(cr);
         /* Copies: a dark strip along the bottom. */
         for (uint32_t k = 0; k < COLS; k++) {
@@ -497,6 +503,22 @@ timeline_panel(cairo_t *cr,
         VizRgb cc[1] = {INK};
         strip(cr, ry + rh - 1 - MAX(3, rh / 4), MAX(3, rh / 4), style, lvl, cc);
     }
+    /* Killed processes: a red cross where each of their rows ends. */
+    cairo_set_source_rgb(cr, KILLED.r, KILLED.g, KILLED.b);
+    cairo_set_line_width(cr, 2);
+    for (uint32_t i = 0; i < rs.n_rows; i++) {
+        const SimProcResult *pr = &r->procs[rs.rows[i].proc];
+        if (pr->status != SIM_PROC_KILLED)
+            continue;
+        double x = PLOT_X + PLOT_W * (double)pr->end_ns / (double)c->t_max;
+        double cy = y + i * rh + rh / 2, d = MIN(rh / 2 - 1, 5);
+        cairo_move_to(cr, x - d, cy - d);
+        cairo_line_to(cr, x + d, cy + d);
+        cairo_move_to(cr, x + d, cy - d);
+        cairo_line_to(cr, x - d, cy + d);
+    }
+    cairo_stroke(cr);
+    cairo_set_line_width(cr, 1);
     double bottom = y + rs.n_rows * rh;
     if (rs.n_rows == 0) {
         viz_plot_set_rgb(cr, MUTED);

@@ -68,6 +68,9 @@ static const char CSS[] =
     "tr.key td{font-weight:600}"
     ".better{color:#1a7f37}.worse{color:#b42318}"
     ".killed,.refused{color:#b42318;font-weight:600}"
+    "td.status{white-space:normal;min-width:60px;max-width:340px}"
+    ".warn{background:#fdecea;border:1px solid #f5c2c0;padding:6px 12px;"
+    "max-width:1100px;color:#7a1d14}"
     ".more{color:#777;font-style:italic}"
     "figure{margin:10px 0 24px}"
     "figure img{max-width:100%;height:auto;border:1px solid #e4e4e4}"
@@ -141,16 +144,50 @@ static const Metric METRICS[] = {
     {"copy engines busy d2h (ms)", m_d2h, "%.3f", 0, false},
 };
 
+static uint32_t count_status(const SimResult *r, SimProcStatus st)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->n_procs; i++)
+        k += r->procs[i].status == st;
+    return k;
+}
+
 static void summary(GString *o, SimResult *const *runs, uint32_t n)
 {
-    g_string_append(o, "<h2 id=\"summary\">Summary</h2>\n");
+    /* Killed or refused processes make makespan and throughput cover only
+     * what ran: say so first, and do not call any mode better. */
+    bool casualties = false;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t killed = count_status(runs[i], SIM_PROC_KILLED);
+        uint32_t refused = count_status(runs[i], SIM_PROC_NOT_STARTED);
+        if (!killed && !refused)
+            continue;
+        if (!casualties)
+            g_string_append(o, "<h2 id=\"summary\">Summary</h2>\n");
+        casualties = true;
+        g_string_append(o, "<p class=\"warn\">");
+        if (n > 1) {
+            esc(o, runs[i]->mode);
+            g_string_append(o, ": ");
+        }
+        g_string_append_printf(
+            o,
+            "%u of %u processes killed, %u refused. Makespan, throughput and "
+            "latency below cover only the work done before that (see "
+            "Processes and Notes).</p>\n",
+            killed, runs[i]->n_procs, refused);
+    }
+    if (!casualties)
+        g_string_append(o, "<h2 id=\"summary\">Summary</h2>\n");
     if (n > 1)
-        g_string_append_printf(o,
-                               "<p>The same workload under each mode; the "
-                               "last column is <b>%s / %s</b> (green: "
-                               "better, red: worse; utilization metrics are "
-                               "neither — see below).</p>\n",
-                               runs[n - 1]->mode, runs[0]->mode);
+        g_string_append_printf(
+            o,
+            "<p>The same workload under each mode; the last column is <b>%s "
+            "/ %s</b>%s.</p>\n",
+            runs[n - 1]->mode, runs[0]->mode,
+            casualties ? " (not judged better or worse: processes died)"
+                       : " (green: better, red: worse; utilization metrics "
+                         "are neither — see below)");
     g_string_append(o, "<table><tr><th class=\"l\">metric</th>");
     for (uint32_t i = 0; i < n; i++) {
         g_string_append(o, "<th>");
@@ -181,12 +218,28 @@ static void summary(GString *o, SimResult *const *runs, uint32_t n)
             } else {
                 double q = b / a;
                 const char *cls = "";
-                if (mt->better && fabs(q - 1) > 0.005)
+                if (mt->better && !casualties && fabs(q - 1) > 0.005)
                     cls = (q > 1) == (mt->better > 0) ? " class=\"better\""
                                                       : " class=\"worse\"";
                 g_string_append_printf(o, "<td%s>%.3fx</td>", cls, q);
             }
         }
+        g_string_append(o, "</tr>\n");
+    }
+    static const struct {
+        const char *label;
+        SimProcStatus st;
+    } statuses[] = {{"processes ok", SIM_PROC_OK},
+                    {"processes killed by a fault", SIM_PROC_KILLED},
+                    {"processes refused at start", SIM_PROC_NOT_STARTED}};
+    for (size_t k = 0; k < G_N_ELEMENTS(statuses); k++) {
+        g_string_append_printf(o, "<tr><td class=\"l\">%s</td>",
+                               statuses[k].label);
+        for (uint32_t i = 0; i < n; i++)
+            g_string_append_printf(o, "<td>%u</td>",
+                                   count_status(runs[i], statuses[k].st));
+        if (n > 1)
+            g_string_append(o, "<td></td>");
         g_string_append(o, "</tr>\n");
     }
     g_string_append(o, "</table>\n");
@@ -246,7 +299,7 @@ static void procs_table(GString *o, const SimResult *r, uint32_t n)
         g_string_append(o, "\">");
         esc(o, p->name);
         g_string_append_printf(
-            o, "</td><td class=\"l\">%s</td><td class=\"l %s\">%s",
+            o, "</td><td class=\"l\">%s</td><td class=\"l status %s\">%s",
             p->status == SIM_PROC_NOT_STARTED ? "–"
             : p->mps                          ? "MPS client"
                                               : "own",
