@@ -37,6 +37,7 @@ static const VizRgb MUTED = {0.45, 0.45, 0.45};
 static const VizRgb MPS_SERVER = {0.33, 0.36, 0.40};
 static const VizRgb IDLE_CELL = {0.95, 0.95, 0.95};
 static const VizRgb KILLED = {0.80, 0.05, 0.05};
+static const VizRgb SEVERAL = {0.72, 0.72, 0.72};
 
 /* ------------------------------------------------------------------------
  * Binning
@@ -207,7 +208,8 @@ static void end_marker(
  * ------------------------------------------------------------------------ */
 
 typedef struct {
-    char *label;
+    char *label;  /* process name, or "name (N streams)" */
+    char *stream; /* stream name (NULL on a per-process row) */
     uint32_t proc;
     double *run, *frozen, *copy; /* COLS each: busy share of the column */
     uint8_t *edge; /* COLS: a kernel at least MIN_EDGE_COLS wide starts
@@ -229,6 +231,7 @@ static void rows_clear(Rows *rs)
 {
     for (uint32_t i = 0; i < rs->n_rows; i++) {
         g_free(rs->rows[i].label);
+        g_free(rs->rows[i].stream);
         g_free(rs->rows[i].run);
         g_free(rs->rows[i].frozen);
         g_free(rs->rows[i].copy);
@@ -293,8 +296,8 @@ static void rows_build(Rows *rs, const Ctx *c, const SimResult *r)
                                              ns == 1 ? "" : "s");
                 proc_row_made = true;
             } else {
-                row->label =
-                    g_strdup_printf("%s / %s", pr->name, pr->streams[s].name);
+                row->label = g_strdup(pr->name);
+                row->stream = g_strdup(pr->streams[s].name);
             }
             row->run = g_new0(double, COLS);
             row->frozen = g_new0(double, COLS);
@@ -372,12 +375,7 @@ static double timeline_legend(cairo_t *cr, double y, const Ctx *c)
     double x = 12;
     uint32_t shown = MIN(r->n_procs, VIZ_PLOT_N_SERIES_COLOURS);
     for (uint32_t p = 0; p < shown; p++) {
-        g_autofree char *name = g_strdup(r->procs[p].name);
-        if (g_utf8_strlen(name, -1) > 24) {
-            g_autofree char *cut = g_utf8_substring(name, 0, 23);
-            g_free(name);
-            name = g_strconcat(cut, "…", NULL);
-        }
+        g_autofree char *name = viz_plot_fit(cr, r->procs[p].name, 170);
         double need = 34 + viz_plot_text_width(cr, name);
         if (x + need > PIC_W - 12) {
             x = 12;
@@ -395,24 +393,36 @@ static double timeline_legend(cairo_t *cr, double y, const Ctx *c)
     y += 18;
     x = 12;
     VizRgb blue = proc_colour(0);
-    x = viz_plot_legend_box(cr, x, y + 12, blue,
-                            "kernel running (lighter: busy for part of the "
-                            "pixel)");
-    x = viz_plot_legend_box(cr, x, y + 12, viz_plot_pale(blue, 0.72),
-                            "kernel started but its context is switched out "
-                            "(time-slicing)");
-    x = viz_plot_legend_box(cr, x, y + 12, INK, "copy (bottom strip)");
-    x = viz_plot_legend_box(cr, x, y + 12, MPS_SERVER, "MPS server context");
-    cairo_set_source_rgb(cr, KILLED.r, KILLED.g, KILLED.b);
-    cairo_set_line_width(cr, 2);
-    cairo_move_to(cr, x, y + 3);
-    cairo_line_to(cr, x + 9, y + 12);
-    cairo_move_to(cr, x + 9, y + 3);
-    cairo_line_to(cr, x, y + 12);
-    cairo_stroke(cr);
-    viz_plot_set_rgb(cr, INK);
-    viz_plot_text(cr, x + 14, y + 12, VIZ_ALIGN_LEFT, 0,
-                  "process killed by a fault");
+    static const char *const what[] = {
+        "kernel running (lighter: busy for part of the pixel)",
+        "kernel started but its context is switched out (time-slicing)",
+        "copy (bottom strip)",
+        "MPS server context",
+        "several contexts took turns within the pixel",
+        "process killed by a fault",
+    };
+    VizRgb col[] = {blue,  viz_plot_pale(blue, 0.72), INK, MPS_SERVER, SEVERAL,
+                    KILLED};
+    for (size_t k = 0; k < G_N_ELEMENTS(what); k++) {
+        if (x + 34 + viz_plot_text_width(cr, what[k]) > PIC_W - 12) {
+            x = 12;
+            y += 16;
+        }
+        if (k + 1 < G_N_ELEMENTS(what)) {
+            x = viz_plot_legend_box(cr, x, y + 12, col[k], what[k]);
+            continue;
+        }
+        /* The last one is a cross, as drawn on the rows. */
+        cairo_set_source_rgb(cr, KILLED.r, KILLED.g, KILLED.b);
+        cairo_set_line_width(cr, 2);
+        cairo_move_to(cr, x + 1, y + 3);
+        cairo_line_to(cr, x + 10, y + 12);
+        cairo_move_to(cr, x + 10, y + 3);
+        cairo_line_to(cr, x + 1, y + 12);
+        cairo_stroke(cr);
+        viz_plot_set_rgb(cr, INK);
+        viz_plot_text(cr, x + 16, y + 12, VIZ_ALIGN_LEFT, 0, what[k]);
+    }
     cairo_restore(cr);
     return y + 24;
 }
@@ -436,18 +446,48 @@ static double timeline_panel(
     viz_plot_set_rgb(cr, INK);
     viz_plot_text(cr, PLOT_X - 8, y + 11, VIZ_ALIGN_RIGHT, LABEL_W - 16,
                   "GPU held by context");
+    /* Per pixel column: the context holding the GPU longest in it, and
+     * how much of the column any context held it.  Slices do not overlap
+     * and come in time order.  A column where several contexts took turns
+     * and none held it most of the time is drawn as "several". */
+    g_autofree uint32_t *best = g_new0(uint32_t, COLS);
+    g_autofree double *best_t = g_new0(double, COLS);
+    g_autofree double *held = g_new0(double, COLS);
+    g_autofree uint32_t *turns = g_new0(uint32_t, COLS);
     for (guint i = 0; i < r->slices->len; i++) {
         const SimSlice *s = &g_array_index(r->slices, SimSlice, i);
-        double x0 = PLOT_X + PLOT_W * (double)s->start_ns / (double)c->t_max;
         /* A context keeps the GPU a while after its work (idle yield):
          * clip to the end of the run. */
-        double x1 = PLOT_X + PLOT_W * (double)MIN(s->end_ns, r->makespan_ns) /
-                                 (double)c->t_max;
-        if (x1 <= x0)
+        SimTime end = MIN(s->end_ns, r->makespan_ns);
+        if (end <= s->start_ns)
             continue;
-        viz_plot_set_rgb(cr, ctx_colour(r, s->ctx));
-        cairo_rectangle(cr, x0, y + 2, MAX(x1 - x0, 0.6), 12);
+        double c0 = (double)s->start_ns / c->npb, c1 = (double)end / c->npb;
+        for (uint32_t k = (uint32_t)c0; k < COLS && k < ceil(c1); k++) {
+            double part = MIN(c1, k + 1.0) - MAX(c0, (double)k);
+            held[k] += part;
+            turns[k]++;
+            if (part > best_t[k]) {
+                best_t[k] = part;
+                best[k] = s->ctx;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < COLS;) {
+        if (held[k] <= 0) {
+            k++;
+            continue;
+        }
+        bool mixed = turns[k] > 2 && best_t[k] < 0.6 * held[k];
+        uint32_t j = k + 1;
+        while (j < COLS && held[j] > 0 &&
+               (turns[j] > 2 && best_t[j] < 0.6 * held[j]) == mixed &&
+               (mixed || best[j] == best[k]))
+            j++;
+        viz_plot_set_rgb(cr, mixed ? SEVERAL : ctx_colour(r, best[k]));
+        cairo_rectangle(cr, PLOT_X + k * PLOT_W / COLS, y + 2,
+                        (j - k) * PLOT_W / COLS, 12);
         cairo_fill(cr);
+        k = j;
     }
     y += 20;
     /* Rows. */
@@ -475,8 +515,19 @@ static double timeline_panel(
         cairo_fill(cr);
         viz_plot_font(cr, rh >= 14 ? 11 : 9, FALSE);
         viz_plot_set_rgb(cr, INK);
-        viz_plot_text(cr, 20, ry + rh / 2 + (rh >= 14 ? 4 : 3), VIZ_ALIGN_LEFT,
-                      LABEL_W - 28, row->label);
+        /* "process / stream": the stream keeps up to half the room, the
+         * process name the rest, each shortened in the middle. */
+        double ty = ry + rh / 2 + (rh >= 14 ? 4 : 3), room = LABEL_W - 28;
+        if (row->stream) {
+            g_autofree char *st = viz_plot_fit(cr, row->stream, room / 2);
+            g_autofree char *tail = g_strconcat(" / ", st, NULL);
+            double tw = viz_plot_text_width(cr, tail);
+            double pw = viz_plot_text(cr, 20, ty, VIZ_ALIGN_LEFT, room - tw,
+                                      row->label);
+            viz_plot_text(cr, 20 + pw, ty, VIZ_ALIGN_LEFT, 0, tail);
+        } else {
+            viz_plot_text(cr, 20, ty, VIZ_ALIGN_LEFT, room, row->label);
+        }
         /* Kernels: frozen time pale underneath, running time solid on
          * top, each as dark as its share of the column; a context's
          * slice shorter than a pixel still shows among frozen time. */

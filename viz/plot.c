@@ -186,6 +186,38 @@ double viz_plot_text_width(cairo_t *cr, const char *text)
     return e.x_advance;
 }
 
+/* "start…end" keeping @k characters of @text (k < length). */
+static char *middle_cut(const char *text, glong n, glong k)
+{
+    glong head = (k + 1) / 2, tail = k / 2;
+    g_autofree char *pre = g_utf8_substring(text, 0, head);
+    g_autofree char *post = g_utf8_substring(text, n - tail, n);
+    return g_strconcat(pre, "…", post, NULL);
+}
+
+char *viz_plot_fit(cairo_t *cr, const char *text, double max_w)
+{
+    char *valid = g_utf8_validate(text, -1, NULL) ? g_strdup(text)
+                                                  : g_utf8_make_valid(text, -1);
+    if (max_w <= 0 || viz_plot_text_width(cr, valid) <= max_w)
+        return valid;
+    /* Most characters that fit around the ellipsis: binary search,
+     * O(log n) measurements.  The middle goes, because names tend to
+     * differ at their ends (infer#0, infer#1; stream0, stream1). */
+    glong n = g_utf8_strlen(valid, -1), lo = 0, hi = n - 1;
+    while (lo < hi) {
+        glong mid = (lo + hi + 1) / 2;
+        g_autofree char *t = middle_cut(valid, n, mid);
+        if (viz_plot_text_width(cr, t) <= max_w)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    char *cut = middle_cut(valid, n, lo);
+    g_free(valid);
+    return cut;
+}
+
 double viz_plot_text(cairo_t *cr,
                      double x,
                      double y,
@@ -193,29 +225,8 @@ double viz_plot_text(cairo_t *cr,
                      double max_w,
                      const char *text)
 {
-    g_autofree char *valid = NULL;
-    if (!g_utf8_validate(text, -1, NULL))
-        text = valid = g_utf8_make_valid(text, -1);
-    g_autofree char *shown = g_strdup(text);
+    g_autofree char *shown = viz_plot_fit(cr, text, max_w);
     double w = viz_plot_text_width(cr, shown);
-    if (max_w > 0 && w > max_w) {
-        /* Longest prefix (in characters) that fits with the ellipsis:
-         * binary search, O(log n) measurements. */
-        glong n = g_utf8_strlen(text, -1), lo = 0, hi = n;
-        while (lo < hi) {
-            glong mid = (lo + hi + 1) / 2;
-            g_autofree char *pre = g_utf8_substring(text, 0, mid);
-            g_autofree char *t = g_strconcat(pre, "…", NULL);
-            if (viz_plot_text_width(cr, t) <= max_w)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        g_autofree char *pre = g_utf8_substring(text, 0, lo);
-        g_free(shown);
-        shown = g_strconcat(pre, "…", NULL);
-        w = viz_plot_text_width(cr, shown);
-    }
     double x0 = align == VIZ_ALIGN_LEFT     ? x
                 : align == VIZ_ALIGN_CENTER ? x - w / 2
                                             : x - w;

@@ -57,8 +57,13 @@ typedef enum {
     VIZ_ALIGN_RIGHT,
 } VizAlign;
 
-/* Draw @text with its baseline at @y, aligned at @x, shortened with "…" to
- * fit @max_w (0: no limit).  Returns the width drawn. */
+/* @text (made valid UTF-8) shortened in the middle with "…" to fit @max_w
+ * in the current font (0: no limit).  Returns: (transfer full). */
+char *viz_plot_fit(cairo_t *cr, const char *text, double max_w);
+
+/* Draw @text with its baseline at @y, aligned at @x, shortened as
+ * viz_plot_fit() does to fit @max_w (0: no limit).  Returns the width
+ * drawn. */
 double viz_plot_text(cairo_t *cr,
                      double x,
                      double y,
