@@ -1223,6 +1223,8 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                     t0 = MIN(t0, g_array_index(origin, int64_t, j));
             SimProcessSpec *p = g_ptr_array_index(sc->processes, i);
             SimImportProcess *r = &g_array_index(procs, SimImportProcess, i);
+            if (g < 0)
+                continue; /* a native process keeps its own start_us */
             p->start_ns = (SimTime)(g_array_index(origin, int64_t, i) - t0);
             GArray *rs = g_ptr_array_index(rec_s, i);
             GArray *re = g_ptr_array_index(rec_e, i);

@@ -2,7 +2,9 @@
  * cli_common.h. */
 #include "cli_common.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "outfile.h"
@@ -49,6 +51,14 @@ const GOptionEntry *sim_cli_common_entries(SimCliOpts *o)
          "Write a Chrome/Perfetto trace of the timeline to FILE", "FILE"},
         {"report", 0, 0, G_OPTION_ARG_FILENAME, &o->report,
          "Write a self-contained HTML report with pictures to FILE", "FILE"},
+        {"picture", 0, 0, G_OPTION_ARG_FILENAME, &o->picture,
+         "Draw the timeline, SM occupancy and utilization to FILE (.png or "
+         ".svg); a comparison stacks the modes on one time axis",
+         "FILE"},
+        {"picture-kind", 0, 0, G_OPTION_ARG_STRING, &o->picture_kind,
+         "What --picture draws: timeline, sm, util or all (default), or a "
+         "comma-separated list",
+         "KIND"},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
          "No text summary on stdout", NULL},
         {"host-scale", 0, 0, G_OPTION_ARG_DOUBLE, &o->host_scale,
@@ -80,7 +90,32 @@ void sim_cli_opts_clear(SimCliOpts *o)
     g_free(o->csv);
     g_free(o->perfetto);
     g_free(o->report);
+    g_free(o->picture);
+    g_free(o->picture_kind);
     memset(o, 0, sizeof *o);
+}
+
+/* Reject bad output options before simulating anything. */
+static gboolean sim_cli_check_outputs(const SimCliOpts *o, GError **error)
+{
+    SimVizPictureKind kind;
+    if (o->picture_kind &&
+        !sim_viz_picture_kind_parse(o->picture_kind, &kind, error))
+        return FALSE;
+    if (o->picture_kind && !o->picture) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--picture-kind needs --picture FILE");
+        return FALSE;
+    }
+    const char *dot = o->picture ? strrchr(o->picture, '.') : NULL;
+    if (o->picture && (!dot || (g_ascii_strcasecmp(dot, ".png") &&
+                                g_ascii_strcasecmp(dot, ".svg")))) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--picture %s: the name must end in .png or .svg",
+                    o->picture);
+        return FALSE;
+    }
+    return TRUE;
 }
 
 SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
@@ -107,6 +142,8 @@ SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
                     "--host-scale must be > 0 and --iterations in 1..1e8");
         return NULL;
     }
+    if (!sim_cli_check_outputs(o, error))
+        return NULL;
     if (o->time_limit_ms < 0 || o->seed < 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "--time-limit-ms and --seed must not be negative");
@@ -188,6 +225,66 @@ GpuModel *sim_cli_model(const SimCliOpts *o, const SimScenario *sc,
     return sim_gpu_model_find(name, o->models_dir, error);
 }
 
+/* ------------------------------------------------------------------------
+ * Progress on stderr (SPEC "Outputs": long runs, only on a terminal)
+ * ------------------------------------------------------------------------ */
+
+/* State of the progress line.  The command line runs one simulation at a
+ * time, so one static instance serves every run. */
+typedef struct {
+    bool always;     /* HQSIM_PROGRESS=always: no delay, no rate limit */
+    gint64 start_us; /* wall clock when the run started (0: not yet) */
+    gint64 last_us;  /* when the line was last drawn */
+    bool shown;      /* a line is on the terminal: erase it at the end */
+} CliProgress;
+
+static CliProgress cli_progress;
+
+#define PROGRESS_DELAY_US 500000   /* quiet for runs shorter than this */
+#define PROGRESS_PERIOD_US 250000  /* at most 4 updates a second */
+
+/* The SimOptions.progress hook: "hqsim: 42% of GPU ops (1234 of 5678), 12.3
+ * ms simulated", redrawn in place, erased when the run ends. */
+static void cli_progress_cb(void *data, const SimProgress *p)
+{
+    CliProgress *c = data;
+    gint64 now = g_get_monotonic_time();
+    if (c->start_us == 0)
+        c->start_us = now;
+    if (p->finished) {
+        if (c->shown)
+            fputs("\r\033[K", stderr);
+        c->start_us = c->last_us = 0;
+        c->shown = false;
+        return;
+    }
+    if (!c->always && (now - c->start_us < PROGRESS_DELAY_US ||
+                       now - c->last_us < PROGRESS_PERIOD_US))
+        return;
+    c->last_us = now;
+    c->shown = true;
+    double pct =
+        p->ops_total ? 100.0 * (double)p->ops_done / (double)p->ops_total : 0;
+    fprintf(stderr,
+            "\r\033[Khqsim: %3.0f%% of GPU ops (%" G_GUINT64_FORMAT
+            " of %" G_GUINT64_FORMAT "), %.1f ms simulated",
+            MIN(pct, 100.0), p->ops_done, p->ops_total,
+            sim_time_to_ms(p->now));
+    fflush(stderr);
+}
+
+/* Progress is shown when stderr is a terminal; HQSIM_PROGRESS=0 hides it,
+ * HQSIM_PROGRESS=1 shows it anyway, HQSIM_PROGRESS=always also drops the
+ * half-second delay and the rate limit (tests). */
+static bool cli_progress_wanted(void)
+{
+    const char *env = g_getenv("HQSIM_PROGRESS");
+    cli_progress.always = env && !strcmp(env, "always");
+    if (env && *env)
+        return strcmp(env, "0") != 0;
+    return isatty(STDERR_FILENO);
+}
+
 void sim_cli_sim_options(const SimCliOpts *o, SimOptions *so)
 {
     sim_options_init(so);
@@ -198,7 +295,12 @@ void sim_cli_sim_options(const SimCliOpts *o, SimOptions *so)
                             ? (SimTime)(o->time_limit_ms * 1e6)
                             : 0;
     so->record_ops = TRUE;
-    so->record_timeline = o->perfetto || o->report || o->timeline;
+    so->record_timeline =
+        o->perfetto || o->report || o->picture || o->timeline;
+    if (cli_progress_wanted()) {
+        so->progress = cli_progress_cb;
+        so->progress_data = &cli_progress;
+    }
 }
 
 gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error)
@@ -251,6 +353,14 @@ gboolean sim_cli_write_outputs(const SimCliOpts *o, SimResult *const *runs,
     if (o->perfetto &&
         !sim_viz_perfetto(runs, n, m, sc, o->perfetto, error))
         return FALSE;
+    if (o->picture) {
+        SimVizPictureKind kind = SIM_VIZ_PICTURE_ALL;
+        if (o->picture_kind &&
+            !sim_viz_picture_kind_parse(o->picture_kind, &kind, error))
+            return FALSE;
+        if (!sim_viz_picture(runs, n, m, sc, kind, o->picture, error))
+            return FALSE;
+    }
     if (o->report && !sim_viz_report(runs, n, m, sc, o->report, error))
         return FALSE;
     return TRUE;

@@ -24,6 +24,8 @@ typedef struct {
     char *csv;          /* --csv FILE */
     char *perfetto;     /* --perfetto FILE */
     char *report;       /* --report FILE.html */
+    char *picture;      /* --picture FILE.png|FILE.svg */
+    char *picture_kind; /* --picture-kind timeline|sm|util|all */
     gboolean quiet;     /* no text summary */
     gboolean timeline;  /* record per-SM timeline (pictures) */
     gboolean as_recorded; /* traces: take recorded durations as times
@@ -61,7 +63,7 @@ gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error);
 void sim_cli_opts_clear(SimCliOpts *o);
 
 /* Write the outputs the options ask for (--json, --csv, --perfetto,
- * --report) for one run or a comparison of @n runs; stops at the first
+ * --picture, --report) for one run or a comparison of @n runs; stops at the first
  * failure (outputs already written stay, complete). */
 gboolean sim_cli_write_outputs(const SimCliOpts *o, SimResult *const *runs,
                                uint32_t n, const GpuModel *m,

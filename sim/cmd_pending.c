@@ -14,24 +14,3 @@
     }
 
 PENDING(sim_cmd_sweep, "sweep")
-
-#include "viz.h"
-#include "error.h"
-gboolean sim_viz_perfetto(SimResult *const *runs, uint32_t n,
-                          const GpuModel *m, const SimScenario *sc,
-                          const char *path, GError **error)
-{
-    (void)runs; (void)n; (void)m; (void)sc; (void)path;
-    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
-                "--perfetto is not implemented yet");
-    return FALSE;
-}
-gboolean sim_viz_report(SimResult *const *runs, uint32_t n, const GpuModel *m,
-                        const SimScenario *sc, const char *path,
-                        GError **error)
-{
-    (void)runs; (void)n; (void)m; (void)sc; (void)path;
-    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
-                "--report is not implemented yet");
-    return FALSE;
-}

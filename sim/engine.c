@@ -766,6 +766,7 @@ void eng_op_complete(Engine *E, OpInst *in)
     StreamRt *s = &P->streams[op->stream];
     g_assert(s->completed == in->stream_seq);
     s->completed++;
+    E->ops_done++;
     P->outstanding--;
     SimTime start = E->now;
     SimOpRecord *r = eng_record(E, in);
@@ -1187,6 +1188,34 @@ static void engine_free(Engine *E)
     g_free(E->procs);
 }
 
+/* GPU ops the workload will issue: per process, its GPU ops per iteration
+ * times its iterations or requests.  O(ops). */
+static uint64_t count_gpu_ops(const Engine *E)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < E->n_procs; i++) {
+        const Proc *P = &E->procs[i];
+        uint64_t per = 0;
+        for (uint32_t k = 0; k < P->spec->n_ops; k++) {
+            SimOpKind kind = P->spec->ops[k].kind;
+            per += kind == SIM_OP_KERNEL || kind == SIM_OP_COPY ||
+                   kind == SIM_OP_EVENT_RECORD || kind == SIM_OP_EVENT_WAIT;
+        }
+        uint64_t times = P->spec->arrivals.kind == SIM_ARRIVALS_NONE
+                             ? P->spec->iterations
+                             : P->n_arrivals;
+        total += per * times;
+    }
+    return total;
+}
+
+static void report_progress(const Engine *E, bool finished)
+{
+    SimProgress p = {E->now, E->n_events, E->ops_done, finished,
+                     E->ops_total};
+    E->opt.progress(E->opt.progress_data, &p);
+}
+
 SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
                           const SimOptions *opt, GError **error)
 {
@@ -1238,6 +1267,8 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     for (uint32_t i = 0; i < E.n_procs; i++)
         sim_eventq_schedule(&E.q, &E.procs[i].ev_start,
                             E.procs[i].spec->start_ns);
+    if (E.opt.progress)
+        E.ops_total = count_gpu_ops(&E);
 
     SimEvent *ev;
     while ((ev = sim_eventq_peek(&E.q))) {
@@ -1252,6 +1283,8 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
         E.now = ev->when;
         sim_eventq_pop(&E.q);
         E.n_events++;
+        if (E.opt.progress && E.n_events % SIM_PROGRESS_EVENTS == 0)
+            report_progress(&E, false);
         handle(&E, ev);
         if (E.error)
             break;
@@ -1288,6 +1321,8 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
         sim_result_free(r);
         return NULL;
     }
+    if (E.opt.progress)
+        report_progress(&E, true);
     result_finish(&E);
     engine_free(&E);
     return r;

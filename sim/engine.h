@@ -34,6 +34,20 @@ typedef enum {
     SIM_SHARE_MPS,         /* every process an MPS client */
 } SimShareMode;
 
+/* Where a run stands, for a progress display (SimOptions.progress). */
+typedef struct {
+    SimTime now;        /* simulated time reached */
+    uint64_t events;    /* events processed so far */
+    uint64_t ops_done;  /* GPU ops (kernels, copies, event records and
+                           waits) completed */
+    bool finished;      /* the last call, once the run is over */
+    uint64_t ops_total; /* GPU ops the workload issues if nothing dies:
+                           ops per iteration x iterations (or requests) */
+} SimProgress;
+
+/* Events between two calls of SimOptions.progress. */
+#define SIM_PROGRESS_EVENTS 65536u
+
 typedef struct {
     SimShareMode mode;
     uint32_t connections;      /* 0: per process / model default */
@@ -45,6 +59,12 @@ typedef struct {
     SimTime time_limit_ns;     /* 0: none; else stop with an error */
     bool check_invariants;     /* verify the engine's internal invariants
                                   after every instant (tests; slow) */
+    /* Optional hook (NULL: none), called from the event loop every
+     * SIM_PROGRESS_EVENTS events and once at the end, with @progress_data.
+     * It observes only: it must not touch the engine or the scenario.  Its
+     * cost is one counter test per event. */
+    void (*progress)(void *data, const SimProgress *p);
+    void *progress_data;
 } SimOptions;
 
 /* Defaults: as the scenario, record ops, no timeline, no limit. */

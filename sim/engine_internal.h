@@ -302,6 +302,7 @@ struct Engine {
     SimEventQ q;
     SimTime now;
     uint64_t n_events;
+    uint64_t ops_done, ops_total; /* progress hook (SimProgress) */
     uint32_t sm_words;
 
     Proc *procs;

@@ -4,6 +4,11 @@
 # too (tests/test_e2e_*.c): they run $HQSIM on real inputs and check numbers.
 # Exit status: 0 only if every binary ran and every test passed.
 set -u
+# Sanitizer builds: fontconfig's caches (reached through cairo's font API)
+# live as long as the process; tell LeakSanitizer (see tests/lsan.supp).
+# No effect on other builds.
+LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 passed=0 failed=0 broken=0
 for t in "$@"; do
     name=$(basename "$t")

@@ -238,6 +238,30 @@ static void test_e2e_bad_input_is_reported(void **state)
     run_clear(&r);
 }
 
+/* A native scenario keeps its processes' start times when loaded through
+ * the workload loader (regression: they were reset to 0). */
+static void test_e2e_start_times_survive_loading(void **state)
+{
+    (void)state;
+    g_autofree char *path = g_build_filename(g_get_tmp_dir(),
+                                             "hqsim-e2e-start.json", NULL);
+    const char *text =
+        "{\"hqsim_scenario\": 1, \"processes\": [\n"
+        " {\"name\": \"a\", \"streams\": [{\"name\": \"s\"}], \"ops\": [\n"
+        "  {\"op\": \"kernel\", \"name\": \"k\", \"stream\": \"s\",\n"
+        "   \"grid\": 1, \"block\": 32, \"duration_us\": 100}]},\n"
+        " {\"name\": \"b\", \"start_us\": 5000, \"streams\": "
+        "[{\"name\": \"s\"}], \"ops\": [\n"
+        "  {\"op\": \"kernel\", \"name\": \"k\", \"stream\": \"s\",\n"
+        "   \"grid\": 1, \"block\": 32, \"duration_us\": 100}]}]}\n";
+    assert_true(g_file_set_contents(path, text, -1, NULL));
+    cJSON *j = run_hqsim_json("run", path, "--json", "-", "-q", NULL);
+    unlink(path);
+    assert_true(jnum(j, "run.processes.1.start_ms") == 5.0);
+    assert_true(jnum(j, "run.processes.0.start_ms") == 0.0);
+    cJSON_Delete(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_e2e_csv_lists_sms_used),
         cmocka_unit_test(test_e2e_default_mps_helps_small_kernels),
         cmocka_unit_test(test_e2e_bad_input_is_reported),
+        cmocka_unit_test(test_e2e_start_times_survive_loading),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,9 @@ set -u
 supp=""
 glib_supp="$(pkg-config --variable=prefix glib-2.0 2>/dev/null)/share/glib-2.0/valgrind/glib.supp"
 [ -f "$glib_supp" ] && supp="--suppressions=$glib_supp"
+# cairo's and fontconfig's font caches live as long as the process (see the
+# file); only allocations made inside those libraries match.
+supp="$supp --suppressions=$(dirname "$0")/valgrind-cairo.supp"
 export G_SLICE=always-malloc G_DEBUG=gc-friendly
 vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect $supp"
 export HQSIM_VALGRIND="$vg"

@@ -1,6 +1,13 @@
-/* viz.h -- what people look at: the Chrome/Perfetto trace export and the
- * self-contained HTML report with pictures (timelines, SM occupancy, GPU-Util
- * vs SM-active).  Inputs are results only. */
+/* viz.h -- what people look at: the Chrome/Perfetto trace export, pictures
+ * (timelines, SM occupancy, GPU-Util vs SM-active) as PNG or SVG, and the
+ * self-contained HTML report.  Inputs are results only: nothing here
+ * simulates, and the same results give the same bytes.
+ *
+ * Every function takes @n runs of one workload (1 for `hqsim run`, one per
+ * mode for `hqsim compare`), the GPU model and the scenario they came from
+ * (the scenario supplies kernel shapes; results must come from it), and
+ * writes @path atomically (outfile.h): on failure nothing appears there.
+ */
 #ifndef SIM_VIZ_H
 #define SIM_VIZ_H
 
@@ -13,14 +20,44 @@
 /* Chrome Trace Event JSON that Perfetto and chrome://tracing open: tracks
  * per process/stream, per hardware queue, per context slice, per SM (or SM
  * group), and counters.  Several runs (compare) become separate process
- * groups in one file. */
-gboolean sim_viz_perfetto(SimResult *const *runs, uint32_t n,
-                          const GpuModel *m, const SimScenario *sc,
-                          const char *path, GError **error);
+ * groups in one file.  A @path ending in ".gz" is gzip-compressed. */
+gboolean sim_viz_perfetto(SimResult *const *runs,
+                          uint32_t n,
+                          const GpuModel *m,
+                          const SimScenario *sc,
+                          const char *path,
+                          GError **error);
 
 /* One self-contained HTML page: summary tables and pictures. */
-gboolean sim_viz_report(SimResult *const *runs, uint32_t n, const GpuModel *m,
-                        const SimScenario *sc, const char *path,
+gboolean sim_viz_report(SimResult *const *runs,
+                        uint32_t n,
+                        const GpuModel *m,
+                        const SimScenario *sc,
+                        const char *path,
                         GError **error);
+
+/* Which pictures to draw (a bit set). */
+typedef enum {
+    SIM_VIZ_PICTURE_TIMELINE = 1 << 0, /* rows per stream, time-slices */
+    SIM_VIZ_PICTURE_SM = 1 << 1,       /* SM x time heat map of warps */
+    SIM_VIZ_PICTURE_UTIL = 1 << 2,     /* GPU-Util, SM-active, occupancy */
+    SIM_VIZ_PICTURE_ALL = 7,
+} SimVizPictureKind;
+
+/* Parse "timeline", "sm", "util" or "all", or a comma-separated list. */
+gboolean sim_viz_picture_kind_parse(const char *s,
+                                    SimVizPictureKind *out,
+                                    GError **error);
+
+/* The chosen pictures of @n runs stacked top to bottom on one time axis
+ * (for a comparison each kind shows every run, one above the other), as
+ * PNG or SVG by @path's extension. */
+gboolean sim_viz_picture(SimResult *const *runs,
+                         uint32_t n,
+                         const GpuModel *m,
+                         const SimScenario *sc,
+                         SimVizPictureKind kinds,
+                         const char *path,
+                         GError **error);
 
 #endif /* SIM_VIZ_H */
