@@ -54,8 +54,9 @@ gboolean sim_cli_parse(const char *command, const char *params,
                        const char *description, const GOptionEntry *entries,
                        int *argc, char ***argv, int *status)
 {
-    g_autofree char *title = g_strdup_printf("%s %s", command, params);
-    g_autoptr(GOptionContext) ctx = g_option_context_new(title);
+    /* The program name already reads "hqsim COMMAND" (main sets argv[0]):
+     * the usage line only adds the parameters. */
+    g_autoptr(GOptionContext) ctx = g_option_context_new(params);
     if (description)
         g_option_context_set_description(ctx, description);
     g_option_context_add_main_entries(ctx, entries, NULL);

@@ -131,7 +131,8 @@ static SimProcessSpec *process_copy(SimScenario *dst, const SimProcessSpec *p,
     for (uint32_t i = 0; i < p->n_events; i++)
         c->event_names[i] = sim_scenario_intern(dst, p->event_names[i]);
     c->ops = g_new(SimOp, cap_for(p->n_ops));
-    memcpy(c->ops, p->ops, sizeof(SimOp) * p->n_ops);
+    if (p->n_ops)
+        memcpy(c->ops, p->ops, sizeof(SimOp) * p->n_ops);
     for (uint32_t i = 0; i < p->n_ops; i++)
         if (c->ops[i].kind == SIM_OP_KERNEL)
             c->ops[i].u.kernel.name =

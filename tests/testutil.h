@@ -9,6 +9,7 @@
 #define HQSIM_TESTUTIL_H
 
 #include <glib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "engine.h"
