@@ -14,7 +14,6 @@
     }
 
 PENDING(sim_cmd_import, "import")
-PENDING(sim_cmd_sweep, "sweep")
 PENDING(sim_cmd_validate, "validate")
 
 #include "viz.h"
