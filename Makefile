@@ -18,11 +18,11 @@ WERROR   ?= -Werror
 # fontconfig: cairo's text goes through it; plan/sweep_plot.c calls FcFini
 # so that ASan and valgrind do not count its caches as leaks.
 PKGS     := glib-2.0 libcjson zlib sqlite3 cairo fontconfig
-# Open MPI, for `mpirun -np K hqsim sweep` (plan/mpi_world.c).  Linked into the one
-# hqsim binary when pkg-config finds it; without it plan/mpi_world.c builds a stub
-# that refuses to run as one of several ranks.  The binary enters MPI only
-# when mpirun started it (OMPI_COMM_WORLD_SIZE or PMIX_RANK set), so plain
-# runs, the tests, ASan and valgrind never initialise Open MPI.
+# Open MPI, for `mpirun -np K hqsim sweep` (plan/mpi_world.c): linked into
+# the one hqsim binary when pkg-config finds it; without it mpi_world.c
+# builds a stub that refuses to run as one of several ranks.  The binary
+# enters MPI only when mpirun started it (OMPI_COMM_WORLD_SIZE or PMIX_RANK
+# set), so plain runs, the tests, ASan and valgrind never initialise it.
 MPI_PKG  := $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
 PKGS     += $(MPI_PKG)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))

@@ -9,6 +9,9 @@
 
 #include "error.h"
 
+#ifndef HQSIM_HAVE_MPI
+#define HQSIM_HAVE_MPI 0
+#endif
 #if HQSIM_HAVE_MPI
 #include <mpi.h>
 #endif

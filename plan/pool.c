@@ -45,14 +45,16 @@ void sim_pool_run(const uint32_t *items, uint32_t n, uint32_t threads,
                                           TRUE, NULL);
     for (uint32_t k = 0; k < n; k++)
         g_thread_pool_push(pool, GUINT_TO_POINTER(k + 1), NULL);
+    /* Wake at least every 250 ms so the progress line's clock moves while
+     * a long configuration runs. */
     g_mutex_lock(&P.lock);
-    uint32_t seen = 0;
     while (P.done < n) {
-        g_cond_wait(&P.changed, &P.lock);
-        if (progress && P.done != seen && P.done < n) {
-            seen = P.done;
+        g_cond_wait_until(&P.changed, &P.lock,
+                          g_get_monotonic_time() + 250 * G_TIME_SPAN_MILLISECOND);
+        uint32_t done = P.done;
+        if (progress && done < n) {
             g_mutex_unlock(&P.lock);
-            progress(seen, n, progress_data);
+            progress(done, n, progress_data);
             g_mutex_lock(&P.lock);
         }
     }

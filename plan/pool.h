@@ -14,7 +14,8 @@
 typedef void (*SimPoolFn)(uint32_t item, gpointer data);
 
 /* Progress: @done of @total jobs finished.  Called on the calling thread,
- * at least once at the end (done == total). */
+ * when jobs finish and every 250 ms in between (done may repeat), and once
+ * at the end with done == total. */
 typedef void (*SimPoolProgressFn)(uint32_t done, uint32_t total,
                                   gpointer data);
 

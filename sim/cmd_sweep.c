@@ -56,8 +56,8 @@ static void opts_clear(SweepOpts *o)
 
 typedef struct {
     gint64 start_us, last_us; /* monotonic clock */
-    int rank, size;
-    bool shown;
+    int size;                 /* MPI ranks */
+    bool shown;               /* a line is on the terminal: clear it */
 } Progress;
 
 static void progress_cb(uint32_t done, uint32_t total, gpointer data)
@@ -74,14 +74,13 @@ static void progress_cb(uint32_t done, uint32_t total, gpointer data)
         return;
     p->last_us = now;
     p->shown = true;
-    double el = (now - p->start_us) / 1e6;
-    double left = done ? el / done * (total - done) : 0;
-    fprintf(stderr, "\r\033[Khqsim sweep: %u/%u configurations", done, total);
+    /* No time-left estimate: configurations differ in cost by orders of
+     * magnitude and run largest first, so a count-based one misleads. */
+    fprintf(stderr, "\r\033[Khqsim sweep: %u/%u configurations done",
+            done, total);
     if (p->size > 1)
-        fprintf(stderr, " on rank 0 of %d", p->size);
-    fprintf(stderr, " (%.0f%%), %.0f s", 100.0 * done / total, el);
-    if (done)
-        fprintf(stderr, ", about %.0f s left", left);
+        fprintf(stderr, " on rank 0 (of %d ranks)", p->size);
+    fprintf(stderr, ", %.0f s", (now - p->start_us) / 1e6);
     fflush(stderr);
 }
 
@@ -175,8 +174,7 @@ static bool run_sweep(SimSweep *sw, const SimMpiWorld *world,
     for (uint32_t k = (uint32_t)world->rank; k < sw->n_configs;
          k += (uint32_t)world->size)
         mine[n_mine++] = order[k];
-    Progress pr = {g_get_monotonic_time(), 0, world->rank, world->size,
-                   false};
+    Progress pr = {g_get_monotonic_time(), 0, world->size, false};
     bool tty = world->rank == 0 && isatty(STDERR_FILENO);
     sim_pool_run(mine, n_mine, threads, run_one, sw, tty ? progress_cb : NULL,
                  &pr);
