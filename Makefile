@@ -7,6 +7,7 @@
 #   make check      unit + end-to-end tests only (fast)
 #   make asan       the sanitizer build and its tests (build-asan/)
 #   make valgrind   unit tests and a few end-to-end runs under valgrind
+#   make tsan       the engine's reentrancy under ThreadSanitizer (build-tsan/)
 #   make bench      performance benchmarks (not tests)
 #   make validate   accuracy table against the measured H100 data
 #   make V=1        show full commands
@@ -14,7 +15,16 @@
 BUILD    ?= build
 CC       ?= cc
 WERROR   ?= -Werror
-PKGS     := glib-2.0 libcjson zlib sqlite3 cairo
+# fontconfig: cairo's text goes through it; plan/sweep_plot.c calls FcFini
+# so that ASan and valgrind do not count its caches as leaks.
+PKGS     := glib-2.0 libcjson zlib sqlite3 cairo fontconfig
+# Open MPI, for `mpirun -np K hqsim sweep` (plan/mpi_world.c): linked into
+# the one hqsim binary when pkg-config finds it; without it mpi_world.c
+# builds a stub that refuses to run as one of several ranks.  The binary
+# enters MPI only when mpirun started it (OMPI_COMM_WORLD_SIZE or PMIX_RANK
+# set), so plain runs, the tests, ASan and valgrind never initialise it.
+MPI_PKG  := $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
+PKGS     += $(MPI_PKG)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS)) -lm
 TEST_CFLAGS := $(shell pkg-config --cflags cmocka)
@@ -28,7 +38,8 @@ WARN := -Wall -Wextra $(WERROR) -Wmissing-prototypes -Wstrict-prototypes \
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
               $(WARN) -ffp-contract=off $(CFLAGS) $(PKG_CFLAGS) \
-              -DHQSIM_SOURCE_DIR='"$(CURDIR)"' -Isim -Iimport -Iviz -Iplan -MMD -MP
+              -DHQSIM_SOURCE_DIR='"$(CURDIR)"' -Isim -Iimport -Iviz -Iplan -MMD -MP \
+              $(if $(MPI_PKG),-DHQSIM_HAVE_MPI=1)
 LDLIBS := $(PKG_LIBS)
 
 ifeq ($(V),1)
@@ -49,8 +60,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all demo check test asan valgrind bench validate clean echo format \
-        format-check check-headers
+.PHONY: all demo check test asan valgrind tsan bench validate clean echo \
+        format format-check check-headers
 all: $(BUILD)/hqsim
 
 $(BUILD)/%.o: %.c
@@ -99,6 +110,18 @@ asan:
 valgrind: $(BUILD)/hqsim $(TEST_BIN)
 	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash tests/valgrind.sh $(TEST_BIN)
 
+# tsan: sweeps run configurations on several threads, which is safe only
+# because the engine shares nothing mutable between runs.  This checks it
+# under ThreadSanitizer with tests/test_sweep_threads.c, which uses plain
+# POSIX threads: GLib's futex-based locks and g_slice's per-thread caches
+# are invisible to TSan and give false reports (hence G_SLICE=always-malloc
+# and only this test).
+tsan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan \
+	  CFLAGS="-O1 -g -fsanitize=thread" build-tsan/tests/test_sweep_threads
+	$(Q)G_SLICE=always-malloc TSAN_OPTIONS="halt_on_error=1" \
+	  build-tsan/tests/test_sweep_threads
+
 # test: everything CI runs, one stage after the other (each stage builds
 # in parallel under -j).
 test:
@@ -127,7 +150,7 @@ echo:
 	@echo "CC=$(CC)"; echo "CFLAGS=$(ALL_CFLAGS)"; echo "LDLIBS=$(LDLIBS)"
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan
 
 -include $(shell find $(BUILD) build-asan -name '*.d' 2>/dev/null)
 .SECONDARY:

@@ -1,0 +1,380 @@
+/* cmd_sweep.c -- `hqsim sweep`: capacity planning over processes x mode x
+ * thread percentage x connections x GPU x workload, on a thread pool and,
+ * under mpirun, across MPI ranks; the table, CSV, JSON, plot and HTML
+ * report, and the answer to service-level objectives.
+ *
+ * Under MPI every rank parses the same command line, loads the same inputs
+ * and expands the same configurations; rank r runs every size-th
+ * configuration of the schedule (largest first), and rank 0 gathers the
+ * rows and writes every output.  Rows are placed by configuration index,
+ * so the outputs are those of a local run, byte for byte.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "error.h"
+#include "outfile.h"
+#include "mpi_world.h"
+#include "pool.h"
+#include "slo.h"
+#include "sweep.h"
+#include "sweep_plot.h"
+#include "sweep_report.h"
+
+typedef struct {
+    char *processes, *modes, *pcts, *connections, *gpus, *models_dir;
+    gint64 seed;
+    double time_limit_ms;
+    int threads;
+    char *csv, *json, *plot, *report;
+    double slo_p99_ms, slo_throughput;
+    gboolean quiet;
+    char **files;
+} SweepOpts;
+
+static void opts_clear(SweepOpts *o)
+{
+    g_free(o->processes);
+    g_free(o->modes);
+    g_free(o->pcts);
+    g_free(o->connections);
+    g_free(o->gpus);
+    g_free(o->models_dir);
+    g_free(o->csv);
+    g_free(o->json);
+    g_free(o->plot);
+    g_free(o->report);
+    g_strfreev(o->files);
+}
+
+/* ------------------------------------------------------------------------
+ * Progress (stderr, only on a terminal)
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    gint64 start_us, last_us; /* monotonic clock */
+    int size;                 /* MPI ranks */
+    bool shown;               /* a line is on the terminal: clear it */
+} Progress;
+
+static void progress_cb(uint32_t done, uint32_t total, gpointer data)
+{
+    Progress *p = data;
+    gint64 now = g_get_monotonic_time();
+    if (done == total) {
+        if (p->shown)
+            fputs("\r\033[K", stderr);
+        return;
+    }
+    /* At most ten updates a second, and none for sweeps under a second. */
+    if (now - p->last_us < 100000 || now - p->start_us < 1000000)
+        return;
+    p->last_us = now;
+    p->shown = true;
+    /* No time-left estimate: configurations differ in cost by orders of
+     * magnitude and run largest first, so a count-based one misleads. */
+    fprintf(stderr, "\r\033[Khqsim sweep: %u/%u configurations done",
+            done, total);
+    if (p->size > 1)
+        fprintf(stderr, " on rank 0 (of %d ranks)", p->size);
+    fprintf(stderr, ", %.0f s", (now - p->start_us) / 1e6);
+    fflush(stderr);
+}
+
+/* ------------------------------------------------------------------------
+ * Setting up
+ * ------------------------------------------------------------------------ */
+
+/* Fill @sp from the options: workloads, models and axes. */
+static bool build_space(const SweepOpts *o, SimSweepSpace *sp, GError **error)
+{
+    int n_files = o->files ? (int)g_strv_length(o->files) : 0;
+    if (n_files < 1) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "give one or more scenario files or profiler traces");
+        return false;
+    }
+    if (o->seed < 0 || o->time_limit_ms < 0 || o->slo_p99_ms < 0 ||
+        o->slo_throughput < 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--seed, --time-limit-ms and the --slo-* values must "
+                    "not be negative");
+        return false;
+    }
+    if (o->threads < 0 || o->threads > 4096) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--threads must be between 1 and 4096");
+        return false;
+    }
+    if (!sim_sweep_parse_processes(o->processes ? o->processes : "1,2,4,8",
+                                   sp->processes, error) ||
+        !sim_sweep_parse_modes(o->modes ? o->modes : "timeslice,mps",
+                               sp->modes, error) ||
+        (o->pcts && !sim_sweep_parse_pcts(o->pcts, sp->pcts, error)) ||
+        (o->connections &&
+         !sim_sweep_parse_connections(o->connections, sp->connections,
+                                      error)))
+        return false;
+    sp->seed = (uint64_t)o->seed;
+    sp->time_limit_ns =
+        o->time_limit_ms > 0 ? (SimTime)(o->time_limit_ms * 1e6) : 0;
+
+    /* Each file is one workload of the sweep, loaded as `hqsim run` loads
+     * it (a native scenario, or a profiler trace once importers land). */
+    SimCliOpts load;
+    memset(&load, 0, sizeof load);
+    for (int i = 0; i < n_files; i++) {
+        SimScenario *sc = sim_cli_load(&o->files[i], 1, &load, error);
+        if (!sc)
+            return false;
+        g_ptr_array_add(sp->workloads, sc);
+    }
+    const SimScenario *first = g_ptr_array_index(sp->workloads, 0);
+    const char *dflt = first->gpu ? first->gpu : "h100-sxm";
+    g_auto(GStrv) names = g_strsplit(o->gpus ? o->gpus : dflt, ",", -1);
+    for (int i = 0; names[i]; i++) {
+        g_strstrip(names[i]);
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            seen |= !strcmp(names[i], names[j]);
+        if (seen)
+            continue;
+        if (!*names[i]) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                        "--gpu: '%s': empty item in the list", o->gpus);
+            return false;
+        }
+        GpuModel *m = sim_gpu_model_find(names[i], o->models_dir, error);
+        if (!m)
+            return false;
+        g_ptr_array_add(sp->gpus, m);
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------
+ * Running
+ * ------------------------------------------------------------------------ */
+
+static void run_one(uint32_t item, gpointer data)
+{
+    sim_sweep_run_config(data, item);
+}
+
+/* Run this rank's share of @sw, then gather every row on rank 0. */
+static bool run_sweep(SimSweep *sw, const SimMpiWorld *world,
+                      uint32_t threads, GError **error)
+{
+    g_autofree uint32_t *order = sim_sweep_schedule(sw);
+    g_autofree uint32_t *mine = g_new(uint32_t, MAX(sw->n_configs, 1));
+    uint32_t n_mine = 0;
+    for (uint32_t k = (uint32_t)world->rank; k < sw->n_configs;
+         k += (uint32_t)world->size)
+        mine[n_mine++] = order[k];
+    Progress pr = {g_get_monotonic_time(), 0, world->size, false};
+    bool tty = world->rank == 0 && isatty(STDERR_FILENO);
+    sim_pool_run(mine, n_mine, threads, run_one, sw, tty ? progress_cb : NULL,
+                 &pr);
+    if (world->size == 1)
+        return true;
+
+    g_autoptr(GByteArray) packed = g_byte_array_new();
+    for (uint32_t k = 0; k < n_mine; k++)
+        sim_sweep_row_pack(&sw->rows[mine[k]], packed);
+    g_autoptr(GByteArray) all =
+        sim_mpi_gather(world, packed->data, packed->len, error);
+    if (!all)
+        return false;
+    if (world->rank != 0)
+        return true;
+    /* Rank r's bytes, in rank order, each after its length; rank 0's rows
+     * are already in place. */
+    const guint8 *p = all->data, *end = all->data + all->len;
+    for (int r = 0; r < world->size; r++) {
+        uint64_t n = 0;
+        if ((size_t)(end - p) < sizeof n)
+            break;
+        memcpy(&n, p, sizeof n);
+        p += sizeof n;
+        const guint8 *stop = p + n;
+        if (n > (uint64_t)(end - p))
+            break;
+        if (r == 0) {
+            p = stop;
+            continue;
+        }
+        while (p < stop)
+            if (!sim_sweep_row_unpack(sw, &p, stop, error))
+                return false;
+    }
+    for (uint32_t i = 0; i < sw->n_configs; i++)
+        if (!sw->rows[i].done) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_IO,
+                        "MPI: configuration %u came back from no rank", i);
+            return false;
+        }
+    return true;
+}
+
+/* Rank 0: every output the options ask for, then the table. */
+static bool write_outputs(const SweepOpts *o, const SimSweep *sw,
+                          const SimSlo *slo, GError **error)
+{
+    g_autoptr(GArray) answers =
+        sim_slo_active(slo) ? sim_slo_answer(sw, slo) : NULL;
+    if (o->csv && !sim_sweep_report_csv(sw, slo, o->csv, error))
+        return false;
+    if (o->json) {
+        g_autofree char *j = sim_sweep_report_json(sw, slo, answers);
+        if (!sim_write_file_atomic(o->json, j, strlen(j), error))
+            return false;
+    }
+    if (o->plot && !sim_sweep_plot_write(sw, slo, o->plot, error))
+        return false;
+    if (o->report &&
+        !sim_sweep_report_html(sw, slo, answers, o->report, error))
+        return false;
+    if (!o->quiet) {
+        g_autoptr(GString) out = g_string_new(NULL);
+        sim_sweep_report_text(sw, slo, answers, out);
+        fputs(out->str, stdout);
+        fflush(stdout);
+    }
+    uint32_t failed = 0;
+    for (uint32_t i = 0; i < sw->n_configs; i++)
+        failed += sw->rows[i].error != NULL;
+    if (failed == sw->n_configs) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                    "every configuration failed; the first: %s",
+                    sw->rows[0].error);
+        return false;
+    }
+    if (failed)
+        fprintf(stderr,
+                "hqsim sweep: %u of %u configurations failed (see "
+                "\"Runs that failed\")\n",
+                failed, sw->n_configs);
+    return true;
+}
+
+static int sweep_main(const SimMpiWorld *world, int argc, char **argv)
+{
+    SweepOpts o;
+    memset(&o, 0, sizeof o);
+    GOptionEntry entries[] = {
+        {"processes", 'n', 0, G_OPTION_ARG_STRING, &o.processes,
+         "Copies of each process of the workload to sweep: a list of N and "
+         "FIRST-LAST ranges (default 1,2,4,8)",
+         "LIST"},
+        {"modes", 'm', 0, G_OPTION_ARG_STRING, &o.modes,
+         "Sharing modes: timeslice, mps, scenario (default timeslice,mps)",
+         "LIST"},
+        {"thread-pct", 't', 0, G_OPTION_ARG_STRING, &o.pcts,
+         "MPS active thread percentages: 'equal' (100/processes), values in "
+         "(0,100], 'scenario' (default: as the scenario)",
+         "LIST"},
+        {"connections", 'c', 0, G_OPTION_ARG_STRING, &o.connections,
+         "CUDA_DEVICE_MAX_CONNECTIONS values, 1-32 or 'default' (default: "
+         "as the scenario, else the model's)",
+         "LIST"},
+        {"gpu", 'g', 0, G_OPTION_ARG_STRING, &o.gpus,
+         "GPU models (default: the first workload's, else h100-sxm)",
+         "LIST"},
+        {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &o.models_dir,
+         "Folder of GPU model files (default: the bundled models/)", "DIR"},
+        {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed,
+         "Seed for random arrivals (default: each scenario's)", "S"},
+        {"time-limit-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o.time_limit_ms,
+         "Give up on a configuration after this much simulated time", "MS"},
+        {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads,
+         "Configurations run at once (default: the cores, shared among "
+         "the MPI ranks on this host)",
+         "N"},
+        {"slo-p99-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o.slo_p99_ms,
+         "Objective: every process's p99 latency at most MS", "MS"},
+        {"slo-throughput", 0, 0, G_OPTION_ARG_DOUBLE, &o.slo_throughput,
+         "Objective: iterations per second of all processes together at "
+         "least R",
+         "R"},
+        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o.csv,
+         "Write a CSV row per configuration and per process to FILE",
+         "FILE"},
+        {"json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
+         "Write the sweep as JSON to FILE ('-' for stdout)", "FILE"},
+        {"plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
+         "Draw throughput and p99 latency against processes to FILE.png or "
+         "FILE.svg",
+         "FILE"},
+        {"report", 0, 0, G_OPTION_ARG_FILENAME, &o.report,
+         "Write a self-contained HTML page (table and plot) to FILE",
+         "FILE"},
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
+         "No table on stdout", NULL},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files,
+         NULL, NULL},
+        G_OPTION_ENTRY_NULL};
+    int status = 0;
+    if (!sim_cli_parse(
+            "sweep", "SCENARIO|TRACE...",
+            "Runs every configuration of processes x mode x thread "
+            "percentage x connections x GPU x workload and prints a table "
+            "of throughput, p50/p99 latency, memory and the limits hit.\n"
+            "With --slo-p99-ms and/or --slo-throughput it answers: the "
+            "largest N, and its best thread percentage, that meets them.\n"
+            "Under 'mpirun -np K hqsim sweep ...' the configurations are "
+            "split across the ranks and rank 0 writes the same outputs as a "
+            "local run.",
+            entries, &argc, &argv, &status)) {
+        opts_clear(&o);
+        /* Every rank saw the same command line; each exits the same. */
+        return status;
+    }
+    g_autoptr(GError) error = NULL;
+    SimSweepSpace sp;
+    sim_sweep_space_init(&sp);
+    g_autoptr(SimSweep) sw = NULL;
+    if (build_space(&o, &sp, &error))
+        sw = sim_sweep_new(&sp, &error);
+    sim_sweep_space_clear(&sp);
+
+    /* A rank that failed to set up (an input missing on its host) must
+     * not leave the others waiting in the gather. */
+    bool ok = error == NULL;
+    if (!sim_mpi_all(world, ok)) {
+        bool root_ok = sim_mpi_root_bool(world, ok);
+        opts_clear(&o);
+        if (!ok && (world->rank == 0 || root_ok)) {
+            if (world->rank > 0)
+                g_prefix_error(&error, "rank %d: ", world->rank);
+            return sim_cli_report_error(error);
+        }
+        if (world->rank == 0)
+            fprintf(stderr, "hqsim: the sweep failed on another rank\n");
+        return 1;
+    }
+    uint32_t threads = o.threads > 0
+                           ? (uint32_t)o.threads
+                           : sim_pool_default_threads(world->local_size);
+    SimSlo slo = {o.slo_p99_ms, o.slo_throughput};
+    if (run_sweep(sw, world, threads, &error) && world->rank == 0) {
+        write_outputs(&o, sw, &slo, &error);
+        if (o.plot || o.report)
+            sim_sweep_plot_cleanup();
+    }
+    opts_clear(&o);
+    return error ? sim_cli_report_error(error) : 0;
+}
+
+int sim_cmd_sweep(int argc, char **argv)
+{
+    SimMpiWorld world;
+    g_autoptr(GError) error = NULL;
+    if (!sim_mpi_init(&world, &error))
+        return sim_cli_report_error(error);
+    int status = sweep_main(&world, argc, argv);
+    sim_mpi_finalize(&world);
+    return status;
+}
