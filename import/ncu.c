@@ -48,6 +48,7 @@ typedef struct {
     SimTrace *tr;
     int idx[N_COLS];
     uint32_t n_fields;
+    uint32_t min_fields; /* rows may stop before trailing rule columns */
     bool wide;
     GHashTable *by_id; /* ID -> index + 1 in tr->ncu */
     SimCsvRow *units;  /* wide form: the units row */
@@ -283,6 +284,12 @@ static SimNcuKernel *kernel_for(Ncu *nc, const SimCsvRow *r, GError **error)
     return &g_array_index(nc->tr->ncu, SimNcuKernel, nc->tr->ncu->len - 1);
 }
 
+static bool is_rule_column(const char *name)
+{
+    return g_str_has_prefix(name, "Rule ") ||
+           g_str_has_prefix(name, "Estimated Speedup");
+}
+
 static bool read_header(Ncu *nc, const SimCsvRow *h, GError **error)
 {
     for (int c = 0; c < N_COLS; c++)
@@ -305,6 +312,16 @@ static bool read_header(Ncu *nc, const SimCsvRow *h, GError **error)
             }
     }
     nc->n_fields = h->n;
+    /* Nsight Compute 2024+ writes the rule columns ("Rule Name", "Rule
+     * Type", "Rule Description", "Estimated Speedup Type", "Estimated
+     * Speedup") only on rows a rule fired for: other rows end after
+     * "Metric Value" with an empty field.  Such rows may stop anywhere
+     * inside that trailing run of rule columns, never before it. */
+    nc->min_fields = h->n;
+    if (!nc->wide)
+        while (nc->min_fields > 0 &&
+               is_rule_column(sim_csv_field(h, nc->min_fields - 1)))
+            nc->min_fields--;
     return true;
 }
 
@@ -369,7 +386,7 @@ bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
             continue;
         }
         ok = sim_csv_split(&csv, line, n, csv.line, row, header, error);
-        if (ok && row->n != nc.n_fields) {
+        if (ok && (row->n > nc.n_fields || row->n < nc.min_fields)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                         "%s:%u: %u fields, but the header has %u%s", tr->path,
                         csv.line, row->n, nc.n_fields,

@@ -374,6 +374,40 @@ static void test_ncu_enriches_a_timeline(void **state)
     assert_true(rep->timed);
 }
 
+/* Nsight Compute 2025 (the H100 recording, traces/measured/h100/ncu/) ends
+ * rows a rule did not fire for after "Metric Value": fewer fields than the
+ * header's trailing rule columns, which must not read as truncation.  Its 60
+ * records cover the first 60 kernels of the profiled PyTorch trace. */
+static void test_ncu_2025_rows_without_rule_columns(void **state)
+{
+    (void)state;
+    char *paths[] = {
+        HQSIM_SOURCE_DIR
+        "/traces/measured/h100/pytorch/torch_profile_trace.json.gz",
+        HQSIM_SOURCE_DIR "/traces/measured/h100/ncu/ncu_torch.csv"};
+    g_autoptr(SimImportReport) rep = NULL;
+    g_autoptr(SimScenario) sc = import_n(paths, 2, US(3), &rep);
+    assert_string_equal(sc->format, "kineto+ncu");
+    assert_int_equal(rep->ncu_matched, 60);
+    assert_int_equal(rep->ncu_unused, 0);
+    /* The first kernel, nchwToNhwcKernel <<<(1568,1,8),256>>>: ncu (sections
+     * LaunchStats and Occupancy, so no intensity) confirms its 32 registers
+     * and says its 4224 bytes of shared memory are all static. */
+    const SimProcessSpec *p = proc(sc, 0);
+    const SimKernelSpec *k = NULL;
+    for (uint32_t i = 0; i < p->n_ops && !k; i++)
+        if (p->ops[i].kind == SIM_OP_KERNEL)
+            k = &p->ops[i].u.kernel;
+    assert_non_null(k);
+    assert_non_null(strstr(k->name, "nchwToNhwcKernel"));
+    assert_int_equal(k->block[0], 256);
+    assert_int_equal(k->grid[0], 1568);
+    assert_int_equal(k->grid[2], 8);
+    assert_int_equal(k->regs_per_thread, 32);
+    assert_int_equal(k->static_smem_bytes, 4224);
+    assert_int_equal(k->dynamic_smem_bytes, 0);
+}
+
 /* ------------------------------------------------------------------------
  * Kineto
  * ------------------------------------------------------------------------ */
@@ -748,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_ncu_long_alone),
         cmocka_unit_test(test_ncu_raw_alone),
         cmocka_unit_test(test_ncu_enriches_a_timeline),
+        cmocka_unit_test(test_ncu_2025_rows_without_rule_columns),
         cmocka_unit_test(test_kineto_2024_program),
         cmocka_unit_test(test_kineto_2024_identity_replay),
         cmocka_unit_test(test_kineto_2021_spelling),
