@@ -7,7 +7,9 @@
 #       | C (PyTorch inference N processes with/without MPS, profiler traces, ncu)
 #       | D (carveout, MPS exclusive SM sets, ncu, PyTorch repeats and MPS percentages)
 #       | E (latency under MPS, time-sliced FMA efficiency, copies from two processes)
-#       | F (solo references for MPS pairs, MPS client limit with 4/8 connections).
+#       | F (solo references for MPS pairs, MPS client limit with 4/8 connections)
+#       | G (big waves of 4-warp blocks and a PyTorch profile, without and inside an MPS client)
+#       | H (how fast one wave is dispatched, by block size and blocks per SM).
 # Each part fits one 10-minute call. Raw results: /tmp/hqraw/PART, packed into
 # OUTDIR/partPART.tar.gz (OUTDIR defaults to $OUT). Post-process with harness/post.py.
 set -u

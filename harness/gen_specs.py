@@ -146,6 +146,16 @@ spec("ts_idle_short", idle)
 spec("tv_1blk", ["streams 1"] + [kern(0, f"k{i}", "fma", 1, 256, 0, 50 * N) for i in range(10)])
 spec("mps_pct", ["streams 1", kern(0, "Kspread", "gt", 4224, 128, 0, 100_000)])
 spec("mps_pair", ["streams 1", kern(0, "Kspread", "gt", 4224, 128, 0, 200_000)])
+# part H: how fast one wave is dispatched, by block size and blocks per SM (one 100 us timer
+# wave exactly: grid = 132 x blocks per SM), and two kernels of 8 x 128 threads per SM at once
+DISPATCH = [(32, 32), (64, 16), (64, 32), (96, 21), (128, 8), (128, 12), (128, 16), (256, 4), (256, 8),
+            (512, 2), (512, 4), (1024, 2)]
+for b, k in DISPATCH:
+    spec(f"dsp_b{b}_k{k}", ["streams 1", kern(0, "Kwave", "gt", 132 * k, b, 0, 100_000)])
+spec("dsp_b128_k8x2", ["streams 2", kern(0, "Kwave1", "gt", 132 * 8, 128, 0, 100_000),
+                       kern(1, "Kwave2", "gt", 132 * 8, 128, 0, 100_000)])
+# part G: the mps_pct kernel's shape with fixed work instead of a timer (a lone warp ~100 us)
+spec("g_spreadfma", ["streams 1", kern(0, "Kspreadfma", "fma", 4224, 128, 0, FMA_ITERS_PER_MS // 10)])
 u = ["streams 1", "sleep 1000000", kern(0, "spin3s", "gt", 1, 1, 0, 3000 * MS), "ssync 0", "sleep 1000000"]
 for i in range(75):
     u += [kern(0, f"d50_{i}", "gt", 1, 1, 0, 20 * MS), "ssync 0", "sleep 20000"]

@@ -575,6 +575,46 @@ def part_F(c, only):
             c.mps = None
 
 
+def part_G(c, only):
+    """Follow-up 4: mps_pct* kernels (4224 x 128 threads, 100 us timer blocks) inside an MPS client
+    dispatched their first wave over ~30 us and ran half their blocks 16 us long. Is that MPS? The
+    same kernel, a fixed-work (FMA) variant and 1-warp blocks, without and inside an MPS client; and a
+    PyTorch profile inside an MPS client against one without (an MPS client served fewer requests)."""
+    py = [sys.executable]
+    ti = os.path.join(HERE, "torch_infer.py")
+    cfg = ["--model", "resnet18", "--batch", "8"]
+    runs = (("g_spread", "mps_pct"), ("g_spreadfma", "g_spreadfma"), ("g_spread32", "pl_4224x32"))
+    for nm, spec in runs:
+        if sel(only, nm + "_nomps"):
+            c.run1(nm + "_nomps", spec, reps=3, extra=["--nosolo"])
+    if sel(only, "torch_profile_nomps"):
+        c.group("torch_profile_nomps", [{"exe": py, "args": [ti, "--out", "{out}", "--profile", "--nreq", "30",
+                                                             "--warmup", "20"] + cfg}], barrier=False, timeout=240)
+    c.mps = MPS(c.raw)
+    if c.mps.start():
+        try:
+            for nm, spec in runs:
+                if sel(only, nm + "_mps"):
+                    c.run1(nm + "_mps", spec, reps=3, extra=["--nosolo"])
+            if sel(only, "torch_profile_mps"):
+                c.group("torch_profile_mps", [{"exe": py, "args": [ti, "--out", "{out}", "--profile", "--nreq",
+                                                                   "30", "--warmup", "20"] + cfg}],
+                        barrier=False, timeout=240)
+        finally:
+            c.mps.stop("G_mps")
+            c.mps = None
+
+
+def part_H(c, only):
+    """Follow-up 5 (after G): on which shapes does the first wave take ~10 us more to dispatch?
+    One 100 us timer wave per block size and blocks per SM (dsp_b{threads}_k{blocks per SM}), and
+    two 8 x 128-thread-per-SM kernels at once on two streams."""
+    for f in sorted(glob.glob(os.path.join(SPECS, "dsp_*.spec"))):
+        nm = os.path.basename(f)[:-5]
+        if sel(only, nm):
+            c.run1(nm, nm, reps=5, extra=["--nosolo"])
+
+
 def part_ncu(c, only):
     py = [sys.executable]
     ti = os.path.join(HERE, "torch_infer.py")
@@ -615,7 +655,8 @@ def main():
             json.dump(env_info, f, indent=1)
     t0 = time.time()
     try:
-        {"check": part_check, "A": part_A, "B": part_B, "C": part_C, "D": part_D, "E": part_E, "F": part_F}[a.part](c, a.only)
+        {"check": part_check, "A": part_A, "B": part_B, "C": part_C, "D": part_D, "E": part_E, "F": part_F,
+         "G": part_G, "H": part_H}[a.part](c, a.only)
     finally:
         if c.mps is not None:
             c.mps.stop("emergency")

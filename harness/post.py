@@ -35,7 +35,7 @@ MS = 1e6
 class Raw:
     def __init__(self, tardir):
         self.parts = {}
-        for part in "ABCDEF":
+        for part in "ABCDEFGH":
             p = os.path.join(tardir, f"part{part}.tar.gz")
             if os.path.exists(p):
                 self.parts[part] = tarfile.open(p, "r:gz")
@@ -128,6 +128,7 @@ CATS = [
     (r"^(mps_|d_mps_)", "mps"),
     (r"^torch_", "pytorch"),
     (r"^ncu_", "ncu"),
+    (r"^(g_spread|dsp_)", "dispatch"),
 ]
 
 
@@ -222,6 +223,20 @@ def describe(name):
         return "two MPS clients with thread-percentage limits running a 4224-block kernel 5 times"
     if name.startswith("mps_excl"):
         return "MPS SM sets: clients with limits each run 132 exclusive blocks (200 KiB smem, 20 ms); waits show shared physical SMs; clock64 domains show GPCs"
+    m = re.match(r"^g_(spread|spreadfma|spread32)_(nomps|mps)$", name)
+    if m:
+        shape = {"spread": "4224 x 128 threads, 100 us timer blocks (the mps_pct kernel)",
+                 "spreadfma": "4224 x 128 threads, fixed work (FMA, 44600 iterations: ~100 us for a lone warp)",
+                 "spread32": "4224 x 32 threads, 2 ms timer blocks (pl_4224x32)"}[m[1]]
+        return f"one kernel of {shape}, {'no MPS' if m[2] == 'nomps' else 'inside an MPS client (100%)'}, 3 times"
+    m = re.match(r"^dsp_b(\d+)_k(\d+)(x2)?$", name)
+    if m:
+        two = " on each of two streams at once" if m[3] else ""
+        return (f"dispatch of one wave: {int(m[2]) * 132} blocks of {m[1]} threads ({m[2]} per SM), 100 us timer blocks{two}, "
+                "5 times: which blocks start late, and by how much")
+    if name in ("torch_profile_nomps", "torch_profile_mps"):
+        return ("one PyTorch process, resnet18 batch 8, 30 requests recorded with torch.profiler, "
+                + ("no MPS (control for torch_profile_mps, same session)" if name.endswith("nomps") else "inside an MPS client"))
     m = re.match(r"^torch_(nomps|mps)_n(\d)(.*)$", name)
     if m:
         return f"PyTorch resnet18 batch 8 inference, {m[2]} processes closed loop (300 requests after 50 warm-up), {'no MPS' if m[1] == 'nomps' else 'MPS'}{m[3].replace('_', ' ')}"
@@ -968,12 +983,69 @@ class Post:
                     uw[nm] = {"gpu_util_mean": r3(st.mean(v)) if v else None, "n_samples": len(v),
                               "window_s": r3((win[1] - win[0]) / 1e9)}
         S["gpu_util_by_experiment"] = uw
+        self.analyze_dispatch()
+
+    def analyze_dispatch(self):
+        """Parts G and H: how one wave is dispatched (which blocks start late, and when), and a
+        PyTorch profile inside an MPS client against one without."""
+        S = self.summary
+        raw = self.raw
+        TICK = 2 ** 15 / 1.98e3  # us: 32768 SM cycles at 1980 MHz, the period of the late starts
+        out = {}
+        for part in ("G", "H"):
+            if part not in raw.parts:
+                continue
+            for x in raw.json(part, f"index_{part}.json"):
+                nm = x["name"]
+                if not (nm.startswith("dsp_") or nm.startswith("g_spread")):
+                    continue
+                P = load_proc(raw, part, nm, 0)
+                per = defaultdict(list)
+                for b in P["blocks"]:
+                    per[b["rep"]].append(b)
+                spans, late_frac, first_late, imm_warps, late_ticks = [], [], [], [], []
+                threads = int(P["ops"][0]["block"]) if P["ops"] else 0
+                for rep, bl in per.items():
+                    t0 = min(int(b["t0"]) for b in bl)
+                    spans.append((max(int(b["t1"]) for b in bl) - t0) / 1e3)
+                    # the first wave: blocks that started before any block ended
+                    first_end = min(int(b["t1"]) for b in bl)
+                    wave = [b for b in bl if int(b["t0"]) < first_end]
+                    late = [int(b["t0"]) - t0 for b in wave if int(b["t0"]) - t0 > 2000]
+                    late_frac.append(len(late) / len(wave))
+                    if late:
+                        first_late.append(min(late) / 1e3)
+                        late_ticks += [round(v / 1e3 / TICK, 2) for v in late]
+                    by_sm = Counter(b["smid"] for b in wave if int(b["t0"]) - t0 <= 2000)
+                    imm_warps.append(med(list(by_sm.values())) * ((threads + 31) // 32))
+                out[nm] = {"span_us": r3(med(spans)), "first_wave_late_fraction": r3(med(late_frac)),
+                           "first_late_start_us": r3(med(first_late)) if first_late else None,
+                           "immediate_warps_per_sm": r3(med(imm_warps)),
+                           "late_starts_in_ticks_p10_p50_p90": [q(late_ticks, 0.1), q(late_ticks, 0.5),
+                                                               q(late_ticks, 0.9)] if late_ticks else None}
+        if out:
+            S["dispatch_first_wave"] = {"tick_us": r3(TICK), "experiments": out}
+        prof = {}
+        for nm in ("torch_profile_nomps", "torch_profile_mps"):
+            if "G" not in raw.parts or not raw.has("G", f"{nm}/p0_trace.json.gz"):
+                continue
+            tr = json.loads(gzip.decompress(raw.read("G", f"{nm}/p0_trace.json.gz")))
+            ks = [e for e in tr["traceEvents"] if e.get("cat") == "kernel"]
+            launches = [e["dur"] for e in tr["traceEvents"]
+                        if e.get("cat") in ("cuda_runtime", "cuda_driver") and "LaunchKernel" in e.get("name", "")]
+            rq = raw.csv("G", f"{nm}/p0_requests.csv")
+            prof[nm] = {"kernels": len(ks), "kernel_time_ms": r3(sum(k["dur"] for k in ks) / 1e3),
+                        "kernels_under_5us_time_ms": r3(sum(k["dur"] for k in ks if k["dur"] < 5) / 1e3),
+                        "launch_api_median_us": r3(med(launches)),
+                        "request_latency_median_ms": r3(med([(int(r["t1_ns"]) - int(r["t0_ns"])) / 1e6 for r in rq]))}
+        if prof:
+            S["torch_profile_mps_vs_nomps"] = prof
 
 
 def sanitize_tarballs(src, dst):
     """Copy raw tarballs, dropping `nvidia-smi -q` output (serial numbers, UUIDs) from env_*.json."""
     os.makedirs(dst, exist_ok=True)
-    for part in "ABCDEF":
+    for part in "ABCDEFGH":
         p = os.path.join(src, f"part{part}.tar.gz")
         if not os.path.exists(p):
             continue
