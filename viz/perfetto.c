@@ -628,7 +628,13 @@ static void sm_counters(Out *o, const SimResult *r, uint32_t gpu, uint32_t smp)
 static void counters(Out *o, const SimResult *r, uint32_t base)
 {
     uint32_t gpu = base + PID_GPU, smp = base + PID_SMS;
-    /* nvidia-smi GPU-Util: one value per sampling period. */
+    /* nvidia-smi GPU-Util: one value per sampling period.  Like every
+     * counter track here, it starts with a 0 at ts 0 (a later sample at the
+     * same ts wins):
+     * Perfetto's 2021 UI fails an assertion drawing a counter whose only
+     * sample in its first bucket is a non-zero one at ts 0. */
+    if (r->util_samples->len)
+        counter(o, gpu, "GPU-Util as nvidia-smi samples it (%)", 0, 0);
     for (guint i = 0; i < r->util_samples->len; i++)
         counter(o, gpu, "GPU-Util as nvidia-smi samples it (%)",
                 (SimTime)i * r->nvml_period_ns,
@@ -775,7 +781,10 @@ gboolean sim_viz_perfetto(SimResult *const *runs,
                     "%s: cannot start gzip compression", path);
         return FALSE;
     }
-    g_string_append(o.buf, "{\"displayTimeUnit\":\"ns\",\"otherData\":{");
+    /* No "displayTimeUnit": it only chooses how viewers print times (ts
+     * stays in us), but Perfetto before 2022 read "ns" as "ts is in ns" and
+     * showed a 364 ms run as 364 us (viz/perfetto-ui-check/README.md). */
+    g_string_append(o.buf, "{\"otherData\":{");
     g_string_append(o.buf, "\"generator\":\"hqsim\",\"scenario\":");
     out_str(o.buf, sc ? sc->source : "");
     g_string_append(o.buf, ",\"gpu\":");
