@@ -84,7 +84,9 @@ struct KernelRt {
     SimBlockNeeds needs;
     uint64_t blocks, dispatched, done;
     double work;          /* per block, in ns at full rate */
-    double demand;        /* share of an SM's issue capacity per block */
+    double w;             /* load per block, in warps (engine_sm.c) */
+    double speed_alone;   /* per-warp speed on an SM when it runs alone,
+                             at which its work is measured */
     uint32_t occ;         /* its blocks per SM on an empty SM */
     uint32_t carveout;    /* shared-memory carveout it asks for (bytes) */
     int priority;
@@ -156,7 +158,8 @@ struct SmRt {
     uint32_t used_smem;   /* allocated by resident blocks */
     uint32_t free_regs[SIM_MAX_SUBPARTITIONS];
     uint32_t warps;       /* resident warps */
-    double load;          /* sum of resident blocks' demand */
+    double load;          /* sum of resident blocks' load (warps) */
+    double speed;         /* per-warp speed at that load (1: lone warp) */
     SimTime last;         /* progress accounted up to here */
     Group *groups;
     SimEvent ev;          /* EV_SM */

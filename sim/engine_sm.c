@@ -9,15 +9,21 @@
  * SM limit, which holds back only that client.  Which SM gets the next block
  * is the placement policy, a small ops table chosen by the model.
  *
- * Contention.  A block asks for a share `demand` of its SM's issue capacity:
- * the kernel's SM intensity (given, or its resident warps over the model's
- * sm_saturation_warps) divided by the number of its blocks that share an SM
- * when it runs alone.  An SM whose resident blocks together ask for more
- * than 1 serves all of them at rate 1/load; otherwise every block runs at
- * full speed.  By construction a kernel alone never overloads an SM, so it
+ * Contention.  An SM issues instructions at a rate that grows with its
+ * resident warps, linearly while their latency is hidden, then saturating
+ * (sim_gpu_model_issue_rate: T(L) warps' worth for a load of L warps).  A
+ * block's load is its warps, or, for a kernel with a given SM intensity,
+ * the warps at which the SM would issue that share of its saturated rate,
+ * spread over the blocks the kernel puts on one SM when it runs alone.
+ * Each warp then runs at speed T(L)/L of a lone warp, where L is the SM's
+ * total load; a kernel's work is measured at the speed it had alone,
+ * T(La)/La with La its own load, so a group's rate is the ratio of the two,
+ * never above 1.  By construction a kernel alone runs at rate 1 and
  * reproduces its given duration exactly: duration = waves x block work.
- * Co-resident latency-bound blocks (small demand) overlap for free; busy
- * ones slow each other down in proportion.
+ * Co-resident blocks whose total load the SM hides (T(L) = L) overlap for
+ * free; beyond that they slow each other down, the lighter kernel (whose
+ * warps were fastest alone) the most.  An SM on which some group runs
+ * below rate 1 is "slowed": its groups are timed by its own event.
  *
  * Cost: blocks placed together on one SM are one Group; an SM has one
  * pending event (its earliest group completion), so a wave of a kernel
@@ -68,9 +74,26 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
     return MIN(fit, reg_warp_slots(E, sm, nd->regs_per_warp) / nd->warps);
 }
 
-static double sm_rate(const SmRt *sm)
+/* The rate of @g's blocks on @sm: its warps' speed there over their speed
+ * alone.  Wall-clock and self-timed blocks are never slowed. */
+static double group_rate(const SmRt *sm, const Group *g)
 {
-    return sm->load > 1.0 + 1e-12 ? 1.0 / sm->load : 1.0;
+    const SimKernelSpec *ks = &g->k->inst->op->u.kernel;
+    if (ks->wall_clock || ks->self_timed || sm->speed >= g->k->speed_alone)
+        return 1.0;
+    return sm->speed / g->k->speed_alone;
+}
+
+/* Whether, at per-warp speed @speed, some group on @sm runs below rate 1. */
+static bool sm_slows(const SmRt *sm, double speed)
+{
+    for (const Group *g = sm->groups; g; g = g->next) {
+        const SimKernelSpec *ks = &g->k->inst->op->u.kernel;
+        if (!ks->wall_clock && !ks->self_timed &&
+            speed < g->k->speed_alone * (1 - 1e-12))
+            return true;
+    }
+    return false;
 }
 
 /* Account progress of the SM's loose groups up to now (cohort groups are
@@ -82,26 +105,26 @@ static void sm_advance(Engine *E, SmRt *sm)
         return;
     }
     if (!sm->ctx->frozen && sm->groups) {
-        double d = (double)(E->now - sm->last) * sm_rate(sm);
+        double d = (double)(E->now - sm->last);
         for (Group *g = sm->groups; g; g = g->next)
             if (!g->cohort)
-                g->remaining -= d;
+                g->remaining -= d * group_rate(sm, g);
     }
     sm->last = E->now;
 }
 
 static void sm_reschedule(Engine *E, SmRt *sm)
 {
-    double min = INFINITY;
+    double min = INFINITY; /* time until the first loose group is done */
     if (!sm->ctx->frozen)
         for (Group *g = sm->groups; g; g = g->next)
             if (!g->cohort)
-                min = MIN(min, g->remaining);
+                min = MIN(min, MAX(g->remaining, 0) / group_rate(sm, g));
     if (min == INFINITY) {
         sim_eventq_cancel(&E->q, &sm->ev);
         return;
     }
-    double dt = min > 0 ? ceil(min / sm_rate(sm)) : 0;
+    double dt = ceil(min);
     sim_eventq_schedule(&E->q, &sm->ev, E->now + (SimTime)dt);
 }
 
@@ -175,7 +198,7 @@ static void cohort_remove(Engine *E, Group *g)
         cohort_release(E, co);
 }
 
-/* The SM is about to be overloaded: its cohort groups become loose, with
+/* The SM is about to be slowed: its cohort groups become loose, with
  * the work their cohort had left (time left at full rate). */
 static void sm_loosen(Engine *E, SmRt *sm)
 {
@@ -241,17 +264,21 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
         g->next = sm->groups;
         sm->groups = g;
     }
-    double load = sm->load + n * k->demand;
+    const double load = sm->load + n * k->w;
+    const double speed = sim_gpu_model_warp_speed(E->m, load);
     bool wall = k->inst->op->u.kernel.wall_clock ||
                 k->inst->op->u.kernel.self_timed; /* never slowed */
-    if (load > 1.0 + 1e-12) {
+    /* More load only slows warps down: if nothing is slowed now, nothing
+     * was, and every loose group keeps rate 1. */
+    bool slowed = sm_slows(sm, speed); /* g, in the list, included */
+    if (slowed) {
         sm_loosen(E, sm); /* g included, if it was in a cohort */
         if (!sm->resched) {
             sm->resched = true;
             g_ptr_array_add(E->resched, sm);
         }
     }
-    if (!g->cohort && (wall || load <= 1.0 + 1e-12)) {
+    if (!g->cohort && (wall || !slowed)) {
         if (!k->last_cohort || k->last_cohort->placed != E->now)
             k->last_cohort = cohort_new(E, k);
         cohort_add(k->last_cohort, g);
@@ -292,7 +319,8 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
             left -= take;
         }
     }
-    sm->load += n * k->demand;
+    sm->load = load;
+    sm->speed = speed;
     sm->ctx->resident_blocks += n;
     sm->ctx->state_bytes += (uint64_t)n * block_state_bytes(nd);
     if (sm->client_blocks) {
@@ -343,9 +371,10 @@ static void sm_unplace(Engine *E, SmRt *sm, Group *g)
     sm->used_smem -= g->count * nd->smem_bytes;
     for (uint32_t s = 0; s < E->m->reg_subpartitions; s++)
         sm->free_regs[s] += g->sub_warps[s] * nd->regs_per_warp;
-    sm->load -= g->count * k->demand;
+    sm->load -= g->count * k->w;
     if (sm->load < 1e-9)
         sm->load = 0; /* no drift below zero from repeated float sums */
+    sm->speed = sim_gpu_model_warp_speed(E->m, sm->load);
     sm->ctx->resident_blocks -= g->count;
     sm->ctx->release_epoch++;
     if (sm->free_blocks == E->m->max_blocks_per_sm)
@@ -370,6 +399,7 @@ void sm_init_ctx(Engine *E, Ctx *c)
         sm->id = i;
         sm->free_warps = m->max_warps_per_sm;
         sm->free_blocks = m->max_blocks_per_sm;
+        sm->speed = 1.0; /* no load: a lone warp's speed */
         sm->carveout = 0;
         sm->used_smem = 0;
         for (uint32_t s = 0; s < m->reg_subpartitions; s++)
@@ -440,11 +470,13 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     uint64_t waves = (k->blocks + S * o - 1) / (S * o);
     k->work = ks->duration_ns ? (double)ks->duration_ns / (double)waves
                               : (double)ks->block_time_ns;
-    double intensity = ks->sm_intensity > 0
-                           ? ks->sm_intensity
-                           : MIN(1.0, (double)(per_sm * occ.needs.warps) /
-                                          m->sm_saturation_warps);
-    k->demand = intensity / (double)per_sm;
+    /* Its load on one SM when it runs alone: its warps, or the warps at
+     * which the SM issues its given share of the saturated rate. */
+    double alone = ks->sm_intensity > 0
+                       ? sim_gpu_model_load_for_share(m, ks->sm_intensity)
+                       : (double)(per_sm * occ.needs.warps);
+    k->w = alone / (double)per_sm;
+    k->speed_alone = sim_gpu_model_warp_speed(m, alone);
     k->start = SIM_TIME_NEVER;
     k->stuck_epoch = UINT64_MAX;
     k->smset = g_new0(uint64_t, E->sm_words);
@@ -891,10 +923,11 @@ void sm_cohort_event(Engine *E, Cohort *co)
         Group *next = g->cnext;
         SmRt *sm = g->sm;
         g->cohort = NULL;
-        /* Unless this is a wall-clock cohort, its SM is not overloaded,
-         * so removing the group changes no loose group's rate. */
+        /* Removing the group speeds up the loose groups of a slowed SM
+         * (one holds a cohort group only if nothing on it is slowed, or
+         * the group is wall-clock). */
         sm_advance(E, sm);
-        bool over = sm->load > 1.0 + 1e-12;
+        bool over = sm_slows(sm, sm->speed);
         Group **pp = &sm->groups;
         while (*pp != g)
             pp = &(*pp)->next;
@@ -1011,7 +1044,7 @@ void sm_check(const Engine *E)
                 warps += g->count * nd->warps;
                 nblocks += g->count;
                 smem += g->count * nd->smem_bytes;
-                load += g->count * g->k->demand;
+                load += g->count * g->k->w;
                 uint32_t gw = 0;
                 for (uint32_t s = 0; s < m->reg_subpartitions; s++) {
                     regs[s] += g->sub_warps[s] * nd->regs_per_warp;
@@ -1044,10 +1077,12 @@ void sm_check(const Engine *E)
                       "SM %u: registers of sub-partition %u", i, s);
             CHECK(fabs(sm->load - load) < 1e-6, "SM %u: load %g != %g", i,
                   sm->load, load);
-            if (sm->load > 1.0 + 1e-12)
+            CHECK(fabs(sm->speed - sim_gpu_model_warp_speed(m, load)) < 1e-9,
+                  "SM %u: speed %g for load %g", i, sm->speed, load);
+            if (sm_slows(sm, sm->speed))
                 for (const Group *g = sm->groups; g; g = g->next)
                     CHECK(!g->cohort || g->cohort->wall || g->cohort->timed,
-                          "SM %u: overloaded (%g) yet holds a cohort group",
+                          "SM %u: slowed (load %g) yet holds a cohort group",
                           i, sm->load);
         }
         CHECK(blocks == c->resident_blocks, "context %u: %llu blocks != %llu",

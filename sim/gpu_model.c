@@ -73,6 +73,7 @@ static const FieldSpec model_fields[] = {
      NULL},
     {"placement", F_ENUM, OFF(placement), 0, 0, placement_names},
     {"sm_saturation_warps", F_F64, OFF(sm_saturation_warps), 0.5, 1024, NULL},
+    {"sm_full_speed_warps", F_F64, OFF(sm_full_speed_warps), 0.5, 1024, NULL},
     {"submit_latency_us", F_TIME_US, OFF(submit_latency_ns), 0, 1e5, NULL},
     {"kernel_launch_latency_us", F_TIME_US, OFF(kernel_launch_latency_ns), 0,
      1e5, NULL},
@@ -514,6 +515,37 @@ GpuModel *sim_gpu_model_copy(const GpuModel *m)
     if (m->sources)
         c->sources = g_hash_table_ref(m->sources);
     return c;
+}
+
+/* The issue-rate curve (see gpu_model.h): T(L) = L up to L0 warps, then
+ * Tmax - (Tmax - L0) exp(-(L - L0) / (Tmax - L0)): continuous with slope 1
+ * at L0, rising to Tmax.  With L0 >= Tmax the knee is hard: min(L, Tmax). */
+double sim_gpu_model_issue_rate(const GpuModel *m, double L)
+{
+    const double L0 = m->sm_full_speed_warps, Tmax = m->sm_saturation_warps;
+    if (L <= L0 || L0 >= Tmax)
+        return MIN(L, Tmax);
+    return Tmax - (Tmax - L0) * exp(-(L - L0) / (Tmax - L0));
+}
+
+double sim_gpu_model_warp_speed(const GpuModel *m, double L)
+{
+    return L > 0 ? sim_gpu_model_issue_rate(m, L) / L : 1.0;
+}
+
+double sim_gpu_model_load_for_share(const GpuModel *m, double share)
+{
+    const double L0 = m->sm_full_speed_warps, Tmax = m->sm_saturation_warps;
+    const double most = (double)m->max_warps_per_sm;
+    double T = MIN(share, 1.0) * Tmax;
+    if (T <= MIN(L0, Tmax))
+        return T;
+    if (L0 >= Tmax) /* hard knee: the whole capacity at Tmax warps */
+        return Tmax;
+    double left = (Tmax - T) / (Tmax - L0);
+    if (left <= 1e-12)
+        return most;
+    return MIN(most, L0 - (Tmax - L0) * log(left));
 }
 
 uint32_t sim_gpu_model_mps_sm_limit(const GpuModel *m, double pct)

@@ -84,8 +84,12 @@ typedef struct GpuModel {
     /* --- Block execution and contention --- */
     SimPlacement placement;
     uint32_t *dispatch_order;         /* sm_count SM ids, first to last */
-    double sm_saturation_warps;       /* warps of a typical kernel that
-                                         saturate an SM's issue rate */
+    double sm_saturation_warps;       /* Tmax: an SM's saturated issue
+                                         rate, in warps of a lone-warp
+                                         kernel's speed */
+    double sm_full_speed_warps;       /* L0: warps an SM runs each at a
+                                         lone warp's speed (latency fully
+                                         hidden); >= Tmax: a hard knee */
     SimTime submit_latency_ns;        /* API return -> op visible at its
                                          hardware queue */
     SimTime kernel_launch_latency_ns; /* queue head -> first block */
@@ -162,6 +166,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuModel, sim_gpu_model_free)
 
 /* A deep copy (for what-if runs that modify a field). */
 GpuModel *sim_gpu_model_copy(const GpuModel *m);
+
+/* An SM's issue rate with @L warps resident (in lone-warp speeds, each
+ * warp of a kernel without a given intensity counting 1): L up to
+ * sm_full_speed_warps, then rising smoothly to sm_saturation_warps, which
+ * it approaches (measured on an H100 with dependent FMA chains: 4 warps run
+ * at full speed, 8 at 0.82 of the saturated rate, FINDINGS.md §5). */
+double sim_gpu_model_issue_rate(const GpuModel *m, double L);
+
+/* Speed of each of @L resident warps relative to a lone warp:
+ * issue_rate(L) / L (1 for L <= 0). */
+double sim_gpu_model_warp_speed(const GpuModel *m, double L);
+
+/* The load, in warps, at which an SM issues @share (0..1) of its saturated
+ * rate: how a kernel's given SM intensity becomes warps.  1 gives the
+ * SM's maximum warps (or Tmax with a hard knee). */
+double sim_gpu_model_load_for_share(const GpuModel *m, double share);
 
 /* The SM count an MPS client at @pct percent (0 < pct <= 100) may use, per
  * the model's TPC granularity and rounding rule; at least one TPC. */

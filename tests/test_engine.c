@@ -9,6 +9,7 @@
  *  - "fat":  1024 threads + 120 KiB shared memory: one per SM (smem);
  *  - "half": 1024 threads (32 warps), no shared memory: two per SM.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -304,6 +305,48 @@ static void test_engine_contention_slows_coresident_blocks(void **state)
         g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
         assert_int_equal(test_op(r, 0, 0)->end_ns, expect[i]);
         assert_int_equal(test_op(r, 0, 1)->end_ns, expect[i]);
+    }
+}
+
+/* The calibrated issue-rate curve (H100: 4 warps at full speed, saturating
+ * at 7.9; FINDINGS.md §5).  Two 4-warp kernels of 1 ms on every SM: 8
+ * warps run at T(8)/8 of a lone warp's speed, T(8) = 7.9 - 3.9 e^(-4/3.9),
+ * against full speed alone: both take 8 / T(8) ms = 1.2305 ms (measured
+ * ct_i1_w4: 1.241).  A 1-warp and an 8-warp kernel: 9 warps at T(9)/9;
+ * the 8-warp kernel had T(8)/8 alone, so it slows by the ratio and ends
+ * first; the 1-warp kernel, at T(9)/9 until then, finishes alone. */
+static void test_engine_contention_follows_the_issue_curve(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    const double T8 = 7.9 - 3.9 * exp(-4 / 3.9), T9 = 7.9 - 3.9 * exp(-5 / 3.9);
+    {
+        g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp a = test_kernel(0, "a", 4, 128, MS(1));
+        SimOp b = test_kernel(1, "b", 4, 128, MS(1));
+        sim_process_add_op(p, &a);
+        sim_process_add_op(p, &b);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        double want = 1e6 * 8 / T8;
+        assert_in_range(test_op(r, 0, 0)->end_ns, want - 2, want + 2);
+        assert_in_range(test_op(r, 0, 1)->end_ns, want - 2, want + 2);
+    }
+    {
+        g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp a = test_kernel(0, "light", 4, 32, MS(1));
+        SimOp b = test_kernel(1, "heavy", 4, 256, MS(1));
+        sim_process_add_op(p, &a);
+        sim_process_add_op(p, &b);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        double s9 = T9 / 9, s8 = T8 / 8;
+        double heavy = 1e6 / (s9 / s8);
+        double light = heavy + (1e6 - heavy * s9);
+        assert_in_range(test_op(r, 0, 1)->end_ns, heavy - 2, heavy + 2);
+        assert_in_range(test_op(r, 0, 0)->end_ns, light - 3, light + 3);
+        assert_true(light > heavy); /* the lighter kernel slows the most */
     }
 }
 
@@ -673,6 +716,7 @@ int main(void)
         T(test_engine_block_boundary_preemption),
         T(test_engine_idle_yield_delays_switch),
         T(test_engine_contention_slows_coresident_blocks),
+        T(test_engine_contention_follows_the_issue_curve),
         T(test_engine_copies_overlap_and_serialize),
         T(test_engine_event_dependencies),
         T(test_engine_detects_deadlock),

@@ -485,6 +485,40 @@ static void test_gpu_model_mps_client_limit(void **state)
     assert_int_equal(sim_gpu_model_mps_client_limit(h100, 32), 3);
 }
 
+/* The issue-rate curve of the calibrated H100 (L0 = 4 warps at full speed,
+ * saturating at 7.9; FINDINGS.md §5), worked out from its formula:
+ * T(L) = L up to 4, then 7.9 - 3.9 exp(-(L - 4) / 3.9). */
+static void test_gpu_model_issue_rate_curve(void **state)
+{
+    Fixture *f = *state;
+    const GpuModel *m = f->h100;
+    assert_float_equal(sim_gpu_model_issue_rate(m, 2), 2, 1e-12);
+    assert_float_equal(sim_gpu_model_issue_rate(m, 4), 4, 1e-12);
+    /* 8 warps: 7.9 - 3.9 e^(-4/3.9) = 6.5015; measured 6.45 (ILP-1 FMA
+     * solo 1230 us against 992 us for a lone warp). */
+    assert_float_equal(sim_gpu_model_issue_rate(m, 8), 6.50154, 1e-4);
+    assert_float_equal(sim_gpu_model_issue_rate(m, 64), 7.9, 1e-6);
+    /* Per-warp speed: 1 up to L0, then falling. */
+    assert_float_equal(sim_gpu_model_warp_speed(m, 0), 1, 1e-12);
+    assert_float_equal(sim_gpu_model_warp_speed(m, 4), 1, 1e-12);
+    assert_float_equal(sim_gpu_model_warp_speed(m, 8), 6.50154 / 8, 1e-5);
+    /* An intensity is the share of the saturated rate a kernel issues
+     * alone; the load for it inverts the curve. */
+    assert_float_equal(sim_gpu_model_load_for_share(m, 0.25), 1.975, 1e-9);
+    double L = sim_gpu_model_load_for_share(m, 0.823);
+    assert_float_equal(sim_gpu_model_issue_rate(m, L), 0.823 * 7.9, 1e-9);
+    assert_float_equal(sim_gpu_model_load_for_share(m, 1.0),
+                       m->max_warps_per_sm, 1e-12);
+    /* A hard knee (L0 >= Tmax, the uncalibrated models): min(L, Tmax),
+     * i.e. proportional sharing of the saturated rate. */
+    g_autoptr(GpuModel) k = sim_gpu_model_copy(m);
+    k->sm_full_speed_warps = k->sm_saturation_warps = 64;
+    assert_float_equal(sim_gpu_model_issue_rate(k, 32), 32, 1e-12);
+    assert_float_equal(sim_gpu_model_warp_speed(k, 128), 0.5, 1e-12);
+    assert_float_equal(sim_gpu_model_load_for_share(k, 1.0), 64, 1e-12);
+    assert_float_equal(sim_gpu_model_load_for_share(k, 0.5), 32, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -511,6 +545,7 @@ int main(void)
         T(test_gpu_model_mps_sm_limit_rounds_down_by_tpc),
         T(test_gpu_model_mps_sm_limit_other_roundings),
         T(test_gpu_model_mps_client_limit),
+        T(test_gpu_model_issue_rate_curve),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

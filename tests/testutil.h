@@ -54,6 +54,7 @@ static inline GpuModel *test_model(uint32_t sms)
     for (uint32_t i = 0; i < sms; i++)
         m->dispatch_order[i] = i;
     m->sm_saturation_warps = 64;
+    m->sm_full_speed_warps = 64; /* a hard knee: proportional sharing */
     m->preemption = SIM_PREEMPT_INSTRUCTION;
     m->timeslice_ns = SIM_US(1000);
     m->context_switch_ns = SIM_US(10);
