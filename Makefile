@@ -122,12 +122,14 @@ tsan:
 	$(Q)G_SLICE=always-malloc TSAN_OPTIONS="halt_on_error=1" \
 	  build-tsan/tests/test_sweep_threads
 
-# test: everything CI runs, one stage after the other (each stage builds
-# in parallel under -j).
+# test: everything CI runs, one stage after the other.  Each stage builds
+# on every core (JOBS) unless make was already given -j.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+PAR = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(JOBS))
 test:
-	$(Q)$(MAKE) --no-print-directory check
-	$(Q)$(MAKE) --no-print-directory asan
-	$(Q)$(MAKE) --no-print-directory valgrind
+	$(Q)$(MAKE) --no-print-directory $(PAR) check
+	$(Q)$(MAKE) --no-print-directory $(PAR) asan
+	$(Q)$(MAKE) --no-print-directory $(PAR) valgrind
 
 bench: $(BUILD)/hqsim $(BENCH_BIN)
 	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash bench/run.sh

@@ -22,7 +22,7 @@ bench_cmd() {
     shift
     /usr/bin/time -f "  %e s, %M KiB peak  $label" "$@" >/dev/null
 }
-bench_cmd "run $(basename $own) (3630 ops)" "$HQSIM" run -q "$own"
+bench_cmd "run $(basename $own)" "$HQSIM" run -q "$own"
 bench_cmd "compare $(basename $own) --loop-request --iterations 300 --processes 8" \
     "$HQSIM" compare -q "$own" --loop-request --iterations 300 --processes 8
 shared=../shared/traces

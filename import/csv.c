@@ -119,6 +119,19 @@ bool sim_csv_split(const SimCsv *csv, const char *line, size_t len,
     return true;
 }
 
+bool sim_csv_check_width(const SimCsv *csv, const SimCsvRow *row,
+                         uint32_t min_fields, uint32_t max_fields,
+                         GError **error)
+{
+    if (row->n >= min_fields && row->n <= max_fields)
+        return true;
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                "%s:%u: %u fields, but the header has %u%s", csv->name,
+                row->line, row->n, max_fields,
+                row->n < min_fields ? " (truncated line?)" : "");
+    return false;
+}
+
 const char *sim_csv_field(const SimCsvRow *row, uint32_t i)
 {
     if (i >= row->n)

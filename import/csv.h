@@ -55,6 +55,13 @@ bool sim_csv_split(const SimCsv *csv, const char *line, size_t len,
                    uint32_t lineno, SimCsvRow *row, const SimCsvRow *header,
                    GError **error);
 
+/* Fails, naming the file and the row's line, unless @row has between
+ * @min_fields and @max_fields fields (the header's count, or fewer where
+ * trailing columns are optional). */
+bool sim_csv_check_width(const SimCsv *csv, const SimCsvRow *row,
+                         uint32_t min_fields, uint32_t max_fields,
+                         GError **error);
+
 /* Field @i of @row (transfer none), "" when @i is out of range. */
 const char *sim_csv_field(const SimCsvRow *row, uint32_t i);
 

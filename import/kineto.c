@@ -425,36 +425,14 @@ static bool get_dim3(const Kineto *kn, uint32_t line, const char *name,
 /* "Memcpy HtoD (Pageable -> Device)" -> direction and host pinning. */
 static bool parse_memcpy(const char *name, SimCopyDir *dir, bool *pinned)
 {
-    static const struct {
-        const char *k;
-        SimCopyDir d;
-    } t[] = {{"HtoD", SIM_COPY_H2D}, {"HtoA", SIM_COPY_H2D},
-             {"DtoH", SIM_COPY_D2H}, {"AtoH", SIM_COPY_D2H},
-             {"DtoD", SIM_COPY_D2D}, {"DtoA", SIM_COPY_D2D},
-             {"AtoD", SIM_COPY_D2D}, {"AtoA", SIM_COPY_D2D},
-             {"PtoP", SIM_COPY_D2D}};
     if (!g_str_has_prefix(name, "Memcpy "))
         return false;
     const char *k = name + 7;
-    size_t n = strcspn(k, " (");
-    bool found = false;
-    for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
-        if (strlen(t[i].k) == n && !strncmp(k, t[i].k, n)) {
-            *dir = t[i].d;
-            found = true;
-        }
-    if (!found)
+    if (!sim_trace_copy_dir(k, strcspn(k, " ("), dir))
         return false;
     *pinned = !(*dir == SIM_COPY_H2D && strstr(name, "(Pageable ->")) &&
               !(*dir == SIM_COPY_D2H && strstr(name, "-> Pageable)"));
     return true;
-}
-
-static bool api_blocks(const char *name)
-{
-    return name && (g_str_has_prefix(name, "cudaMemcpy") ||
-                    g_str_has_prefix(name, "cuMemcpy")) &&
-           !strstr(name, "Async");
 }
 
 static void set_api(SimTraceOp *op, const Api *a)
@@ -528,7 +506,7 @@ static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
                 return true;
             }
             op.u.copy.bytes = (uint64_t)bytes;
-            op.api_blocks = a && api_blocks(a->name);
+            op.api_blocks = a && sim_trace_api_blocks(a->name);
         }
     }
     op.line = line;
@@ -540,21 +518,6 @@ static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
     set_api(&op, a);
     g_array_append_val(p->ops, op);
     return true;
-}
-
-static int sync_kind_of_api(const char *name)
-{
-    if (!name)
-        return -1;
-    if (strstr(name, "DeviceSynchronize") || strstr(name, "CtxSynchronize"))
-        return SIM_TRACE_DEVICE_SYNC;
-    if (strstr(name, "StreamSynchronize"))
-        return SIM_TRACE_STREAM_SYNC;
-    if (strstr(name, "EventSynchronize"))
-        return SIM_TRACE_EVENT_SYNC;
-    if (strstr(name, "StreamWaitEvent"))
-        return SIM_TRACE_EVENT_WAIT;
-    return -1;
 }
 
 /* The record a wait or event sync refers to, as an event record op on the
@@ -584,7 +547,7 @@ static bool sync_event(Kineto *kn, const cJSON *ev, uint32_t line,
         return false;
     Api *a;
     SimTraceProcess *p = owner(kn, arg_int(args, "correlation", -1), &a);
-    int kind = a ? sync_kind_of_api(a->name) : -1;
+    int kind = a ? sim_trace_sync_kind_of_api(a->name) : -1;
     if (a && kind < 0 && strstr(a->name, "Query"))
         return true; /* cudaEventQuery / cudaStreamQuery do not block */
     if (kind < 0) {
@@ -645,7 +608,7 @@ static void api_only_syncs(Kineto *kn)
     g_hash_table_iter_init(&it, kn->api);
     while (g_hash_table_iter_next(&it, &k, &v)) {
         Api *a = v;
-        int kind = sync_kind_of_api(a->name);
+        int kind = sim_trace_sync_kind_of_api(a->name);
         if (a->synced || kind < 0)
             continue;
         if (kind != SIM_TRACE_DEVICE_SYNC && kind != SIM_TRACE_STREAM_SYNC) {

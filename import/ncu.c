@@ -385,14 +385,9 @@ bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
             }
             continue;
         }
-        ok = sim_csv_split(&csv, line, n, csv.line, row, header, error);
-        if (ok && (row->n > nc.n_fields || row->n < nc.min_fields)) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                        "%s:%u: %u fields, but the header has %u%s", tr->path,
-                        csv.line, row->n, nc.n_fields,
-                        row->n < nc.n_fields ? " (truncated line?)" : "");
-            ok = false;
-        }
+        ok = sim_csv_split(&csv, line, n, csv.line, row, header, error) &&
+             sim_csv_check_width(&csv, row, nc.min_fields, nc.n_fields,
+                                 error);
         SimNcuKernel *k = ok ? kernel_for(&nc, row, error) : NULL;
         ok = k != NULL;
         if (!ok)

@@ -228,39 +228,7 @@ static bool num(const Nsys *ns, const SimCsvRow *r, Col c, double min,
 }
 
 /* "[CUDA memcpy Host-to-Device]" (3.x) or "[CUDA memcpy HtoD]". */
-static bool memcpy_dir(const char *kind, SimCopyDir *d)
-{
-    static const struct {
-        const char *k;
-        SimCopyDir d;
-    } t[] = {{"Host-to-Device", SIM_COPY_H2D},
-             {"HtoD", SIM_COPY_H2D},
-             {"Unified Host-to-Device", SIM_COPY_H2D},
-             {"Device-to-Host", SIM_COPY_D2H},
-             {"DtoH", SIM_COPY_D2H},
-             {"Unified Device-to-Host", SIM_COPY_D2H},
-             {"Device-to-Device", SIM_COPY_D2D},
-             {"DtoD", SIM_COPY_D2D},
-             {"Peer-to-Peer", SIM_COPY_D2D},
-             {"PtoP", SIM_COPY_D2D},
-             {"Array-to-Device", SIM_COPY_D2D},
-             {"Device-to-Array", SIM_COPY_D2D},
-             {"Host-to-Array", SIM_COPY_H2D},
-             {"Array-to-Host", SIM_COPY_D2H}};
-    for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
-        if (!strcmp(kind, t[i].k)) {
-            *d = t[i].d;
-            return true;
-        }
-    return false;
-}
-
 /* "HtoD]" -> "HtoD" (the text up to the closing bracket, if any). */
-static char *bracket_body(const char *s)
-{
-    return g_strndup(s, strcspn(s, "]"));
-}
-
 static bool read_row(Nsys *ns, const SimCsvRow *r, GError **error)
 {
     const char *name = cell(ns, r, C_NAME);
@@ -297,9 +265,9 @@ static bool read_row(Nsys *ns, const SimCsvRow *r, GError **error)
     SimTraceOp op;
     memset(&op, 0, sizeof op);
     if (g_str_has_prefix(name, "[CUDA memcpy ")) {
-        g_autofree char *kind = bracket_body(name + 13);
+        const char *kind = name + 13; /* "HtoD]" */
         SimCopyDir d;
-        if (!memcpy_dir(kind, &d)) {
+        if (!sim_trace_copy_dir(kind, strcspn(kind, "]"), &d)) {
             ns->tr->n_skipped++;
             sim_trace_note(ns->tr, "%s:%u: '%s' skipped: no such copy in "
                            "the GPU model", ns->tr->path, r->line, name);
@@ -399,13 +367,8 @@ bool sim_import_nsys_csv(SimTrace *tr, const char *text, size_t len,
         }
         if (!sim_csv_split(&csv, line, n, csv.line, row, header, error))
             return false;
-        if (row->n != ns.n_fields) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                        "%s:%u: %u fields, but the header has %u%s",
-                        tr->path, csv.line, row->n, ns.n_fields,
-                        row->n < ns.n_fields ? " (truncated line?)" : "");
+        if (!sim_csv_check_width(&csv, row, ns.n_fields, ns.n_fields, error))
             return false;
-        }
         if (!read_row(&ns, row, error))
             return false;
     }

@@ -173,15 +173,6 @@ static const char *api_name(Db *d, const char *s)
     return sim_trace_intern(d->tr, n);
 }
 
-static bool api_blocks(const char *name)
-{
-    /* cudaMemcpy, cudaMemcpy2D, cudaMemcpyToSymbol, cuMemcpyHtoD...: all
-     * but the Async forms return once the copy is done. */
-    return name && (g_str_has_prefix(name, "cudaMemcpy") ||
-                    g_str_has_prefix(name, "cuMemcpy")) &&
-           !strstr(name, "Async");
-}
-
 /* ------------------------------------------------------------------------
  * Tables
  * ------------------------------------------------------------------------ */
@@ -490,7 +481,7 @@ static bool read_memcpy(Db *d, GError **error)
         int64_t corr = col_i64(st, 4, -1);
         if (corr >= 0) {
             const Api *a = link_api(d, op, pid, corr);
-            op->api_blocks = a && api_blocks(a->name);
+            op->api_blocks = a && sim_trace_api_blocks(a->name);
         }
     }
     sqlite3_finalize(st);
@@ -549,23 +540,6 @@ static bool read_memset(Db *d, GError **error)
     return true;
 }
 
-/* What a synchronization API does, from its name; -1 if nothing (queries
- * do not block) or unknown. */
-static int sync_kind_of_api(const char *name)
-{
-    if (!name)
-        return -1;
-    if (strstr(name, "DeviceSynchronize") || strstr(name, "CtxSynchronize"))
-        return SIM_TRACE_DEVICE_SYNC;
-    if (strstr(name, "StreamSynchronize"))
-        return SIM_TRACE_STREAM_SYNC;
-    if (strstr(name, "EventSynchronize"))
-        return SIM_TRACE_EVENT_SYNC;
-    if (strstr(name, "StreamWaitEvent"))
-        return SIM_TRACE_EVENT_WAIT;
-    return -1;
-}
-
 static bool read_syncs(Db *d, GError **error)
 {
     if (has_table(d, T_SYNC)) {
@@ -588,7 +562,7 @@ static bool read_syncs(Db *d, GError **error)
             int64_t corr = col_i64(st, 4, -1);
             int64_t key = api_key(pid, corr);
             Api *a = corr >= 0 ? g_hash_table_lookup(d->api, &key) : NULL;
-            int kind = a ? sync_kind_of_api(a->name) : -1;
+            int kind = a ? sim_trace_sync_kind_of_api(a->name) : -1;
             if (a && kind < 0 && (strstr(a->name, "Query")))
                 continue; /* cudaEventQuery/cudaStreamQuery: no wait */
             if (kind < 0) {
@@ -643,7 +617,7 @@ static bool read_syncs(Db *d, GError **error)
     g_hash_table_iter_init(&it, d->api);
     while (g_hash_table_iter_next(&it, &k, &v)) {
         Api *a = v;
-        int kind = sync_kind_of_api(a->name);
+        int kind = sim_trace_sync_kind_of_api(a->name);
         if (a->synced ||
             (kind != SIM_TRACE_DEVICE_SYNC && kind != SIM_TRACE_STREAM_SYNC))
             continue;

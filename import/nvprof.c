@@ -260,24 +260,6 @@ static bool integer(const Nvprof *np, const SimCsvRow *r, Col c,
 
 /* "[CUDA memcpy HtoD]" -> direction; false for kinds hqsim has no copy
  * engine for (host to host). */
-static bool copy_dir(const char *kind, SimCopyDir *dir)
-{
-    static const struct {
-        const char *k;
-        SimCopyDir d;
-    } t[] = {{"HtoD", SIM_COPY_H2D}, {"HtoA", SIM_COPY_H2D},
-             {"DtoH", SIM_COPY_D2H}, {"AtoH", SIM_COPY_D2H},
-             {"DtoD", SIM_COPY_D2D}, {"DtoA", SIM_COPY_D2D},
-             {"AtoD", SIM_COPY_D2D}, {"AtoA", SIM_COPY_D2D},
-             {"PtoP", SIM_COPY_D2D}};
-    for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
-        if (strcmp(kind, t[i].k) == 0) {
-            *dir = t[i].d;
-            return true;
-        }
-    return false;
-}
-
 /* Host memory kind of a copy: pinned unless the trace says pageable. */
 static bool copy_pinned(const Nvprof *np, const SimCsvRow *r, SimCopyDir d)
 {
@@ -288,11 +270,6 @@ static bool copy_pinned(const Nvprof *np, const SimCsvRow *r, SimCopyDir d)
 }
 
 /* "HtoD]" -> "HtoD" (the text up to the closing bracket, if any). */
-static char *bracket_body(const char *s)
-{
-    return g_strndup(s, strcspn(s, "]"));
-}
-
 static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
                      GError **error)
 {
@@ -318,9 +295,9 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
     SimTraceOp op;
     memset(&op, 0, sizeof op);
     if (g_str_has_prefix(name, "[CUDA memcpy ")) {
-        g_autofree char *kind = bracket_body(name + 13);
+        const char *kind = name + 13; /* "HtoD]" */
         SimCopyDir dir;
-        if (!copy_dir(kind, &dir)) {
+        if (!sim_trace_copy_dir(kind, strcspn(kind, "]"), &dir)) {
             np->tr->n_skipped++;
             sim_trace_note(np->tr, "%s:%u: '%s' skipped: no such copy in "
                            "the GPU model", np->tr->path, r->line, name);
@@ -480,13 +457,9 @@ bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
             p = sim_trace_add_process(tr, pname, pid);
             continue;
         }
-        if (row->n != np.n_fields) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                        "%s:%u: %u fields, but the header has %u%s",
-                        tr->path, ln, row->n, np.n_fields,
-                        row->n < np.n_fields ? " (truncated line?)" : "");
+        if (!sim_csv_check_width(&np.csv, row, np.n_fields, np.n_fields,
+                                 error))
             return false;
-        }
         if (!read_row(&np, p, row, error))
             return false;
     }

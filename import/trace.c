@@ -89,6 +89,60 @@ void sim_trace_note(SimTrace *tr, const char *fmt, ...)
     va_end(ap);
 }
 
+bool sim_trace_copy_dir(const char *kind, size_t len, SimCopyDir *d)
+{
+    static const struct {
+        const char *k;
+        SimCopyDir d;
+    } t[] = {{"HtoD", SIM_COPY_H2D},
+             {"Host-to-Device", SIM_COPY_H2D},
+             {"Unified Host-to-Device", SIM_COPY_H2D},
+             {"HtoA", SIM_COPY_H2D},
+             {"Host-to-Array", SIM_COPY_H2D},
+             {"DtoH", SIM_COPY_D2H},
+             {"Device-to-Host", SIM_COPY_D2H},
+             {"Unified Device-to-Host", SIM_COPY_D2H},
+             {"AtoH", SIM_COPY_D2H},
+             {"Array-to-Host", SIM_COPY_D2H},
+             {"DtoD", SIM_COPY_D2D},
+             {"Device-to-Device", SIM_COPY_D2D},
+             {"PtoP", SIM_COPY_D2D},
+             {"Peer-to-Peer", SIM_COPY_D2D},
+             {"DtoA", SIM_COPY_D2D},
+             {"Device-to-Array", SIM_COPY_D2D},
+             {"AtoD", SIM_COPY_D2D},
+             {"Array-to-Device", SIM_COPY_D2D},
+             {"AtoA", SIM_COPY_D2D}};
+    for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
+        if (strlen(t[i].k) == len && !strncmp(kind, t[i].k, len)) {
+            *d = t[i].d;
+            return true;
+        }
+    return false;
+}
+
+int sim_trace_sync_kind_of_api(const char *name)
+{
+    if (!name)
+        return -1;
+    if (strstr(name, "DeviceSynchronize") || strstr(name, "CtxSynchronize"))
+        return SIM_TRACE_DEVICE_SYNC;
+    if (strstr(name, "StreamSynchronize"))
+        return SIM_TRACE_STREAM_SYNC;
+    if (strstr(name, "EventSynchronize"))
+        return SIM_TRACE_EVENT_SYNC;
+    if (strstr(name, "StreamWaitEvent"))
+        return SIM_TRACE_EVENT_WAIT;
+    return -1;
+}
+
+bool sim_trace_api_blocks(const char *name)
+{
+    return name && (g_str_has_prefix(name, "cudaMemcpy") ||
+                    g_str_has_prefix(name, "cuMemcpy")) &&
+           !strstr(name, "Async");
+}
+
 /* ------------------------------------------------------------------------
  * Names
  * ------------------------------------------------------------------------ */

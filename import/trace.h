@@ -125,6 +125,23 @@ SimTraceOp *sim_trace_add_op(SimTraceProcess *p, SimTraceKind kind,
 
 void sim_trace_note(SimTrace *tr, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
+/* The direction of a copy from the kind the profilers print, the first
+ * @len bytes of @kind: "HtoD", "Host-to-Device", "Unified Device-to-Host",
+ * "PtoP", "AtoD"...  Arrays count as device memory, peer copies as
+ * device-to-device.  False for a kind with no copy in the GPU model
+ * (host-to-host). */
+bool sim_trace_copy_dir(const char *kind, size_t len, SimCopyDir *d);
+
+/* What a synchronization API (cudaDeviceSynchronize, cuStreamSynchronize,
+ * cudaEventSynchronize, cudaStreamWaitEvent...) does, as a SimTraceKind;
+ * -1 if nothing (queries do not block) or unknown. */
+int sim_trace_sync_kind_of_api(const char *name);
+
+/* Whether a copy API holds the host until the copy is done: cudaMemcpy,
+ * cudaMemcpy2D, cudaMemcpyToSymbol, cuMemcpyHtoD... but not the Async
+ * forms. */
+bool sim_trace_api_blocks(const char *name);
+
 /* A kernel's base function name, for matching names across tools: the
  * demangled signature without return type, namespaces, template arguments,
  * parameter list and nvprof's " [123]" correlation suffix.

@@ -19,10 +19,9 @@
 #include "retarget.h"
 #include "transform.h"
 
-const GOptionEntry *sim_cli_common_entries(SimCliOpts *o)
+GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own)
 {
-    static GOptionEntry e[20];
-    GOptionEntry rows[] = {
+    const GOptionEntry rows[] = {
         {"gpu", 'g', 0, G_OPTION_ARG_STRING, &o->gpu,
          "GPU model name or model file (default: the scenario's, else "
          "h100-sxm; 'hqsim models' lists them)",
@@ -77,9 +76,13 @@ const GOptionEntry *sim_cli_common_entries(SimCliOpts *o)
          "Traces: take recorded durations as times alone (default: infer "
          "the times alone that reproduce the recording)",
          NULL},
-        G_OPTION_ENTRY_NULL};
-    memcpy(e, rows, sizeof rows);
-    return e;
+    };
+    /* Zero-terminated, so ->data is a GOptionEntry table. */
+    GArray *all = g_array_new(TRUE, TRUE, sizeof(GOptionEntry));
+    g_array_append_vals(all, rows, G_N_ELEMENTS(rows));
+    for (const GOptionEntry *e = own; e->long_name; e++)
+        g_array_append_val(all, *e);
+    return all;
 }
 
 void sim_cli_opts_clear(SimCliOpts *o)

@@ -36,9 +36,10 @@ typedef struct {
                            the workload says) */
 } SimCliOpts;
 
-/* The GOptionEntry rows for SimCliOpts (terminated), to merge into a
- * command's own table.  Returns: (transfer none). */
-const GOptionEntry *sim_cli_common_entries(SimCliOpts *o);
+/* A command's option table: the rows for SimCliOpts followed by @own
+ * (terminated by a row without long_name); ->data is the zero-terminated
+ * GOptionEntry table.  Returns: (transfer full). */
+GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own);
 
 /* Load one native scenario or one or more profiler traces (format detected
  * from content).  For a trace, infer each op's time alone from its

@@ -22,12 +22,7 @@ int sim_cmd_compare(int argc, char **argv)
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,
          NULL},
         G_OPTION_ENTRY_NULL};
-    const GOptionEntry *common = sim_cli_common_entries(&o);
-    g_autoptr(GArray) all = g_array_new(TRUE, FALSE, sizeof(GOptionEntry));
-    for (const GOptionEntry *e = common; e->long_name; e++)
-        g_array_append_val(all, *e);
-    for (const GOptionEntry *e = own; e->long_name; e++)
-        g_array_append_val(all, *e);
+    g_autoptr(GArray) all = sim_cli_entries(&o, own);
     int status = 0;
     if (!sim_cli_parse("compare", "SCENARIO|TRACE...",
                        "Runs the workload once per mode (default: every "

@@ -87,6 +87,7 @@ struct KernelRt {
     double w;             /* load per block, in warps (engine_sm.c) */
     double speed_alone;   /* per-warp speed on an SM when it runs alone,
                              at which its work is measured */
+    bool fixed_time;      /* wall_clock or self_timed: never slowed */
     uint32_t occ;         /* its blocks per SM on an empty SM */
     uint32_t carveout;    /* shared-memory carveout it asks for (bytes) */
     int priority;

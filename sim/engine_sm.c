@@ -78,8 +78,7 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
  * alone.  Wall-clock and self-timed blocks are never slowed. */
 static double group_rate(const SmRt *sm, const Group *g)
 {
-    const SimKernelSpec *ks = &g->k->inst->op->u.kernel;
-    if (ks->wall_clock || ks->self_timed || sm->speed >= g->k->speed_alone)
+    if (g->k->fixed_time || sm->speed >= g->k->speed_alone)
         return 1.0;
     return sm->speed / g->k->speed_alone;
 }
@@ -87,12 +86,9 @@ static double group_rate(const SmRt *sm, const Group *g)
 /* Whether, at per-warp speed @speed, some group on @sm runs below rate 1. */
 static bool sm_slows(const SmRt *sm, double speed)
 {
-    for (const Group *g = sm->groups; g; g = g->next) {
-        const SimKernelSpec *ks = &g->k->inst->op->u.kernel;
-        if (!ks->wall_clock && !ks->self_timed &&
-            speed < g->k->speed_alone * (1 - 1e-12))
+    for (const Group *g = sm->groups; g; g = g->next)
+        if (!g->k->fixed_time && speed < g->k->speed_alone * (1 - 1e-12))
             return true;
-    }
     return false;
 }
 
@@ -266,8 +262,6 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
     }
     const double load = sm->load + n * k->w;
     const double speed = sim_gpu_model_warp_speed(E->m, load);
-    bool wall = k->inst->op->u.kernel.wall_clock ||
-                k->inst->op->u.kernel.self_timed; /* never slowed */
     /* More load only slows warps down: if nothing is slowed now, nothing
      * was, and every loose group keeps rate 1. */
     bool slowed = sm_slows(sm, speed); /* g, in the list, included */
@@ -278,7 +272,7 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
             g_ptr_array_add(E->resched, sm);
         }
     }
-    if (!g->cohort && (wall || !slowed)) {
+    if (!g->cohort && (k->fixed_time || !slowed)) {
         if (!k->last_cohort || k->last_cohort->placed != E->now)
             k->last_cohort = cohort_new(E, k);
         cohort_add(k->last_cohort, g);
@@ -477,6 +471,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
                        : (double)(per_sm * occ.needs.warps);
     k->w = alone / (double)per_sm;
     k->speed_alone = sim_gpu_model_warp_speed(m, alone);
+    k->fixed_time = ks->wall_clock || ks->self_timed;
     k->start = SIM_TIME_NEVER;
     k->stuck_epoch = UINT64_MAX;
     k->smset = g_new0(uint64_t, E->sm_words);
