@@ -67,10 +67,16 @@ typedef struct {
     uint32_t n_copies;
     uint32_t n_memsets;      /* imported as kernels named "[CUDA memset]" */
     uint32_t n_syncs;        /* host syncs and stream waits */
+    uint32_t n_graphs;       /* graph launches (their nodes are counted
+                                as kernels, copies and memsets) */
     uint32_t n_ops;
     SimTime span_ns;         /* first recorded GPU start .. last end */
     SimTime *rec_start_ns;   /* n_ops entries (owned), or NULL */
     SimTime *rec_end_ns;
+    SimTime **rec_node_start_ns; /* n_ops entries (owned), or NULL: per
+                                    graph op, its nodes' recorded times
+                                    (owned; NULL for other ops) */
+    SimTime **rec_node_end_ns;
     uint32_t n_late;         /* ops that cannot be issued by start - L */
     SimTime max_late_ns;
 } SimImportProcess;
@@ -93,6 +99,8 @@ typedef struct {
 } SimImportReport;
 
 void sim_import_report_free(SimImportReport *r);
+/* Free a process's recorded times (rec_*). */
+void sim_import_process_clear_times(SimImportProcess *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimImportReport, sim_import_report_free)
 
 /* The format of @path from its content: one of the names above.  Fails for

@@ -516,6 +516,11 @@ static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
     op.end_ns = end;
     op.api_start_ns = op.api_end_ns = SIM_TRACE_NO_TIME;
     set_api(&op, a);
+    if (a && sim_trace_api_graph_launch(a->name)) {
+        /* A node of a graph: its correlation is the launch call's. */
+        op.in_graph = true;
+        op.graph = arg_int(args, "correlation", -1);
+    }
     g_array_append_val(p->ops, op);
     return true;
 }

@@ -159,6 +159,9 @@ static const Api *link_api(Db *d, SimTraceOp *op, int64_t pid, int64_t corr)
     if (a) {
         op->api_start_ns = a->start + d->base;
         op->api_end_ns = a->end + d->base;
+        /* A graph's nodes carry the launch call's correlation id. */
+        op->in_graph = sim_trace_api_graph_launch(a->name);
+        op->graph = key;
     }
     return a;
 }

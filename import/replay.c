@@ -20,6 +20,25 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A record's recorded start and end (graph nodes: the node's); false if
+ * it has none. */
+static bool rec_times(const SimImportProcess *p, const SimOpRecord *o,
+                      SimTime *start, SimTime *end)
+{
+    if (!p->rec_end_ns || p->rec_end_ns[o->op_index] == SIM_TIME_NEVER)
+        return false;
+    if (o->node == SIM_NO_INDEX) {
+        *start = p->rec_start_ns[o->op_index];
+        *end = p->rec_end_ns[o->op_index];
+        return true;
+    }
+    if (!p->rec_node_end_ns || !p->rec_node_end_ns[o->op_index])
+        return false;
+    *start = p->rec_node_start_ns[o->op_index][o->node];
+    *end = p->rec_node_end_ns[o->op_index][o->node];
+    return true;
+}
+
 /* The recorded-duration field of an op, if it has one. */
 static SimTime *op_time(SimOp *op)
 {
@@ -46,14 +65,17 @@ int sim_workload_infer_solo(SimScenario *sc, const SimImportReport *rep,
             if (o->iteration != 0 || o->proc >= rep->n_procs)
                 continue;
             const SimImportProcess *p = &rep->procs[o->proc];
-            if (!p->rec_end_ns || p->rec_end_ns[o->op_index] == SIM_TIME_NEVER)
+            SimTime rs, re;
+            if (!rec_times(p, o, &rs, &re))
                 continue;
             SimProcessSpec *ps = g_ptr_array_index(sc->processes, o->proc);
-            SimTime *t = op_time(&ps->ops[o->op_index]);
+            SimOp *op = &ps->ops[o->op_index];
+            if (o->node != SIM_NO_INDEX)
+                op = &op->u.graph->nodes[o->node].op;
+            SimTime *t = op_time(op);
             if (!t)
                 continue;
-            double rec = (double)(p->rec_end_ns[o->op_index] -
-                                  p->rec_start_ns[o->op_index]);
+            double rec = (double)(re - rs);
             double sim = (double)(o->end_ns - o->start_ns);
             if (rec <= 0 || sim <= 0)
                 continue;
@@ -104,10 +126,11 @@ bool sim_identity_replay(char *const *paths, int n_paths,
     for (guint i = 0; i < r->ops->len; i++) {
         const SimOpRecord *o = &g_array_index(r->ops, SimOpRecord, i);
         const SimImportProcess *p = &rep->procs[o->proc];
-        if (!p->rec_end_ns || p->rec_end_ns[o->op_index] == SIM_TIME_NEVER)
+        SimTime rs, re;
+        if (!rec_times(p, o, &rs, &re))
             continue;
-        rec_lo = MIN(rec_lo, p->rec_start_ns[o->op_index]);
-        rec_hi = MAX(rec_hi, p->rec_end_ns[o->op_index]);
+        rec_lo = MIN(rec_lo, rs);
+        rec_hi = MAX(rec_hi, re);
         sim_lo = MIN(sim_lo, o->start_ns);
         sim_hi = MAX(sim_hi, o->end_ns);
     }
@@ -121,11 +144,10 @@ bool sim_identity_replay(char *const *paths, int n_paths,
     for (guint i = 0; i < r->ops->len; i++) {
         const SimOpRecord *o = &g_array_index(r->ops, SimOpRecord, i);
         const SimImportProcess *p = &rep->procs[o->proc];
-        if (!p->rec_end_ns || p->rec_end_ns[o->op_index] == SIM_TIME_NEVER)
+        SimTime rs, re;
+        if (!rec_times(p, o, &rs, &re))
             continue;
-        double e = fabs((double)o->end_ns -
-                        (double)p->rec_end_ns[o->op_index]) /
-                   span;
+        double e = fabs((double)o->end_ns - (double)re) / span;
         g_array_append_val(errs, e);
         if (e > out->worst_end_err) {
             out->worst_end_err = e;

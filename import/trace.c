@@ -239,3 +239,9 @@ char *sim_trace_device_name(const char *device)
     }
     return g_strdup(device);
 }
+
+bool sim_trace_api_graph_launch(const char *api)
+{
+    return api && (g_str_has_prefix(api, "cudaGraphLaunch") ||
+                   g_str_has_prefix(api, "cuGraphLaunch"));
+}

@@ -50,6 +50,9 @@ typedef struct {
     int64_t api_end_ns;
     bool api_blocks;         /* the API returns only once the op is done
                                 (cudaMemcpy): a stream sync follows it */
+    bool in_graph;           /* a node of a CUDA graph launch ... */
+    int64_t graph;           /* ... this one (the launch call's id): all
+                                ops of one launch become one graph op */
     union {
         SimKernelSpec kernel; /* name in the trace's string chunk */
         SimCopySpec copy;
@@ -169,5 +172,9 @@ bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
  * profiled process, for use without a timeline.  Fails if a kernel lacks
  * its launch configuration or duration. */
 bool sim_import_ncu_ops(SimTrace *tr, GError **error);
+
+/* Whether an API call launches a CUDA graph (cudaGraphLaunch,
+ * cuGraphLaunch and their _ptsz / _v10000 spellings). */
+bool sim_trace_api_graph_launch(const char *api);
 
 #endif /* SIM_IMPORT_TRACE_H */

@@ -39,6 +39,20 @@ void sim_import_options_init(SimImportOptions *opt)
     opt->window_end_ns = SIM_TIME_NEVER;
 }
 
+void sim_import_process_clear_times(SimImportProcess *p)
+{
+    for (uint32_t k = 0; p->rec_node_start_ns && k < p->n_ops; k++) {
+        g_free(p->rec_node_start_ns[k]);
+        g_free(p->rec_node_end_ns[k]);
+    }
+    g_free(p->rec_node_start_ns);
+    g_free(p->rec_node_end_ns);
+    g_free(p->rec_start_ns);
+    g_free(p->rec_end_ns);
+    p->rec_node_start_ns = p->rec_node_end_ns = NULL;
+    p->rec_start_ns = p->rec_end_ns = NULL;
+}
+
 void sim_import_report_free(SimImportReport *r)
 {
     if (!r)
@@ -46,8 +60,7 @@ void sim_import_report_free(SimImportReport *r)
     for (uint32_t i = 0; i < r->n_procs; i++) {
         g_free(r->procs[i].name);
         g_free(r->procs[i].source);
-        g_free(r->procs[i].rec_start_ns);
-        g_free(r->procs[i].rec_end_ns);
+        sim_import_process_clear_times(&r->procs[i]);
     }
     g_free(r->procs);
     g_free(r->formats);
@@ -335,6 +348,12 @@ typedef struct {
     int64_t L;               /* kernel: enqueue -> start when its stream
                                 is free (submit + launch latency) */
     int64_t Lc;              /* copy: enqueue -> start (submit latency) */
+    int64_t Lg;              /* graph: enqueue -> root node start
+                                (submit + graph launch latency) */
+    GHashTable *graphs;      /* graph launch id -> GPtrArray of its
+                                SimTraceOp*, by start */
+    GPtrArray *rec_nodes;    /* per op: GArray of int64 (start, end)
+                                pairs of its graph nodes, or NULL */
     int64_t cursor;          /* host time (trace clock) */
     int64_t origin;          /* trace time of the process start */
     GHashTable *streams;     /* trace stream id -> index + 1 */
@@ -400,6 +419,7 @@ static void push(Walk *w, const SimOp *op, int64_t rs, int64_t re)
     int64_t b = re == NO_TIME ? NO_TIME : re - w->origin;
     g_array_append_val(w->rec_start, a);
     g_array_append_val(w->rec_end, b);
+    g_ptr_array_add(w->rec_nodes, NULL);
 }
 
 static void push_gap(Walk *w, int64_t ns)
@@ -441,6 +461,8 @@ static int64_t item_time(const SimTraceOp *t)
  * copies start at once). */
 static int64_t op_latency(const Walk *w, const SimTraceOp *t)
 {
+    if (t->in_graph)
+        return w->Lg;
     return t->kind == SIM_TRACE_KERNEL ? w->L : w->Lc;
 }
 
@@ -462,6 +484,8 @@ static bool blocks_host(const SimTraceOp *t)
         return false;
     return t->api_end_ns == NO_TIME || t->api_end_ns >= t->end_ns;
 }
+
+static void gpu_work(Walk *w, const SimTraceOp *t, SimOp *op);
 
 static void emit_gpu(Walk *w, const SimTraceOp *t, int64_t cap, bool pinned)
 {
@@ -485,6 +509,41 @@ static void emit_gpu(Walk *w, const SimTraceOp *t, int64_t cap, bool pinned)
     op.stream = stream_index(w, t->stream, 0);
     op.api_ns = api;
     op.line = t->line;
+    gpu_work(w, t, &op);
+    push(w, &op, t->start_ns, t->end_ns);
+    int64_t *se = stream_end(w, op.stream);
+    /* What the trace explains of its start: issue, stream order, launch
+     * latency.  Much later means a dependency the trace does not hold (or
+     * contention, which the engine reproduces by itself). */
+    int64_t explained = MAX(e, *se == NO_TIME ? e : *se) + op_latency(w, t);
+    if (t->start_ns - explained > HELD_NS) {
+        w->n_held++;
+        w->max_held = MAX(w->max_held, t->start_ns - explained);
+    }
+    *se = MAX(*se, t->end_ns);
+    w->last_stream = op.stream;
+    if (op.kind == SIM_OP_COPY && !op.u.copy.pinned &&
+        op.u.copy.dir != SIM_COPY_D2D) {
+        /* engine.c issue_op: a pageable copy returns once it is done. */
+        w->cursor = MAX(w->cursor, t->end_ns);
+    } else if (t->api_blocks) {
+        SimOp sync;
+        memset(&sync, 0, sizeof sync);
+        sync.kind = SIM_OP_STREAM_SYNC;
+        sync.stream = op.stream;
+        sync.api_ns = 0;
+        sync.line = t->line;
+        push(w, &sync, NO_TIME, NO_TIME);
+        w->rep->n_syncs++;
+        w->cursor = MAX(w->cursor, *se);
+    }
+}
+
+/* The work of a recorded kernel, copy or memset as a scenario op (its
+ * kind and spec; stream and host time are the caller's). */
+static void gpu_work(Walk *w, const SimTraceOp *t, SimOp *opp)
+{
+    SimOp op = *opp;
     SimTime dur = (SimTime)MAX(t->end_ns - t->start_ns, 1);
     switch (t->kind) {
     case SIM_TRACE_KERNEL:
@@ -524,33 +583,135 @@ static void emit_gpu(Walk *w, const SimTraceOp *t, int64_t cap, bool pinned)
     default:
         g_assert_not_reached();
     }
-    push(w, &op, t->start_ns, t->end_ns);
+    *opp = op;
+}
+
+/* Dependencies of graph node j (nodes sorted by start): the transitive
+ * reduction of "ended before j started" -- the nodes i < j that ended by
+ * j's start and after every other such node started (a node that ended
+ * before another such node started is implied through it).  O(j). */
+static void infer_deps(GPtrArray *nodes, uint32_t j, GArray *deps)
+{
+    const SimTraceOp *x = g_ptr_array_index(nodes, j);
+    int64_t latest = INT64_MIN; /* latest start among the candidates */
+    for (uint32_t i = 0; i < j; i++) {
+        const SimTraceOp *c = g_ptr_array_index(nodes, i);
+        if (c->end_ns <= x->start_ns)
+            latest = MAX(latest, c->start_ns);
+    }
+    g_array_set_size(deps, 0);
+    for (uint32_t i = 0; i < j; i++) {
+        const SimTraceOp *c = g_ptr_array_index(nodes, i);
+        if (c->end_ns <= x->start_ns && c->end_ns > latest)
+            g_array_append_val(deps, i);
+    }
+}
+
+/* A graph launch: its nodes (kernels, copies, memsets that correlate to
+ * one cudaGraphLaunch) become one graph op, issued like a kernel whose
+ * root starts Lg after its enqueue; dependencies from the timeline. */
+static void emit_graph(Walk *w, const SimTraceOp *lead, int64_t cap,
+                       bool pinned)
+{
+    GPtrArray *nodes = g_hash_table_lookup(w->graphs, &lead->graph);
+    int64_t desired = lead->start_ns - w->Lg;
+    int64_t lo = lead->api_start_ns, target = MIN(lead->api_end_ns, desired);
+    if (lead->api_start_ns == NO_TIME || pinned)
+        lo = target = desired;
+    SimTime api;
+    int64_t e = host_issue(w, lo, MIN(target, cap), &api);
+    if (e > desired) {
+        w->rep->n_late++;
+        w->rep->max_late_ns = MAX(w->rep->max_late_ns, (SimTime)(e - desired));
+    }
+    SimOp op;
+    memset(&op, 0, sizeof op);
+    op.kind = SIM_OP_GRAPH;
+    op.stream = stream_index(w, lead->stream, 0);
+    op.api_ns = api;
+    op.line = lead->line;
+    SimGraph *g = sim_scenario_new_graph(w->sc);
+    g_autoptr(GArray) deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    GArray *times = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    int64_t last = INT64_MIN;
+    for (uint32_t j = 0; j < nodes->len; j++) {
+        const SimTraceOp *t = g_ptr_array_index(nodes, j);
+        SimGraphNode nd;
+        memset(&nd, 0, sizeof nd);
+        nd.op.stream = op.stream;
+        nd.op.api_ns = SIM_TIME_NEVER;
+        nd.op.line = t->line;
+        gpu_work(w, t, &nd.op);
+        nd.kind = t->kind == SIM_TRACE_KERNEL   ? SIM_NODE_KERNEL
+                  : t->kind == SIM_TRACE_MEMSET ? SIM_NODE_MEMSET
+                                                : SIM_NODE_COPY;
+        infer_deps(nodes, j, deps);
+        sim_graph_add_node(g, &nd, (const uint32_t *)deps->data, deps->len);
+        int64_t ts[2] = {t->start_ns - w->origin, t->end_ns - w->origin};
+        g_array_append_vals(times, ts, 2);
+        last = MAX(last, t->end_ns);
+    }
+    uint32_t bad;
+    bool ok = sim_graph_finish(g, &bad);
+    g_assert(ok); /* dependencies only on earlier nodes */
+    op.u.graph = g;
+    push(w, &op, lead->start_ns, last);
+    g_ptr_array_index(w->rec_nodes, w->rec_nodes->len - 1) = times;
+    w->rep->n_graphs++;
     int64_t *se = stream_end(w, op.stream);
-    /* What the trace explains of its start: issue, stream order, launch
-     * latency.  Much later means a dependency the trace does not hold (or
-     * contention, which the engine reproduces by itself). */
-    int64_t explained = MAX(e, *se == NO_TIME ? e : *se) + op_latency(w, t);
-    if (t->start_ns - explained > HELD_NS) {
-        w->n_held++;
-        w->max_held = MAX(w->max_held, t->start_ns - explained);
-    }
-    *se = MAX(*se, t->end_ns);
+    *se = MAX(*se, last);
     w->last_stream = op.stream;
-    if (op.kind == SIM_OP_COPY && !op.u.copy.pinned &&
-        op.u.copy.dir != SIM_COPY_D2D) {
-        /* engine.c issue_op: a pageable copy returns once it is done. */
-        w->cursor = MAX(w->cursor, t->end_ns);
-    } else if (t->api_blocks) {
-        SimOp sync;
-        memset(&sync, 0, sizeof sync);
-        sync.kind = SIM_OP_STREAM_SYNC;
-        sync.stream = op.stream;
-        sync.api_ns = 0;
-        sync.line = t->line;
-        push(w, &sync, NO_TIME, NO_TIME);
-        w->rep->n_syncs++;
-        w->cursor = MAX(w->cursor, *se);
+}
+
+/* A recorded GPU op: a graph launch's first node stands for the graph. */
+static void emit_item(Walk *w, const SimTraceOp *t, int64_t cap, bool pinned)
+{
+    if (t->in_graph)
+        emit_graph(w, t, cap, pinned);
+    else
+        emit_gpu(w, t, cap, pinned);
+}
+
+static int cmp_op_ptr_start(gconstpointer a, gconstpointer b)
+{
+    const SimTraceOp *x = *(SimTraceOp *const *)a, *y = *(SimTraceOp *const *)b;
+    if (x->start_ns != y->start_ns)
+        return x->start_ns < y->start_ns ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Group the graph nodes of @tp (in the window) by launch; returns whether
+ * @t is a node that is not its launch's first (left out of the items: the
+ * first one stands for the graph). */
+static void group_graphs(Walk *w, const SimTraceProcess *tp, int64_t from,
+                         int64_t to)
+{
+    for (guint i = 0; i < tp->ops->len; i++) {
+        const SimTraceOp *t = &g_array_index(tp->ops, SimTraceOp, i);
+        if (!t->in_graph || !is_gpu(t->kind) || t->start_ns < from ||
+            t->start_ns >= to)
+            continue;
+        GPtrArray *a = g_hash_table_lookup(w->graphs, &t->graph);
+        if (!a) {
+            a = g_ptr_array_new();
+            g_hash_table_insert(w->graphs, g_memdup2(&t->graph, sizeof t->graph),
+                                a);
+        }
+        g_ptr_array_add(a, (gpointer)t);
     }
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, w->graphs);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        g_ptr_array_sort(v, cmp_op_ptr_start);
+}
+
+static bool graph_follower(const Walk *w, const SimTraceOp *t)
+{
+    if (!t->in_graph)
+        return false;
+    GPtrArray *a = g_hash_table_lookup(w->graphs, &t->graph);
+    return a && g_ptr_array_index(a, 0) != t;
 }
 
 static void emit_sync(Walk *w, const SimTraceOp *t)
@@ -666,16 +827,19 @@ static void trace_window(const SimTrace *tr, const SimImportOptions *opt,
     }
 }
 
+static void array_unref(gpointer a);
+
 static void init_walk(Walk *w, SimScenario *sc, SimTrace *tr,
                       const SimTraceProcess *tp, const char *name,
-                      SimImportProcess *rep, int64_t L, int64_t Lc, bool pin)
+                      SimImportProcess *rep, const int64_t lat[3], bool pin)
 {
     memset(w, 0, sizeof *w);
     w->pin_held = pin;
     w->sc = sc;
     w->tr = tr;
-    w->L = L;
-    w->Lc = Lc;
+    w->L = lat[0];
+    w->Lc = lat[1];
+    w->Lg = lat[2];
     w->ps = sim_scenario_add_process(sc, name);
     w->streams = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                        NULL);
@@ -685,6 +849,9 @@ static void init_walk(Walk *w, SimScenario *sc, SimTrace *tr,
     w->event_done = g_array_new(FALSE, FALSE, sizeof(int64_t));
     w->rec_start = g_array_new(FALSE, FALSE, sizeof(int64_t));
     w->rec_end = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    w->rec_nodes = g_ptr_array_new_with_free_func(array_unref);
+    w->graphs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                      (GDestroyNotify)g_ptr_array_unref);
     w->last_stream = -1;
     w->rep = rep;
     rep->name = g_strdup(w->ps->name);
@@ -742,6 +909,7 @@ static void finish_walk(Walk *w)
                        w->ps->name, w->n_regs_unknown);
     g_hash_table_destroy(w->streams);
     g_hash_table_destroy(w->events);
+    g_hash_table_destroy(w->graphs);
     g_array_free(w->stream_end, TRUE);
     g_array_free(w->event_done, TRUE);
 }
@@ -788,11 +956,13 @@ static void build_timed(Walk *w, const SimTraceProcess *tp, int64_t from,
                         int64_t to)
 {
     g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(Item));
+    group_graphs(w, tp, from, to);
     for (guint i = 0; i < tp->ops->len; i++) {
         const SimTraceOp *t = &g_array_index(tp->ops, SimTraceOp, i);
         Item it = {t, 0, 0, i, false};
         if (is_gpu(t->kind)) {
-            if (t->start_ns < from || t->start_ns >= to)
+            if (t->start_ns < from || t->start_ns >= to ||
+                graph_follower(w, t))
                 continue;
             it.h = t->api_start_ns != NO_TIME
                        ? t->api_start_ns
@@ -862,10 +1032,10 @@ static void build_timed(Walk *w, const SimTraceProcess *tp, int64_t from,
                     done[j] = true;
                     first = MIN(first, b->op->start_ns);
                     last = MAX(last, b->op->end_ns);
-                    emit_gpu(w, b->op, cap, b->pinned);
+                    emit_item(w, b->op, cap, b->pinned);
                 }
             }
-            emit_gpu(w, t, INT64_MAX, g_array_index(items, Item, i).pinned);
+            emit_item(w, t, INT64_MAX, g_array_index(items, Item, i).pinned);
         } else if (t->kind == SIM_TRACE_EVENT_RECORD ||
                    t->kind == SIM_TRACE_EVENT_WAIT) {
             emit_event_op(w, t);
@@ -945,6 +1115,8 @@ static SimProcessSpec *copy_process(SimScenario *dst, const SimProcessSpec *p,
         SimOp op = p->ops[i];
         if (op.kind == SIM_OP_KERNEL)
             op.u.kernel.name = sim_scenario_intern(dst, op.u.kernel.name);
+        if (op.kind == SIM_OP_GRAPH)
+            op.u.graph = sim_graph_copy(dst, op.u.graph);
         sim_process_add_op(c, &op);
     }
     return c;
@@ -960,11 +1132,44 @@ static void native_report(SimImportProcess *r, const SimProcessSpec *p,
     for (uint32_t i = 0; i < p->n_ops; i++) {
         if (p->ops[i].kind == SIM_OP_KERNEL)
             r->n_kernels++;
+        else if (p->ops[i].kind == SIM_OP_GRAPH)
+            r->n_kernels += p->ops[i].u.graph->n_kernels,
+                r->n_copies += p->ops[i].u.graph->n_nodes -
+                               p->ops[i].u.graph->n_kernels;
         else if (p->ops[i].kind == SIM_OP_COPY)
             r->n_copies++;
         else if (p->ops[i].kind != SIM_OP_HOST_GAP &&
                  p->ops[i].kind != SIM_OP_EVENT_RECORD)
             r->n_syncs++;
+    }
+}
+
+static void ptr_array_unref(gpointer a)
+{
+    if (a)
+        g_ptr_array_unref(a);
+}
+
+/* Graph ops' recorded node times, in scenario time. */
+static void node_times(SimImportProcess *r, GPtrArray *rn, SimTime start)
+{
+    for (uint32_t k = 0; rn && k < r->n_ops; k++) {
+        GArray *t = g_ptr_array_index(rn, k);
+        if (!t)
+            continue;
+        if (!r->rec_node_start_ns) {
+            r->rec_node_start_ns = g_new0(SimTime *, r->n_ops);
+            r->rec_node_end_ns = g_new0(SimTime *, r->n_ops);
+        }
+        uint32_t n = t->len / 2;
+        r->rec_node_start_ns[k] = g_new(SimTime, n);
+        r->rec_node_end_ns[k] = g_new(SimTime, n);
+        for (uint32_t j = 0; j < n; j++) {
+            r->rec_node_start_ns[k][j] =
+                start + (SimTime)g_array_index(t, int64_t, 2 * j);
+            r->rec_node_end_ns[k][j] =
+                start + (SimTime)g_array_index(t, int64_t, 2 * j + 1);
+        }
     }
 }
 
@@ -991,9 +1196,10 @@ static char *fmt_time(SimTime ns)
  * between its enqueue and its start (0 when no model is loaded). */
 static int64_t resolve_latency(const SimImportOptions *opt,
                                const char *model_name, GPtrArray *notes,
-                               int64_t *copy_lat)
+                               int64_t *copy_lat, int64_t *graph_lat)
 {
     *copy_lat = 0;
+    *graph_lat = SIM_IMPORT_DEFAULT_LAUNCH_LATENCY_NS;
     if (opt->launch_latency_ns != SIM_TIME_NEVER)
         return (int64_t)MIN(opt->launch_latency_ns, (SimTime)1 << 40);
     if (model_name) {
@@ -1002,6 +1208,8 @@ static int64_t resolve_latency(const SimImportOptions *opt,
             sim_gpu_model_find(model_name, opt->models_dir, &err);
         if (m) {
             *copy_lat = (int64_t)m->submit_latency_ns;
+            *graph_lat =
+                (int64_t)(m->submit_latency_ns + m->graph_launch_latency_ns);
             return (int64_t)(m->submit_latency_ns +
                              m->kernel_launch_latency_ns);
         }
@@ -1107,10 +1315,10 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
     }
 
     /* 4. Build every process. */
-    int64_t L = 0, Lc = 0;
+    int64_t L = 0, Lc = 0, Lg = 0;
     if (ok) {
         L = resolve_latency(opt, opt->gpu_model ? opt->gpu_model : suggested,
-                            notes, &Lc);
+                            notes, &Lc, &Lg);
         rep->launch_latency_ns = (SimTime)L;
         g_autoptr(GString) src = g_string_new(NULL);
         for (int i = 0; i < n_paths; i++)
@@ -1122,6 +1330,8 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
     g_autoptr(GArray) origin = g_array_new(FALSE, FALSE, sizeof(int64_t));
     g_autoptr(GPtrArray) rec_s = g_ptr_array_new_with_free_func(array_unref);
     g_autoptr(GPtrArray) rec_e = g_ptr_array_new_with_free_func(array_unref);
+    g_autoptr(GPtrArray) rec_n =
+        g_ptr_array_new_with_free_func((GDestroyNotify)ptr_array_unref);
     bool native_seen = false, any_trace = false;
     const char *native_gpu = NULL; /* owned by its input */
     for (int i = 0; ok && i < n_paths; i++) {
@@ -1145,6 +1355,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                 g_array_append_val(origin, o);
                 g_ptr_array_add(rec_s, NULL);
                 g_ptr_array_add(rec_e, NULL);
+                g_ptr_array_add(rec_n, NULL);
             }
             /* The first native scenario's settings hold unless a trace or
              * the options say otherwise. */
@@ -1169,7 +1380,8 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
             SimImportProcess r;
             memset(&r, 0, sizeof r);
             Walk w;
-            init_walk(&w, sc, tr, tp, name, &r, L, Lc, opt->pin_held);
+            int64_t lat[3] = {L, Lc, Lg};
+            init_walk(&w, sc, tr, tp, name, &r, lat, opt->pin_held);
             if (tr->untimed)
                 build_untimed(&w, tp);
             else
@@ -1188,6 +1400,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                 g_free(r.source);
                 g_array_unref(w.rec_start);
                 g_array_unref(w.rec_end);
+                g_ptr_array_unref(w.rec_nodes);
                 continue;
             }
             g_array_append_val(procs, r);
@@ -1196,6 +1409,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
             g_array_append_val(origin, w.origin);
             g_ptr_array_add(rec_s, w.rec_start);
             g_ptr_array_add(rec_e, w.rec_end);
+            g_ptr_array_add(rec_n, w.rec_nodes);
         }
         for (guint k = 0; k < tr->notes->len; k++)
             g_ptr_array_add(notes, g_strdup(g_ptr_array_index(tr->notes, k)));
@@ -1244,6 +1458,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                     hi = MAX(hi, r->rec_end_ns[k]);
                 }
             }
+            node_times(r, g_ptr_array_index(rec_n, i), p->start_ns);
         }
         rep->span_ns = lo <= hi ? hi - lo : 0;
     }
@@ -1308,8 +1523,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
             SimImportProcess *r = &g_array_index(procs, SimImportProcess, i);
             g_free(r->name);
             g_free(r->source);
-            g_free(r->rec_start_ns);
-            g_free(r->rec_end_ns);
+            sim_import_process_clear_times(r);
         }
         return NULL;
     }
@@ -1352,6 +1566,13 @@ char *sim_import_report_summary(const SimImportReport *r)
         r->timed ? "recorded span " : "no recorded timeline (kernels back to "
                                       "back)",
         r->timed ? span : "");
+    uint32_t graphs = 0;
+    for (uint32_t i = 0; i < r->n_procs; i++)
+        graphs += r->procs[i].n_graphs;
+    if (graphs)
+        g_string_append_printf(s, "; %u CUDA graph launch%s (one graph op "
+                                  "each, their nodes counted above)",
+                               graphs, graphs == 1 ? "" : "es");
     if (r->gpu_name)
         g_string_append_printf(s, "; GPU %s", r->gpu_name);
     if (r->timed)

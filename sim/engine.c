@@ -43,7 +43,7 @@ const char *sim_share_mode_name(SimShareMode m)
  * Small helpers
  * ------------------------------------------------------------------------ */
 
-static OpInst *inst_new(Engine *E)
+OpInst *eng_inst_new(Engine *E)
 {
     OpInst *in = E->inst_free;
     if (in)
@@ -52,16 +52,17 @@ static OpInst *inst_new(Engine *E)
         in = g_new(OpInst, 1);
     memset(in, 0, sizeof *in);
     in->record = SIM_NO_INDEX;
+    in->node = SIM_NO_INDEX;
     return in;
 }
 
-static void inst_release(Engine *E, OpInst *in)
+void eng_inst_release(Engine *E, OpInst *in)
 {
     in->qnext = E->inst_free;
     E->inst_free = in;
 }
 
-static void live_link(Proc *P, OpInst *in)
+void eng_live_link(Proc *P, OpInst *in)
 {
     in->pprev = NULL;
     in->pnext = P->live;
@@ -91,6 +92,11 @@ SimOpRecord *eng_record(Engine *E, const OpInst *in)
 bool eng_proc_alive(const Proc *p)
 {
     return p->alive;
+}
+
+bool eng_proc_mps(const Proc *P)
+{
+    return P->ctx && P->ctx->mps_server;
 }
 
 void eng_mark_queue(Engine *E, Queue *q)
@@ -377,11 +383,29 @@ static void proc_release(Engine *E, Proc *P)
  * Host threads
  * ------------------------------------------------------------------------ */
 
-static SimTime api_time(const Engine *E, const SimOp *op)
+/* The host time of an op's API call: its own, or the model's default for
+ * its kind; an MPS client pays the model's extra per call or sync on top
+ * (a recorded time was recorded outside MPS, or includes it: see the
+ * README, MPS clients). */
+static SimTime api_base(const Engine *E, const SimOp *op);
+static SimTime api_time(const Engine *E, const Proc *P, const SimOp *op)
+{
+    SimTime t = api_base(E, op);
+    if (!eng_proc_mps(P) || op->kind == SIM_OP_HOST_GAP)
+        return t;
+    bool sync = op->kind == SIM_OP_STREAM_SYNC ||
+                op->kind == SIM_OP_DEVICE_SYNC || op->kind == SIM_OP_EVENT_SYNC;
+    return t + (sync ? E->m->mps_client_sync_ns : E->m->mps_client_api_ns);
+}
+
+static SimTime api_base(const Engine *E, const SimOp *op)
 {
     if (op->api_ns != SIM_TIME_NEVER)
         return op->api_ns;
     switch (op->kind) {
+    case SIM_OP_GRAPH:
+        return E->m->graph_launch_api_ns +
+               op->u.graph->n_nodes * E->m->graph_node_api_ns;
     case SIM_OP_KERNEL: return E->m->launch_api_ns;
     case SIM_OP_EVENT_RECORD:
     case SIM_OP_EVENT_WAIT: return E->m->event_api_ns;
@@ -433,7 +457,7 @@ static void host_busy(Engine *E, Proc *P, SimTime d)
 
 static void issue_op(Engine *E, Proc *P, const SimOp *op)
 {
-    OpInst *in = inst_new(E);
+    OpInst *in = eng_inst_new(E);
     in->op = op;
     in->proc = P;
     in->op_index = P->pc;
@@ -467,9 +491,11 @@ static void issue_op(Engine *E, Proc *P, const SimOp *op)
         const EventRt *ev = &P->events[op->event];
         in->event_seq = ev->records ? ev->records : 1;
     }
-    if (E->opt.record_ops) {
+    if (E->opt.record_ops && op->kind != SIM_OP_GRAPH) {
+        /* (a graph's nodes are recorded, each as it starts) */
         SimOpRecord r;
         memset(&r, 0, sizeof r);
+        r.node = SIM_NO_INDEX;
         r.proc = P->index;
         r.stream = op->stream;
         r.op_index = P->pc;
@@ -489,7 +515,7 @@ static void issue_op(Engine *E, Proc *P, const SimOp *op)
         in->record = E->res->ops->len;
         g_array_append_val(E->res->ops, r);
     }
-    live_link(P, in);
+    eng_live_link(P, in);
     Queue *q = g_ptr_array_index(P->ctx->queues, in->queue);
     in->state = INST_QUEUED;
     if (q->tail)
@@ -586,9 +612,10 @@ static void host_run(Engine *E, Proc *P)
             break;
         case SIM_OP_KERNEL:
         case SIM_OP_COPY:
+        case SIM_OP_GRAPH:
         case SIM_OP_EVENT_RECORD:
         case SIM_OP_EVENT_WAIT: {
-            SimTime a = api_time(E, op);
+            SimTime a = api_time(E, P, op);
             P->issue_pending = true;
             if (a)
                 host_busy(E, P, a);
@@ -612,7 +639,7 @@ static void host_run(Engine *E, Proc *P)
                 return;
             }
             P->wait = WAIT_NONE;
-            SimTime a = api_time(E, op);
+            SimTime a = api_time(E, P, op);
             if (a)
                 host_busy(E, P, a);
             break;
@@ -631,7 +658,7 @@ static void host_event(Engine *E, Proc *P)
         wait_satisfied(P)) {
         /* Woken from a sync: the API call returns sync_api later. */
         P->wait = WAIT_NONE;
-        SimTime a = api_time(E, &P->spec->ops[P->pc]);
+        SimTime a = api_time(E, P, &P->spec->ops[P->pc]);
         if (a) {
             host_busy(E, P, a);
             return;
@@ -645,7 +672,9 @@ static void host_event(Engine *E, Proc *P)
  * Hardware queues, kernels, completion
  * ------------------------------------------------------------------------ */
 
-static void launch_kernel(Engine *E, OpInst *in)
+/* A kernel leaves its queue (or a graph node is ready): it takes a
+ * resident-grid slot and reaches the dispatcher @latency later. */
+void eng_launch_kernel(Engine *E, OpInst *in, SimTime latency)
 {
     Proc *P = in->proc;
     KernelRt *k = g_new0(KernelRt, 1);
@@ -666,7 +695,7 @@ static void launch_kernel(Engine *E, OpInst *in)
     k->priority = P->streams[in->op->stream].priority;
     P->ctx->resident++;
     sim_event_init(&k->ev, EV_ADMIT, k);
-    sim_eventq_schedule(&E->q, &k->ev, E->now + E->m->kernel_launch_latency_ns);
+    sim_eventq_schedule(&E->q, &k->ev, E->now + latency);
 }
 
 static void admit_kernel(Engine *E, KernelRt *k)
@@ -695,7 +724,7 @@ static void queue_pump(Engine *E, Queue *q)
     while ((in = q->head)) {
         if (in->dead) {
             queue_pop(q);
-            inst_release(E, in);
+            eng_inst_release(E, in);
             continue;
         }
         Proc *P = in->proc;
@@ -728,7 +757,16 @@ static void queue_pump(Engine *E, Queue *q)
                 return;
             }
             queue_pop(q);
-            launch_kernel(E, in);
+            eng_launch_kernel(E, in,
+                              E->m->kernel_launch_latency_ns +
+                                  (eng_proc_mps(P)
+                                       ? E->m->mps_client_launch_ns +
+                                             E->m->mps_client_kernel_ns
+                                       : 0));
+            break;
+        case SIM_OP_GRAPH:
+            queue_pop(q);
+            graph_start(E, in);
             break;
         case SIM_OP_COPY:
             queue_pop(q);
@@ -755,19 +793,13 @@ static void stream_stats(Engine *E, const OpInst *in, SimTime start)
     g_array_append_val(s->latency_ns, lat);
 }
 
-void eng_op_complete(Engine *E, OpInst *in)
+/* An op's own end: its record, the kernel's slot and SM state, the copy
+ * and stream statistics. */
+static void op_finished(Engine *E, OpInst *in)
 {
-    if (in->dead) {
-        inst_release(E, in);
-        return;
-    }
     Proc *P = in->proc;
     const SimOp *op = in->op;
-    StreamRt *s = &P->streams[op->stream];
-    g_assert(s->completed == in->stream_seq);
-    s->completed++;
     E->ops_done++;
-    P->outstanding--;
     SimTime start = E->now;
     SimOpRecord *r = eng_record(E, in);
     if (r) {
@@ -795,6 +827,8 @@ void eng_op_complete(Engine *E, OpInst *in)
             for (guint i = 0; i < c->queues->len; i++)
                 eng_mark_queue(E, g_ptr_array_index(c->queues, i));
         }
+        if (c->grid_wait)
+            graph_grid_freed(E, c);
         if (c->active == 0)
             ctx_became_idle(E, c);
         sm_kernel_free(k);
@@ -805,11 +839,33 @@ void eng_op_complete(Engine *E, OpInst *in)
     }
     stream_stats(E, in, start);
     pr->end_ns = MAX(pr->end_ns, E->now);
+}
+
+void eng_op_complete(Engine *E, OpInst *in)
+{
+    if (in->dead) {
+        eng_inst_release(E, in);
+        return;
+    }
+    Proc *P = in->proc;
+    if (in->gnode) {
+        /* A graph node: not in its stream's order; its graph is. */
+        op_finished(E, in);
+        live_unlink(P, in);
+        graph_node_done(E, in);
+        eng_inst_release(E, in);
+        return;
+    }
+    StreamRt *s = &P->streams[in->op->stream];
+    g_assert(s->completed == in->stream_seq);
+    s->completed++;
+    P->outstanding--;
+    op_finished(E, in);
     eng_mark_queue(E, g_ptr_array_index(P->ctx->queues, s->queue));
     if (P->wait_inst == in)
         P->wait_inst = NULL;
     live_unlink(P, in);
-    inst_release(E, in);
+    eng_inst_release(E, in);
     host_poke(E, P);
 }
 
@@ -847,7 +903,11 @@ static void kill_proc(Engine *E, Proc *P, const char *why)
             sim_eventq_cancel(&E->q, &in->k->ev);
             c->resident--;
             sm_kernel_free(in->k);
-            inst_release(E, in);
+            eng_inst_release(E, in);
+            break;
+        case INST_GRAPH:
+            graph_kill(E, in);
+            eng_inst_release(E, in);
             break;
         case INST_PENDING:
         case INST_RUNNING: {
@@ -858,7 +918,7 @@ static void kill_proc(Engine *E, Proc *P, const char *why)
             c->resident--;
             c->active--;
             sm_kernel_free(k);
-            inst_release(E, in);
+            eng_inst_release(E, in);
             break;
         }
         }
@@ -935,31 +995,43 @@ static void settle(Engine *E)
  * Setup, loop, results
  * ------------------------------------------------------------------------ */
 
-/* Every kernel must fit on an empty SM; say which one does not, and where
- * it is, before simulating anything. */
+/* Whether one kernel fits on an empty SM; the error names op @j. */
+static bool check_kernel(Engine *E, Proc *P, uint32_t j, const SimOp *op,
+                         GError **error)
+{
+    SimOccupancy occ;
+    GError *err = NULL;
+    bool ok = sim_occupancy(E->m, &op->u.kernel, &occ, &err);
+    if (ok && occ.blocks_per_sm == 0)
+        err = g_error_new(SIM_ERROR, SIM_ERROR_NOFIT,
+                          "fits on no SM of %s (limited by %s)", E->m->name,
+                          sim_occ_limit_name(occ.limiter));
+    if (!err)
+        return true;
+    g_autofree char *where = op_where(E, P, j);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT, "%s: %s%s", where,
+                op != &P->spec->ops[j] ? "graph node: " : "", err->message);
+    g_error_free(err);
+    return false;
+}
+
+/* Every kernel (graph nodes included) must fit on an empty SM; say which
+ * one does not, and where it is, before simulating anything. */
 static bool check_kernels(Engine *E, GError **error)
 {
     for (uint32_t i = 0; i < E->n_procs; i++) {
         Proc *P = &E->procs[i];
         for (uint32_t j = 0; j < P->spec->n_ops; j++) {
             const SimOp *op = &P->spec->ops[j];
-            if (op->kind != SIM_OP_KERNEL)
-                continue;
-            SimOccupancy occ;
-            GError *err = NULL;
-            bool ok = sim_occupancy(E->m, &op->u.kernel, &occ, &err);
-            if (ok && occ.blocks_per_sm == 0)
-                err = g_error_new(SIM_ERROR, SIM_ERROR_NOFIT,
-                                  "fits on no SM of %s (limited by %s)",
-                                  E->m->name,
-                                  sim_occ_limit_name(occ.limiter));
-            if (err) {
-                g_autofree char *where = op_where(E, P, j);
-                g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT, "%s: %s",
-                            where, err->message);
-                g_error_free(err);
+            if (op->kind == SIM_OP_KERNEL && !check_kernel(E, P, j, op, error))
                 return false;
-            }
+            if (op->kind != SIM_OP_GRAPH)
+                continue;
+            const SimGraph *g = op->u.graph;
+            for (uint32_t x = 0; x < g->n_nodes; x++)
+                if (g->nodes[x].op.kind == SIM_OP_KERNEL &&
+                    !check_kernel(E, P, j, &g->nodes[x].op, error))
+                    return false;
         }
     }
     return true;
@@ -1053,6 +1125,7 @@ static void handle(Engine *E, SimEvent *ev)
     case EV_YIELD: ctx_event(E, ev); break;
     case EV_COHORT: sm_cohort_event(E, ev->obj); break;
     case EV_QUEUE: eng_mark_queue(E, ev->obj); break;
+    case EV_GNODE: graph_node_event(E, ev->obj); break;
     default: g_assert_not_reached();
     }
 }
@@ -1129,6 +1202,8 @@ static void engine_free(Engine *E)
                 sm_kernel_free(in->k);
                 in->k = NULL;
             }
+            if (in->graph)
+                graph_rt_free(E, in->graph);
             in->dead = true;
             if (in->state != INST_QUEUED && in->state != INST_COPY_WAIT &&
                 in->state != INST_COPY_RUN)
@@ -1200,6 +1275,8 @@ static uint64_t count_gpu_ops(const Engine *E)
             SimOpKind kind = P->spec->ops[k].kind;
             per += kind == SIM_OP_KERNEL || kind == SIM_OP_COPY ||
                    kind == SIM_OP_EVENT_RECORD || kind == SIM_OP_EVENT_WAIT;
+            if (kind == SIM_OP_GRAPH) /* its nodes and itself */
+                per += P->spec->ops[k].u.graph->n_nodes + 1;
         }
         uint64_t times = P->spec->arrivals.kind == SIM_ARRIVALS_NONE
                              ? P->spec->iterations

@@ -8,6 +8,7 @@
  *   engine_ctx.c     time-slicing between contexts
  *   engine_copy.c    copy engines
  *   engine_metrics.c GPU-Util, SM-active, occupancy accumulators
+ *   engine_graph.c   CUDA graphs: node dependencies, device-side spacing
  *
  * Ownership: one Engine owns everything below; runtime objects point at the
  * (const) scenario and model, never the other way round.  OpInst and Group
@@ -32,6 +33,7 @@ enum {
     EV_YIELD,      /* obj = Engine: an idle context gives the GPU up */
     EV_COHORT,     /* obj = Cohort: its blocks complete */
     EV_QUEUE,      /* obj = Queue: its head op has become visible */
+    EV_GNODE,      /* obj = NodeRt: a graph node may start */
 };
 
 typedef struct Engine Engine;
@@ -40,6 +42,8 @@ typedef struct Ctx Ctx;
 typedef struct KernelRt KernelRt;
 typedef struct Cohort Cohort;
 typedef struct SmRt SmRt;
+typedef struct GraphRt GraphRt;
+typedef struct NodeRt NodeRt;
 
 /* Where an issued op is in its life. */
 typedef enum {
@@ -49,6 +53,7 @@ typedef enum {
     INST_RUNNING,      /* kernel: all blocks dispatched */
     INST_COPY_WAIT,    /* copy: waiting for a copy engine */
     INST_COPY_RUN,     /* copy: on a copy engine */
+    INST_GRAPH,        /* graph op: left its queue, its nodes are running */
 } InstState;
 
 /* One issued GPU op (kernel, copy, event record, event wait). */
@@ -72,6 +77,10 @@ typedef struct OpInst {
     double copy_left;         /* copies: ns of transfer left at full
                                  bandwidth */
     KernelRt *k;              /* kernels */
+    GraphRt *graph;           /* graph op: its nodes' state (INST_GRAPH) */
+    NodeRt *gnode;             /* a graph node's own instance: its node
+                                 (it is not in its stream's order) */
+    uint32_t node;            /* graph node index, or SIM_NO_INDEX */
     struct OpInst *qnext;     /* hardware queue / copy queue link */
     struct OpInst *pprev, *pnext; /* the process's live list */
 } OpInst;
@@ -204,6 +213,8 @@ struct Ctx {
     bool limited;         /* some MPS client has an SM limit */
     bool dirty;           /* dispatcher should run */
     bool blocked_grids;   /* a queue waits for a resident-grid slot */
+    NodeRt *grid_wait, *grid_wait_tail; /* graph kernel nodes waiting for a
+                                          resident-grid slot, FIFO */
     uint32_t live_procs;
     uint32_t streams_mapped;  /* pre-Volta MPS: streams of all clients */
     uint64_t mem_bytes;
@@ -343,6 +354,11 @@ struct Engine {
 
 /* engine.c */
 void eng_op_complete(Engine *E, OpInst *in);
+OpInst *eng_inst_new(Engine *E);
+void eng_inst_release(Engine *E, OpInst *in);
+void eng_live_link(Proc *P, OpInst *in);
+void eng_launch_kernel(Engine *E, OpInst *in, SimTime latency);
+bool eng_proc_mps(const Proc *P);
 void eng_mark_queue(Engine *E, Queue *q);
 void eng_mark_ctx(Engine *E, Ctx *c);
 SimOpRecord *eng_record(Engine *E, const OpInst *in);
@@ -375,6 +391,14 @@ void ctx_drained(Engine *E, Ctx *c);
 bool ctx_can_dispatch(const Engine *E, const Ctx *c);
 void ctx_event(Engine *E, SimEvent *ev);
 void ctx_finish(Engine *E);
+
+/* engine_graph.c */
+void graph_start(Engine *E, OpInst *in);
+void graph_node_event(Engine *E, NodeRt *n);
+void graph_node_done(Engine *E, OpInst *node_inst);
+void graph_grid_freed(Engine *E, Ctx *c);
+void graph_kill(Engine *E, OpInst *in);
+void graph_rt_free(Engine *E, GraphRt *g);
 
 /* engine_copy.c */
 void copy_init(Engine *E);

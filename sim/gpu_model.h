@@ -99,6 +99,28 @@ typedef struct GpuModel {
     SimTime event_api_ns;             /* host time of cudaEventRecord /
                                          cudaStreamWaitEvent */
 
+    /* --- CUDA graphs (engine_graph.c) --- */
+    SimTime graph_launch_api_ns;      /* host time of cudaGraphLaunch ... */
+    SimTime graph_node_api_ns;        /* ... plus this per node */
+    SimTime graph_launch_latency_ns;  /* graph visible at an idle queue
+                                         head -> its root nodes start */
+    SimTime graph_wait_latency_ns;    /* graph already visible, its stream
+                                         predecessor completes -> roots */
+    SimTime graph_node_spacing_ns;    /* a node's dependency ends -> it
+                                         starts (kernels and copies) */
+    SimTime graph_to_memset_ns;       /* the same, before a memset node */
+    SimTime graph_from_memset_ns;     /* the same, after a memset node */
+    SimTime graph_branch_stagger_ns;  /* nodes made ready at one instant
+                                         start this much apart */
+
+    /* --- What an MPS client pays beyond a process of its own --- */
+    SimTime mps_client_api_ns;        /* per launch/copy/event/graph call */
+    SimTime mps_client_sync_ns;       /* per synchronize */
+    SimTime mps_client_launch_ns;     /* per kernel launch (latency) */
+    SimTime mps_client_node_ns;       /* per graph node (spacing) */
+    SimTime mps_client_kernel_ns;     /* per kernel, stream or graph node:
+                                         it reaches the dispatcher later */
+
     /* --- Contexts and time-slicing --- */
     SimPreemption preemption;
     SimTime timeslice_ns;

@@ -24,6 +24,7 @@ typedef struct {
     uint32_t proc;       /* index into SimResult.procs */
     uint32_t stream;     /* index into that process's streams */
     uint32_t op_index;   /* index into the process's ops */
+    uint32_t node;       /* graph node of op op_index, or SIM_NO_INDEX */
     uint32_t iteration;  /* closed-loop iteration or open-loop request */
     SimOpKind kind;
     uint32_t ctx;        /* index into SimResult.contexts */

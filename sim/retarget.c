@@ -13,46 +13,65 @@ static double copy_bw(const GpuModel *m, SimCopyDir d)
                                : m->d2d_bandwidth_gbps;
 }
 
+/* Rescale one kernel or copy op's work from @from to @to. */
+static bool retarget_op(SimOp *op, const GpuModel *from, const GpuModel *to,
+                        const SimScenario *sc, const SimProcessSpec *p,
+                        uint32_t i, GError **error)
+{
+    const double clk = (double)from->sm_clock_mhz / to->sm_clock_mhz;
+    if (op->kind == SIM_OP_COPY && op->u.copy.duration_ns) {
+        double r = copy_bw(from, op->u.copy.dir) / copy_bw(to, op->u.copy.dir);
+        op->u.copy.duration_ns =
+            (SimTime)MAX(1.0, llround((double)op->u.copy.duration_ns * r));
+        return true;
+    }
+    if (op->kind != SIM_OP_KERNEL)
+        return true;
+    SimKernelSpec *k = &op->u.kernel;
+    if (k->block_time_ns) {
+        k->block_time_ns =
+            (SimTime)MAX(1.0, llround((double)k->block_time_ns * clk));
+        return true;
+    }
+    SimOccupancy occ;
+    GError *err = NULL;
+    if (!sim_occupancy(from, k, &occ, &err) || occ.blocks_per_sm == 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT,
+                    "%s: process '%s' op %u: kernel '%s' does not fit on %s, "
+                    "the GPU it was recorded on: %s",
+                    sc->source, p->name, i, k->name, from->name,
+                    err ? err->message : "no block fits an SM");
+        g_clear_error(&err);
+        return false;
+    }
+    uint64_t per_wave = (uint64_t)from->sm_count * occ.blocks_per_sm;
+    uint64_t waves = (sim_kernel_blocks(k) + per_wave - 1) / per_wave;
+    double block = (double)k->duration_ns / (double)waves * clk;
+    k->block_time_ns = (SimTime)MAX(1.0, llround(block));
+    k->duration_ns = 0;
+    return true;
+}
+
 bool sim_scenario_retarget(SimScenario *sc, const GpuModel *from,
                            const GpuModel *to, GError **error)
 {
-    const double clk = (double)from->sm_clock_mhz / to->sm_clock_mhz;
+    /* A graph launched by several ops is rescaled once. */
+    g_autoptr(GHashTable) done = g_hash_table_new(NULL, NULL);
     for (guint pi = 0; pi < sc->processes->len; pi++) {
         SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
         for (uint32_t i = 0; i < p->n_ops; i++) {
             SimOp *op = &p->ops[i];
-            if (op->kind == SIM_OP_COPY && op->u.copy.duration_ns) {
-                double r = copy_bw(from, op->u.copy.dir) /
-                           copy_bw(to, op->u.copy.dir);
-                op->u.copy.duration_ns = (SimTime)MAX(
-                    1.0, llround((double)op->u.copy.duration_ns * r));
+            if (op->kind != SIM_OP_GRAPH) {
+                if (!retarget_op(op, from, to, sc, p, i, error))
+                    return false;
                 continue;
             }
-            if (op->kind != SIM_OP_KERNEL)
+            if (!g_hash_table_add(done, op->u.graph))
                 continue;
-            SimKernelSpec *k = &op->u.kernel;
-            if (k->block_time_ns) {
-                k->block_time_ns = (SimTime)MAX(
-                    1.0, llround((double)k->block_time_ns * clk));
-                continue;
-            }
-            SimOccupancy occ;
-            GError *err = NULL;
-            if (!sim_occupancy(from, k, &occ, &err) ||
-                occ.blocks_per_sm == 0) {
-                g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT,
-                            "%s: process '%s' op %u: kernel '%s' does not "
-                            "fit on %s, the GPU it was recorded on: %s",
-                            sc->source, p->name, i, k->name, from->name,
-                            err ? err->message : "no block fits an SM");
-                g_clear_error(&err);
-                return false;
-            }
-            uint64_t per_wave = (uint64_t)from->sm_count * occ.blocks_per_sm;
-            uint64_t waves = (sim_kernel_blocks(k) + per_wave - 1) / per_wave;
-            double block = (double)k->duration_ns / (double)waves * clk;
-            k->block_time_ns = (SimTime)MAX(1.0, llround(block));
-            k->duration_ns = 0;
+            for (uint32_t n = 0; n < op->u.graph->n_nodes; n++)
+                if (!retarget_op(&op->u.graph->nodes[n].op, from, to, sc, p,
+                                 i, error))
+                    return false;
         }
     }
     g_free(sc->gpu);

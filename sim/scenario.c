@@ -10,6 +10,7 @@
 static const char *const op_kind_names[SIM_OP_N_KINDS] = {
     "kernel",       "copy",       "host_gap",   "stream_sync",
     "device_sync",  "event_record", "event_wait", "event_sync",
+    "graph",
 };
 
 const char *sim_op_kind_name(SimOpKind k)
@@ -31,7 +32,116 @@ SimScenario *sim_scenario_new(const char *source, const char *format)
     sc->seed = 1;
     sc->strings = g_string_chunk_new(4096);
     sc->processes = g_ptr_array_new();
+    sc->graphs = g_ptr_array_new();
     return sc;
+}
+
+/* ------------------------------------------------------------------------
+ * Graphs
+ * ------------------------------------------------------------------------ */
+
+static void graph_free(gpointer p)
+{
+    SimGraph *g = p;
+    g_free(g->nodes);
+    g_free(g->dep_store);
+    g_free(g->succ_off);
+    g_free(g->succ);
+    g_free(g);
+}
+
+SimGraph *sim_scenario_new_graph(SimScenario *sc)
+{
+    SimGraph *g = g_new0(SimGraph, 1);
+    g_ptr_array_add(sc->graphs, g);
+    return g;
+}
+
+/* Arrays grow by doubling (see grow() below for the rule). */
+static void *grow(void *arr, uint32_t n, size_t elem);
+
+uint32_t sim_graph_add_node(SimGraph *g, const SimGraphNode *node,
+                            const uint32_t *deps, uint32_t n_deps)
+{
+    /* deps pointers are rebuilt by sim_graph_finish (dep_store moves as it
+     * grows): until then n_deps and the offset in dep_store are kept. */
+    g->nodes = grow(g->nodes, g->n_nodes, sizeof *g->nodes);
+    SimGraphNode *n = &g->nodes[g->n_nodes];
+    *n = *node;
+    n->n_deps = n_deps;
+    n->deps = NULL;
+    for (uint32_t i = 0; i < n_deps; i++) {
+        g->dep_store = grow(g->dep_store, g->n_edges, sizeof *g->dep_store);
+        g->dep_store[g->n_edges++] = deps[i];
+    }
+    return g->n_nodes++;
+}
+
+bool sim_graph_finish(SimGraph *g, uint32_t *bad)
+{
+    uint32_t n = g->n_nodes, off = 0;
+    g_free(g->succ_off);
+    g_free(g->succ);
+    g->succ_off = g_new0(uint32_t, n + 1);
+    g->succ = g_new(uint32_t, MAX(g->n_edges, 1));
+    g->n_kernels = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        SimGraphNode *nd = &g->nodes[i];
+        nd->deps = g->dep_store + off;
+        off += nd->n_deps;
+        g->n_kernels += nd->op.kind == SIM_OP_KERNEL;
+        for (uint32_t d = 0; d < nd->n_deps; d++) {
+            if (nd->deps[d] >= n || nd->deps[d] == i) {
+                *bad = i;
+                return false;
+            }
+            g->succ_off[nd->deps[d] + 1]++;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        g->succ_off[i + 1] += g->succ_off[i];
+    g_autofree uint32_t *fill = g_memdup2(g->succ_off, sizeof(uint32_t) * n);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t d = 0; d < g->nodes[i].n_deps; d++)
+            g->succ[fill[g->nodes[i].deps[d]]++] = i;
+    /* Kahn's algorithm: a node never reached lies on (or after) a cycle. */
+    g_autofree uint32_t *left = g_new(uint32_t, MAX(n, 1));
+    g_autofree uint32_t *ready = g_new(uint32_t, MAX(n, 1));
+    uint32_t head = 0, tail = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!(left[i] = g->nodes[i].n_deps))
+            ready[tail++] = i;
+    while (head < tail) {
+        uint32_t i = ready[head++];
+        for (uint32_t s = g->succ_off[i]; s < g->succ_off[i + 1]; s++)
+            if (--left[g->succ[s]] == 0)
+                ready[tail++] = g->succ[s];
+    }
+    if (tail < n) {
+        for (uint32_t i = 0; i < n; i++)
+            if (left[i]) {
+                *bad = i;
+                break;
+            }
+        return false;
+    }
+    return true;
+}
+
+SimGraph *sim_graph_copy(SimScenario *dst, const SimGraph *g)
+{
+    SimGraph *c = sim_scenario_new_graph(dst);
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        SimGraphNode nd = g->nodes[i];
+        nd.id = sim_scenario_intern(dst, nd.id);
+        if (nd.op.kind == SIM_OP_KERNEL)
+            nd.op.u.kernel.name = sim_scenario_intern(dst, nd.op.u.kernel.name);
+        sim_graph_add_node(c, &nd, g->nodes[i].deps, g->nodes[i].n_deps);
+    }
+    uint32_t bad;
+    bool ok = sim_graph_finish(c, &bad);
+    g_assert(ok); /* the original was finished */
+    return c;
 }
 
 static void process_free(SimProcessSpec *p)
@@ -50,6 +160,9 @@ void sim_scenario_free(SimScenario *sc)
     for (guint i = 0; i < sc->processes->len; i++)
         process_free(g_ptr_array_index(sc->processes, i));
     g_ptr_array_free(sc->processes, TRUE);
+    for (guint i = 0; i < sc->graphs->len; i++)
+        graph_free(g_ptr_array_index(sc->graphs, i));
+    g_ptr_array_free(sc->graphs, TRUE);
     g_string_chunk_free(sc->strings);
     g_free(sc->source);
     g_free(sc->format);
@@ -137,6 +250,19 @@ static SimProcessSpec *process_copy(SimScenario *dst, const SimProcessSpec *p,
         if (c->ops[i].kind == SIM_OP_KERNEL)
             c->ops[i].u.kernel.name =
                 sim_scenario_intern(dst, p->ops[i].u.kernel.name);
+    /* Graphs: one copy per distinct graph of the process (ops launching
+     * the same graph keep sharing it). */
+    g_autoptr(GHashTable) copies = g_hash_table_new(NULL, NULL);
+    for (uint32_t i = 0; i < p->n_ops; i++) {
+        if (c->ops[i].kind != SIM_OP_GRAPH)
+            continue;
+        SimGraph *g = g_hash_table_lookup(copies, p->ops[i].u.graph);
+        if (!g) {
+            g = sim_graph_copy(dst, p->ops[i].u.graph);
+            g_hash_table_insert(copies, p->ops[i].u.graph, g);
+        }
+        c->ops[i].u.graph = g;
+    }
     return c;
 }
 
@@ -220,6 +346,36 @@ static bool validate_kernel(const SimScenario *sc, const SimProcessSpec *p,
     return true;
 }
 
+/* A graph's nodes: kernels valid as kernel ops, copies with a direction,
+ * at least one node, and (checked by sim_graph_finish) no cycle. */
+static bool validate_graph(const SimScenario *sc, const SimProcessSpec *p,
+                           uint32_t i, const SimOp *op, GError **error)
+{
+    const SimGraph *g = op->u.graph;
+    if (!g || g->n_nodes == 0)
+        return op_fail(sc, p, i, op, error, "field 'nodes': a graph needs "
+                                            "at least one node");
+    if (!g->succ_off)
+        return op_fail(sc, p, i, op, error, "graph not finished");
+    for (uint32_t n = 0; n < g->n_nodes; n++) {
+        const SimOp *no = &g->nodes[n].op;
+        if (no->stream != op->stream)
+            return op_fail(sc, p, i, op, error,
+                           "graph nodes must be on the graph's stream");
+        if (no->kind == SIM_OP_KERNEL) {
+            if (!validate_kernel(sc, p, i, no, error)) {
+                g_prefix_error(error, "graph node %u: ", n);
+                return false;
+            }
+        } else if (no->kind != SIM_OP_COPY || no->u.copy.dir >= SIM_COPY_N_DIRS) {
+            g_autofree char *m = g_strdup_printf(
+                "graph node %u: only kernels, copies and memsets", n);
+            return op_fail(sc, p, i, op, error, m);
+        }
+    }
+    return true;
+}
+
 bool sim_scenario_validate(const SimScenario *sc, GError **error)
 {
     if (sc->processes->len == 0) {
@@ -279,6 +435,13 @@ bool sim_scenario_validate(const SimScenario *sc, GError **error)
                 if (ok && op->event >= p->n_events)
                     ok = op_fail(sc, p, i, op, error,
                                  "field 'event': no such event");
+                break;
+            case SIM_OP_GRAPH:
+                if (op->stream >= p->n_streams)
+                    ok = op_fail(sc, p, i, op, error,
+                                 "field 'stream': no such stream");
+                if (ok)
+                    ok = validate_graph(sc, p, i, op, error);
                 break;
             case SIM_OP_HOST_GAP:
             case SIM_OP_DEVICE_SYNC:

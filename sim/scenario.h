@@ -35,6 +35,7 @@ typedef enum {
     SIM_OP_EVENT_RECORD, /* GPU: record event after the stream's prior work */
     SIM_OP_EVENT_WAIT,   /* GPU: the stream waits for the event's last record */
     SIM_OP_EVENT_SYNC,   /* host: wait for the event's last record */
+    SIM_OP_GRAPH,        /* GPU: a CUDA graph launched by one host call */
     SIM_OP_N_KINDS
 } SimOpKind;
 
@@ -82,6 +83,8 @@ typedef struct {
     SimTime duration_ns;  /* recorded duration; 0: from bandwidth model */
 } SimCopySpec;
 
+typedef struct SimGraph SimGraph;
+
 typedef struct {
     SimOpKind kind;
     uint32_t stream;   /* index into the process's streams (GPU ops and
@@ -97,8 +100,45 @@ typedef struct {
         SimKernelSpec kernel;
         SimCopySpec copy;
         SimTime gap_ns; /* SIM_OP_HOST_GAP */
+        SimGraph *graph; /* SIM_OP_GRAPH: owned by the scenario */
     } u;
 } SimOp;
+
+/* What a graph node does, for the device-side spacing between nodes
+ * (gpu_model.h: graph_spacing_ns[from][to]). */
+typedef enum {
+    SIM_NODE_KERNEL,
+    SIM_NODE_MEMSET,
+    SIM_NODE_COPY,
+    SIM_NODE_N_KINDS
+} SimNodeKind;
+
+/* One node of a CUDA graph: its work is an ordinary kernel or copy op
+ * (a memset is a device-to-device copy of its size and duration) on the
+ * graph op's stream, so the engine runs it like any kernel or copy. */
+typedef struct {
+    SimOp op;            /* SIM_OP_KERNEL or SIM_OP_COPY; op.stream is the
+                            graph op's stream (set by the engine's users) */
+    SimNodeKind kind;
+    const char *id;      /* the file's id (string chunk), NULL if none */
+    uint32_t *deps;      /* indices of the nodes it runs after (in
+                            SimGraph.dep_store) */
+    uint32_t n_deps;
+} SimGraphNode;
+
+/* A CUDA graph: nodes and their dependencies, a DAG (checked by
+ * sim_graph_finish).  Immutable once finished, except for the nodes' work
+ * (solo-time inference rescales it); shared by the ops that launch it. */
+struct SimGraph {
+    SimGraphNode *nodes;
+    uint32_t n_nodes;
+    uint32_t *dep_store;   /* all nodes' deps, n_edges */
+    uint32_t n_edges;
+    uint32_t *succ_off;    /* successors of node i: succ[succ_off[i] ..
+                              succ_off[i+1]) (sim_graph_finish) */
+    uint32_t *succ;
+    uint32_t n_kernels;
+};
 
 typedef struct {
     const char *name;  /* in the scenario's string chunk */
@@ -148,6 +188,7 @@ typedef struct SimScenario {
     uint64_t seed;
     GStringChunk *strings;
     GPtrArray *processes;       /* SimProcessSpec*, owned */
+    GPtrArray *graphs;          /* SimGraph*, owned (graph ops point here) */
 } SimScenario;
 
 /* An empty scenario; add processes with sim_scenario_add_process(). */
@@ -173,6 +214,25 @@ uint32_t sim_process_add_event(SimScenario *sc, SimProcessSpec *p,
  * the next append.  api_ns defaults to SIM_TIME_NEVER if the caller left it
  * 0 and set nothing: callers set it explicitly. */
 SimOp *sim_process_add_op(SimProcessSpec *p, const SimOp *op);
+
+/* A new empty graph owned by @sc; add nodes with sim_graph_add_node(),
+ * then call sim_graph_finish(). */
+SimGraph *sim_scenario_new_graph(SimScenario *sc);
+/* Append a node (copied) with @n_deps dependencies (node indices < the
+ * new node's index, or any index if the caller checks with finish).
+ * Returns: the node's index. */
+uint32_t sim_graph_add_node(SimGraph *g, const SimGraphNode *node,
+                            const uint32_t *deps, uint32_t n_deps);
+/* Build the successor lists and check the graph: dependencies in range,
+ * no cycle.  On a cycle, *bad is a node on it.  Returns false on error. */
+bool sim_graph_finish(SimGraph *g, uint32_t *bad);
+/* Deep copy of @g into @dst (kernel names and ids interned there). */
+SimGraph *sim_graph_copy(SimScenario *dst, const SimGraph *g);
+/* Kernel and copy ops a graph op contributes to the op count. */
+static inline uint32_t sim_op_gpu_count(const SimOp *op)
+{
+    return op->kind == SIM_OP_GRAPH ? op->u.graph->n_nodes : 1;
+}
 
 /* A deep copy (fresh string chunk). */
 SimScenario *sim_scenario_copy(const SimScenario *sc);

@@ -160,21 +160,34 @@ static bool lookup_event(Loader *L, const cJSON *op, long rep, uint32_t *out,
 
 static const char *const op_names[] = {
     "kernel",     "copy",         "host_gap",   "stream_sync", "device_sync",
-    "event_record", "event_wait", "event_sync", "repeat",      NULL};
+    "event_record", "event_wait", "event_sync", "graph",       "repeat",
+    NULL};
+#define OP_REPEAT SIM_OP_N_KINDS /* "repeat" follows the op kinds */
 
 static bool load_ops(Loader *L, const cJSON *ops, long rep, GError **error);
 
+/* The fields of a kernel op, and of a kernel node of a graph (no stream,
+ * no host times; an id and dependencies instead). */
+static const char *const kernel_keys[] = {
+    "op",          "name",           "stream",
+    "grid",        "block",          "regs_per_thread",
+    "static_smem_bytes", "dynamic_smem_bytes", "duration_us",
+    "block_time_us", "sm_intensity", "mem_intensity",
+    "faults",      "wall_clock",     "self_timed", "api_us",
+    "at_us",       NULL};
+static const char *const kernel_node_keys[] = {
+    "op",          "name",           "id",
+    "after",       "grid",           "block",
+    "regs_per_thread", "static_smem_bytes", "dynamic_smem_bytes",
+    "duration_us", "block_time_us",  "sm_intensity",
+    "mem_intensity", "faults",       "wall_clock",
+    "self_timed",  NULL};
+
 static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
-                        GError **error)
+                        bool node, GError **error)
 {
-    static const char *const keys[] = {
-        "op",          "name",           "stream",
-        "grid",        "block",          "regs_per_thread",
-        "static_smem_bytes", "dynamic_smem_bytes", "duration_us",
-        "block_time_us", "sm_intensity", "mem_intensity",
-        "faults",      "wall_clock",     "self_timed", "api_us",
-        "at_us",       NULL};
-    if (!sim_json_check_keys(L->doc, o, keys, L->what, error))
+    if (!sim_json_check_keys(L->doc, o, node ? kernel_node_keys : kernel_keys,
+                             L->what, error))
         return false;
     SimKernelSpec *k = &op->u.kernel;
     const char *name = NULL;
@@ -183,7 +196,7 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
     g_autofree char *n = subst(name, rep);
     k->name = sim_scenario_intern(L->sc, n);
     k->regs_per_thread = 32;
-    if (!lookup_stream(L, o, rep, &op->stream, error) ||
+    if ((!node && !lookup_stream(L, o, rep, &op->stream, error)) ||
         !get_dim3(L, o, "grid", k->grid, error) ||
         !get_dim3(L, o, "block", k->block, error) ||
         !sim_json_get_u32(L->doc, o, "regs_per_thread", L->what, false, 1,
@@ -225,6 +238,160 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
     return true;
 }
 
+/* A graph node's "after": the ids it runs after (default: the node before
+ * it, so a graph without "after" is a chain). */
+static bool node_deps(Loader *L, const cJSON *n, uint32_t index,
+                      GHashTable *ids, GArray *deps, GError **error)
+{
+    g_array_set_size(deps, 0);
+    const cJSON *after = cJSON_GetObjectItemCaseSensitive(n, "after");
+    if (!after) {
+        if (index > 0) {
+            uint32_t prev = index - 1;
+            g_array_append_val(deps, prev);
+        }
+        return true;
+    }
+    if (!cJSON_IsArray(after))
+        return fail(L, after, error,
+                    "field 'after': expected an array of node ids");
+    const cJSON *a;
+    cJSON_ArrayForEach(a, after)
+    {
+        if (!cJSON_IsString(a))
+            return fail(L, a, error, "field 'after': node ids are strings");
+        gpointer id = g_hash_table_lookup(ids, a->valuestring);
+        if (!id)
+            return fail(L, a, error, "field 'after': no node with id '%s'",
+                        a->valuestring);
+        uint32_t d = GPOINTER_TO_UINT(id) - 1;
+        for (guint k = 0; k < deps->len; k++)
+            if (g_array_index(deps, uint32_t, k) == d)
+                return fail(L, a, error, "field 'after': '%s' given twice",
+                            a->valuestring);
+        g_array_append_val(deps, d);
+    }
+    return true;
+}
+
+/* One node: a kernel (the kernel op's fields, no stream), a memset
+ * ("bytes", "duration_us") or a copy (the copy op's fields, no stream). */
+static bool load_node(Loader *L, const cJSON *n, long rep, SimGraphNode *nd,
+                      GError **error)
+{
+    static const char *const kinds[] = {"kernel", "memset", "copy", NULL};
+    static const char *const memset_keys[] = {"op", "id", "after", "bytes",
+                                              "duration_us", NULL};
+    static const char *const copy_keys[] = {"op",     "id",     "after",
+                                            "dir",    "bytes",  "pinned",
+                                            "duration_us", NULL};
+    static const char *const dirs[] = {"h2d", "d2h", "d2d", NULL};
+    int kind = 0, dir = SIM_COPY_D2D;
+    if (!cJSON_IsObject(n))
+        return fail(L, n, error, "field 'nodes': a node must be an object");
+    if (!sim_json_get_enum(L->doc, n, "op", L->what, true, kinds, &kind,
+                           error))
+        return false;
+    nd->kind = (SimNodeKind)kind;
+    nd->op.line = line_of(L, n);
+    nd->op.api_ns = SIM_TIME_NEVER;
+    if (kind == SIM_NODE_KERNEL) {
+        nd->op.kind = SIM_OP_KERNEL;
+        return load_kernel(L, n, rep, &nd->op, true, error);
+    }
+    nd->op.kind = SIM_OP_COPY;
+    SimCopySpec *c = &nd->op.u.copy;
+    c->pinned = true;
+    if (!sim_json_check_keys(L->doc, n,
+                             kind == SIM_NODE_MEMSET ? memset_keys : copy_keys,
+                             L->what, error) ||
+        (kind == SIM_NODE_COPY &&
+         !sim_json_get_enum(L->doc, n, "dir", L->what, true, dirs, &dir,
+                            error)) ||
+        !sim_json_get_u64(L->doc, n, "bytes", L->what, true, 0,
+                          (uint64_t)1 << 50, &c->bytes, error) ||
+        !sim_json_get_bool(L->doc, n, "pinned", L->what, false, &c->pinned,
+                           error) ||
+        !get_time_us(L, n, "duration_us", false, 1e12, &c->duration_ns,
+                     error))
+        return false;
+    c->dir = (SimCopyDir)dir;
+    return true;
+}
+
+/* {"op": "graph", "stream": S, "nodes": [...]}: ids first (so "after" may
+ * name any node), then the nodes, then the DAG check. */
+static bool load_graph(Loader *L, const cJSON *o, long rep, SimOp *op,
+                       GError **error)
+{
+    static const char *const keys[] = {"op", "stream", "nodes", "api_us",
+                                       "at_us", NULL};
+    if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
+        !lookup_stream(L, o, rep, &op->stream, error))
+        return false;
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(o, "nodes");
+    if (!cJSON_IsArray(nodes) || cJSON_GetArraySize(nodes) == 0)
+        return fail(L, nodes ? nodes : o, error,
+                    "field 'nodes': expected a non-empty array of nodes");
+    g_autoptr(GHashTable) ids = g_hash_table_new_full(g_str_hash, g_str_equal,
+                                                      g_free, NULL);
+    const cJSON *n;
+    uint32_t count = 0;
+    cJSON_ArrayForEach(n, nodes)
+    {
+        const char *id = NULL;
+        if (cJSON_IsObject(n) &&
+            !sim_json_get_string(L->doc, n, "id", L->what, false, &id, error))
+            return false;
+        if (id) {
+            char *key = subst(id, rep);
+            if (g_hash_table_contains(ids, key)) {
+                g_free(key);
+                return fail(L, cJSON_GetObjectItemCaseSensitive(n, "id"),
+                            error, "field 'id': two nodes have the id '%s'",
+                            id);
+            }
+            g_hash_table_insert(ids, key, GUINT_TO_POINTER(count + 1));
+        }
+        count++;
+    }
+    SimGraph *g = sim_scenario_new_graph(L->sc);
+    g_autoptr(GArray) deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g_autofree const cJSON **at = g_new(const cJSON *, count);
+    uint32_t i = 0;
+    cJSON_ArrayForEach(n, nodes)
+    {
+        SimGraphNode nd;
+        memset(&nd, 0, sizeof nd);
+        if (!load_node(L, n, rep, &nd, error) ||
+            !node_deps(L, n, i, ids, deps, error))
+            return false;
+        const char *id = NULL;
+        sim_json_get_string(L->doc, n, "id", L->what, false, &id, NULL);
+        if (id) {
+            g_autofree char *sid = subst(id, rep);
+            nd.id = sim_scenario_intern(L->sc, sid);
+        }
+        nd.op.stream = op->stream;
+        at[i] = n;
+        sim_graph_add_node(g, &nd, (const uint32_t *)deps->data, deps->len);
+        i++;
+    }
+    uint32_t bad = 0;
+    if (!sim_graph_finish(g, &bad)) {
+        const cJSON *b = at[bad];
+        const cJSON *after = cJSON_GetObjectItemCaseSensitive(b, "after");
+        return fail(L, after ? after : b, error,
+                    "field 'after': graph node %u%s%s%s is on a dependency "
+                    "cycle",
+                    bad, g->nodes[bad].id ? " ('" : "",
+                    g->nodes[bad].id ? g->nodes[bad].id : "",
+                    g->nodes[bad].id ? "')" : "");
+    }
+    op->u.graph = g;
+    return true;
+}
+
 static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
 {
     if (!cJSON_IsObject(o))
@@ -233,7 +400,7 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
     if (!sim_json_get_enum(L->doc, o, "op", L->what, true, op_names, &kind,
                            error))
         return false;
-    if (kind == 8) { /* repeat */
+    if (kind == OP_REPEAT) {
         static const char *const keys[] = {"op", "count", "ops", NULL};
         uint32_t count = 0;
         if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
@@ -258,7 +425,11 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
         return false;
     switch (op.kind) {
     case SIM_OP_KERNEL:
-        if (!load_kernel(L, o, rep, &op, error))
+        if (!load_kernel(L, o, rep, &op, false, error))
+            return false;
+        break;
+    case SIM_OP_GRAPH:
+        if (!load_graph(L, o, rep, &op, error))
             return false;
         break;
     case SIM_OP_COPY: {

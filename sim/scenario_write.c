@@ -62,61 +62,129 @@ static void put_dim3(GString *o, const uint32_t d[3])
         g_string_append_printf(o, "[%u, %u, %u]", d[0], d[1], d[2]);
 }
 
+/* A kernel's fields after its name and stream. */
+static void put_kernel(GString *o, const SimKernelSpec *k)
+{
+    g_string_append(o, ", \"grid\": ");
+    put_dim3(o, k->grid);
+    g_string_append(o, ", \"block\": ");
+    put_dim3(o, k->block);
+    g_string_append_printf(o, ", \"regs_per_thread\": %u",
+                           k->regs_per_thread);
+    if (k->static_smem_bytes)
+        g_string_append_printf(o, ", \"static_smem_bytes\": %u",
+                               k->static_smem_bytes);
+    if (k->dynamic_smem_bytes)
+        g_string_append_printf(o, ", \"dynamic_smem_bytes\": %u",
+                               k->dynamic_smem_bytes);
+    if (k->duration_ns) {
+        g_string_append(o, ", \"duration_us\": ");
+        put_us(o, k->duration_ns);
+    } else {
+        g_string_append(o, ", \"block_time_us\": ");
+        put_us(o, k->block_time_ns);
+    }
+    if (k->sm_intensity > 0)
+        g_string_append_printf(o, ", \"sm_intensity\": %.6g",
+                               k->sm_intensity);
+    if (k->mem_intensity > 0)
+        g_string_append_printf(o, ", \"mem_intensity\": %.6g",
+                               k->mem_intensity);
+    if (k->faults)
+        g_string_append(o, ", \"faults\": true");
+    if (k->wall_clock)
+        g_string_append(o, ", \"wall_clock\": true");
+    if (k->self_timed)
+        g_string_append(o, ", \"self_timed\": true");
+}
+
+/* A copy's fields after its stream; a memset node has no direction. */
+static void put_copy(GString *o, const SimCopySpec *c, bool memset)
+{
+    if (!memset)
+        g_string_append_printf(o, ", \"dir\": \"%s\"", sim_copy_dir_name(c->dir));
+    g_string_append_printf(o, ", \"bytes\": %llu", (unsigned long long)c->bytes);
+    if (!c->pinned && !memset)
+        g_string_append(o, ", \"pinned\": false");
+    if (c->duration_ns) {
+        g_string_append(o, ", \"duration_us\": ");
+        put_us(o, c->duration_ns);
+    }
+}
+
+/* Whether node i's dependencies are the default: the node before it. */
+static bool default_deps(const SimGraph *g, uint32_t i)
+{
+    const SimGraphNode *n = &g->nodes[i];
+    return i == 0 ? n->n_deps == 0 : n->n_deps == 1 && n->deps[0] == i - 1;
+}
+
+static void put_node_id(GString *o, const SimGraph *g, uint32_t i)
+{
+    if (g->nodes[i].id)
+        put_str(o, g->nodes[i].id);
+    else
+        g_string_append_printf(o, "\"n%u\"", i);
+}
+
+/* A graph's nodes, one per line; ids and "after" only where the graph is
+ * not a plain chain (or the file gave ids). */
+static void put_graph(GString *o, const SimGraph *g)
+{
+    static const char *const kinds[] = {"kernel", "memset", "copy"};
+    bool chain = true;
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        chain &= default_deps(g, i);
+    g_string_append(o, ", \"nodes\": [");
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const SimGraphNode *n = &g->nodes[i];
+        g_string_append(o, i ? ",\n          " : "\n          ");
+        g_string_append_printf(o, "{\"op\": \"%s\"", kinds[n->kind]);
+        if (n->id || !chain) {
+            g_string_append(o, ", \"id\": ");
+            put_node_id(o, g, i);
+        }
+        if (!default_deps(g, i)) {
+            g_string_append(o, ", \"after\": [");
+            for (uint32_t d = 0; d < n->n_deps; d++) {
+                if (d)
+                    g_string_append(o, ", ");
+                put_node_id(o, g, n->deps[d]);
+            }
+            g_string_append_c(o, ']');
+        }
+        if (n->op.kind == SIM_OP_KERNEL) {
+            g_string_append(o, ", \"name\": ");
+            put_str(o, n->op.u.kernel.name);
+            put_kernel(o, &n->op.u.kernel);
+        } else {
+            put_copy(o, &n->op.u.copy, n->kind == SIM_NODE_MEMSET);
+        }
+        g_string_append_c(o, '}');
+    }
+    g_string_append(o, "]");
+}
+
 static void put_op(GString *o, const SimProcessSpec *p, const SimOp *op)
 {
     g_string_append_printf(o, "{\"op\": \"%s\"", sim_op_kind_name(op->kind));
     switch (op->kind) {
-    case SIM_OP_KERNEL: {
-        const SimKernelSpec *k = &op->u.kernel;
+    case SIM_OP_KERNEL:
         g_string_append(o, ", \"name\": ");
-        put_str(o, k->name);
+        put_str(o, op->u.kernel.name);
         g_string_append(o, ", \"stream\": ");
         put_str(o, p->streams[op->stream].name);
-        g_string_append(o, ", \"grid\": ");
-        put_dim3(o, k->grid);
-        g_string_append(o, ", \"block\": ");
-        put_dim3(o, k->block);
-        g_string_append_printf(o, ", \"regs_per_thread\": %u",
-                               k->regs_per_thread);
-        if (k->static_smem_bytes)
-            g_string_append_printf(o, ", \"static_smem_bytes\": %u",
-                                   k->static_smem_bytes);
-        if (k->dynamic_smem_bytes)
-            g_string_append_printf(o, ", \"dynamic_smem_bytes\": %u",
-                                   k->dynamic_smem_bytes);
-        if (k->duration_ns) {
-            g_string_append(o, ", \"duration_us\": ");
-            put_us(o, k->duration_ns);
-        } else {
-            g_string_append(o, ", \"block_time_us\": ");
-            put_us(o, k->block_time_ns);
-        }
-        if (k->sm_intensity > 0)
-            g_string_append_printf(o, ", \"sm_intensity\": %.6g",
-                                   k->sm_intensity);
-        if (k->mem_intensity > 0)
-            g_string_append_printf(o, ", \"mem_intensity\": %.6g",
-                                   k->mem_intensity);
-        if (k->faults)
-            g_string_append(o, ", \"faults\": true");
-        if (k->wall_clock)
-            g_string_append(o, ", \"wall_clock\": true");
-        if (k->self_timed)
-            g_string_append(o, ", \"self_timed\": true");
+        put_kernel(o, &op->u.kernel);
         break;
-    }
     case SIM_OP_COPY:
         g_string_append(o, ", \"stream\": ");
         put_str(o, p->streams[op->stream].name);
-        g_string_append_printf(o, ", \"dir\": \"%s\", \"bytes\": %llu",
-                               sim_copy_dir_name(op->u.copy.dir),
-                               (unsigned long long)op->u.copy.bytes);
-        if (!op->u.copy.pinned)
-            g_string_append(o, ", \"pinned\": false");
-        if (op->u.copy.duration_ns) {
-            g_string_append(o, ", \"duration_us\": ");
-            put_us(o, op->u.copy.duration_ns);
-        }
+        put_copy(o, &op->u.copy, false);
+        break;
+    case SIM_OP_GRAPH:
+        g_string_append(o, ", \"stream\": ");
+        put_str(o, p->streams[op->stream].name);
+        put_graph(o, op->u.graph);
         break;
     case SIM_OP_HOST_GAP:
         g_string_append(o, ", \"duration_us\": ");
@@ -183,6 +251,8 @@ static bool same_op(const SimOp *a, const SimOp *b)
                a->u.copy.duration_ns == b->u.copy.duration_ns;
     case SIM_OP_HOST_GAP:
         return a->u.gap_ns == b->u.gap_ns;
+    case SIM_OP_GRAPH:
+        return a->u.graph == b->u.graph;
     default:
         return true;
     }

@@ -52,6 +52,13 @@ bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
                 cur.gpu_ns += (double)op->u.kernel.duration_ns;
             else if (op->kind == SIM_OP_COPY)
                 cur.gpu_ns += (double)op->u.copy.duration_ns;
+            else if (op->kind == SIM_OP_GRAPH)
+                for (uint32_t n = 0; n < op->u.graph->n_nodes; n++) {
+                    const SimOp *x = &op->u.graph->nodes[n].op;
+                    cur.gpu_ns += (double)(x->kind == SIM_OP_KERNEL
+                                               ? x->u.kernel.duration_ns
+                                               : x->u.copy.duration_ns);
+                }
             if (op->kind == SIM_OP_DEVICE_SYNC) {
                 cur.to = i + 1;
                 g_array_append_val(segs, cur);

@@ -14,7 +14,9 @@
  *                                   on GPUs with more than 32): resident
  *                                   warps of the context holding the GPU
  *   PID_PROC+p "<mode> · <process>" one track per stream (kernels, copies,
- *                                   event record/wait instants); tid 0 shows
+ *                                   event record/wait instants; graph nodes
+ *                                   that run beside others of their stream
+ *                                   on "graph branch" lanes); tid 0 shows
  *                                   when its context held the GPU
  *
  * Every duration event ("X") sits on a track where no two overlap, as
@@ -46,6 +48,8 @@
 #define TID_SLICES 1u    /* GPU pid: which context held the GPU */
 #define TID_QUEUE0 100u  /* GPU pid: first hardware-queue lane */
 #define TID_COPY0 50000u /* GPU pid: first copy-engine lane */
+#define TID_BRANCH0 1000000u /* process pid: stream s's graph branch lane l
+                                is TID_BRANCH0 + s * 1000 + l (l >= 1) */
 #define TID_CTX 0u       /* process pid: its context's slices */
 
 /* ------------------------------------------------------------------------
@@ -218,7 +222,14 @@ static const SimOp *spec_op(const SimScenario *sc, const SimOpRecord *o)
     if (!sc || o->proc >= sc->processes->len)
         return NULL;
     const SimProcessSpec *p = g_ptr_array_index(sc->processes, o->proc);
-    return o->op_index < p->n_ops ? &p->ops[o->op_index] : NULL;
+    if (o->op_index >= p->n_ops)
+        return NULL;
+    const SimOp *op = &p->ops[o->op_index];
+    if (o->node != SIM_NO_INDEX) /* a graph node: its own op */
+        return op->kind == SIM_OP_GRAPH && o->node < op->u.graph->n_nodes
+                   ? &op->u.graph->nodes[o->node].op
+                   : NULL;
+    return op;
 }
 
 static void dim3(GString *b, const char *key, const uint32_t d[3])
@@ -330,6 +341,76 @@ pack_lanes(const SimResult *r, const GArray *idx, uint32_t *lanes)
         lanes[i] = l;
     }
     return ends->len;
+}
+
+static int cmp_graph_node(const void *a, const void *b, void *data)
+{
+    const SimResult *r = data;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const SimOpRecord *p = &g_array_index(r->ops, SimOpRecord, x);
+    const SimOpRecord *q = &g_array_index(r->ops, SimOpRecord, y);
+    if (p->proc != q->proc)
+        return p->proc < q->proc ? -1 : 1;
+    if (p->stream != q->stream)
+        return p->stream < q->stream ? -1 : 1;
+    if (p->start_ns != q->start_ns)
+        return p->start_ns < q->start_ns ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Graph nodes on their stream's track, packed into lanes: lane 0 is the
+ * stream's own track (its other ops never overlap a graph: the stream
+ * waits for the whole graph), parallel branches go to extra lanes. */
+static void graph_lanes(Out *o, const SimResult *r, uint32_t base,
+                        GArray *items)
+{
+    g_autoptr(GArray) idx = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    for (guint i = 0; i < r->ops->len; i++) {
+        const SimOpRecord *op = &g_array_index(r->ops, SimOpRecord, i);
+        if (op->node != SIM_NO_INDEX && op->proc < r->n_procs &&
+            op->end_ns >= op->start_ns && is_slice_op(op))
+            g_array_append_val(idx, i);
+    }
+    g_array_sort_with_data(idx, cmp_graph_node, (gpointer)r);
+    for (guint a = 0; a < idx->len;) {
+        const SimOpRecord *first =
+            &g_array_index(r->ops, SimOpRecord, g_array_index(idx, uint32_t, a));
+        guint b = a;
+        while (b < idx->len) {
+            const SimOpRecord *x = &g_array_index(
+                r->ops, SimOpRecord, g_array_index(idx, uint32_t, b));
+            if (x->proc != first->proc || x->stream != first->stream)
+                break;
+            b++;
+        }
+        g_autoptr(GArray) one = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        g_array_append_vals(one, &g_array_index(idx, uint32_t, a), b - a);
+        g_autofree uint32_t *lanes = g_new0(uint32_t, b - a);
+        uint32_t n_lanes = pack_lanes(r, one, lanes);
+        uint32_t pid = base + PID_PROC + first->proc;
+        for (uint32_t l = 1; l < n_lanes && l < 1000; l++) {
+            uint32_t tid = TID_BRANCH0 + first->stream * 1000 + l;
+            g_autofree char *tn = g_strdup_printf(
+                "stream %s (graph branch %u)",
+                r->procs[first->proc].streams[first->stream].name, l);
+            meta_name(o, "thread_name", pid, tid, tn);
+            meta_sort(o, "thread_sort_index", pid, tid, tid);
+        }
+        for (guint i = 0; i < one->len; i++) {
+            const SimOpRecord *x = &g_array_index(
+                r->ops, SimOpRecord, g_array_index(one, uint32_t, i));
+            uint32_t l = MIN(lanes[i], 999);
+            Item it = {pid,
+                       l ? TID_BRANCH0 + x->stream * 1000 + l
+                         : x->stream + 1,
+                       x->start_ns,
+                       x->end_ns,
+                       g_array_index(one, uint32_t, i),
+                       true};
+            g_array_append_val(items, it);
+        }
+        a = b;
+    }
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -719,9 +800,11 @@ static void one_run(
     slices(o, r, base);
     /* Ops: per stream, per queue lane, per copy-engine lane. */
     g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(Item));
+    graph_lanes(o, r, base, items);
     for (guint i = 0; i < r->ops->len; i++) {
         const SimOpRecord *op = &g_array_index(r->ops, SimOpRecord, i);
-        if (op->proc >= r->n_procs || op->end_ns < op->start_ns)
+        if (op->proc >= r->n_procs || op->end_ns < op->start_ns ||
+            op->node != SIM_NO_INDEX)
             continue;
         if (is_slice_op(op)) {
             Item it = {base + PID_PROC + op->proc,

@@ -1,0 +1,642 @@
+/* test_graph.c -- CUDA graph ops: the scenario format (loader errors,
+ * writer round trip), the engine (one host call, root latency, node
+ * spacing by transition, parallel branches, resident-grid slots, MPS
+ * client costs, faults), the importers (Kineto and nsys SQLite graph
+ * launches, dependencies from the timeline) and identity replay of the
+ * committed H100 graph and eager traces (regression: 3% of the makespan,
+ * 2% of the span per op).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+
+#include "../import/import.h"
+#include "../import/replay.h"
+#include "engine.h"
+#include "error.h"
+#include "gpu_model.h"
+#include "scenario.h"
+#include "testutil.h"
+
+#define SRC HQSIM_SOURCE_DIR "/"
+
+/* ------------------------------------------------------------------------
+ * Scenario format
+ * ------------------------------------------------------------------------ */
+
+#define HEAD                                                                \
+    "{\"hqsim_scenario\": 1, \"processes\": [{\"name\": \"p\",\n"           \
+    "\"streams\": [{\"name\": \"s\"}], \"ops\": [\n"
+#define TAIL "\n]}]}"
+#define K(extra)                                                            \
+    "{\"op\": \"kernel\", \"name\": \"k\", \"grid\": 1, \"block\": 32, "    \
+    "\"duration_us\": 10" extra "}"
+
+static void expect_load_error(const char *text, const char *const *parts)
+{
+    g_autoptr(GError) error = NULL;
+    SimScenario *sc = sim_scenario_parse("g.json", text, strlen(text), &error);
+    if (sc) {
+        sim_scenario_free(sc);
+        fail_msg("accepted: %s", text);
+    }
+    for (const char *const *p = parts; *p; p++)
+        if (!strstr(error->message, *p))
+            fail_msg("error '%s' lacks '%s'", error->message, *p);
+}
+
+static void test_load_graph(void **state)
+{
+    (void)state;
+    const char *text =
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"api_us\": 5, \"nodes\": [\n"
+        K(", \"id\": \"a\"") ",\n" K("") ",\n"
+        "{\"op\": \"memset\", \"id\": \"m\", \"after\": [\"a\"], \"bytes\": 64, "
+        "\"duration_us\": 1},\n"
+        "{\"op\": \"copy\", \"after\": [], \"dir\": \"d2d\", \"bytes\": 8},\n"
+        K(", \"after\": [\"m\", \"a\"]") "]}" TAIL;
+    g_autoptr(GError) error = NULL;
+    SimScenario *sc = sim_scenario_parse("g.json", text, strlen(text), &error);
+    if (!sc)
+        fail_msg("%s", error->message);
+    const SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
+    assert_int_equal(p->n_ops, 1);
+    const SimOp *op = &p->ops[0];
+    assert_int_equal(op->kind, SIM_OP_GRAPH);
+    assert_int_equal(op->api_ns, 5000);
+    const SimGraph *g = op->u.graph;
+    assert_int_equal(g->n_nodes, 5);
+    assert_int_equal(g->n_kernels, 3);
+    /* node 1: default chain after node 0; node 3: a root; node 4: two */
+    assert_int_equal(g->nodes[1].n_deps, 1);
+    assert_int_equal(g->nodes[1].deps[0], 0);
+    assert_int_equal(g->nodes[2].kind, SIM_NODE_MEMSET);
+    assert_int_equal(g->nodes[2].op.u.copy.dir, SIM_COPY_D2D);
+    assert_int_equal(g->nodes[3].n_deps, 0);
+    assert_int_equal(g->nodes[3].kind, SIM_NODE_COPY);
+    assert_int_equal(g->nodes[4].n_deps, 2);
+    assert_int_equal(g->nodes[4].deps[0], 2);
+    assert_int_equal(g->nodes[4].deps[1], 0);
+    /* successors of node 0: 1 and 2 and 4 */
+    assert_int_equal(g->succ_off[1] - g->succ_off[0], 3);
+    assert_string_equal(g->nodes[0].id, "a");
+    sim_scenario_free(sc);
+}
+
+static void test_load_graph_errors(void **state)
+{
+    (void)state;
+    /* a cycle: a after b, b after a (line 3) */
+    expect_load_error(
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        K(", \"id\": \"a\", \"after\": [\"b\"]") ",\n"
+        K(", \"id\": \"b\", \"after\": [\"a\"]") "]}" TAIL,
+        (const char *const[]){"g.json:", "field 'after'", "cycle", NULL});
+    expect_load_error(
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        K(", \"id\": \"a\"") ",\n" K(", \"after\": [\"zz\"]") "]}" TAIL,
+        (const char *const[]){"g.json:5:", "field 'after'",
+                              "no node with id 'zz'", NULL});
+    expect_load_error(
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        K(", \"id\": \"a\"") ",\n" K(", \"id\": \"a\"") "]}" TAIL,
+        (const char *const[]){"g.json:5:", "field 'id'", "'a'", NULL});
+    expect_load_error(
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        "{\"op\": \"memset\", \"bytes\": 4, \"dir\": \"h2d\"}]}" TAIL,
+        (const char *const[]){"g.json:", "dir", NULL});
+    expect_load_error(
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        K(", \"stream\": \"s\"") "]}" TAIL,
+        (const char *const[]){"g.json:", "stream", NULL});
+    expect_load_error(HEAD "{\"op\": \"graph\", \"stream\": \"s\", "
+                           "\"nodes\": []}" TAIL,
+                      (const char *const[]){"g.json:", "field 'nodes'", NULL});
+    expect_load_error(
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        "{\"op\": \"event_record\"}]}" TAIL,
+        (const char *const[]){"g.json:", "op", NULL});
+    expect_load_error(
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        K(", \"after\": [\"a\", \"a\"], \"id\": \"a\"") "]}" TAIL,
+        (const char *const[]){"g.json:", "field 'after'", NULL});
+}
+
+/* The bundled example: written, read back, written again, the same. */
+static void test_write_roundtrip(void **state)
+{
+    (void)state;
+    g_autoptr(GError) error = NULL;
+    SimScenario *sc = sim_scenario_load(SRC "traces/graph-inference.json",
+                                        &error);
+    if (!sc)
+        fail_msg("%s", error->message);
+    g_autofree char *a = sim_scenario_to_json(sc);
+    assert_non_null(strstr(a, "\"after\": [\"attn_out\", \"mlp_down\", "
+                              "\"zero_acc\"]"));
+    SimScenario *b = sim_scenario_parse("b.json", a, strlen(a), &error);
+    if (!b)
+        fail_msg("%s\n%s", error->message, a);
+    g_autofree char *a2 = sim_scenario_to_json(b);
+    assert_string_equal(a, a2);
+    /* a copy (--processes N) keeps the graphs */
+    SimScenario *c = sim_scenario_copy(b);
+    sim_scenario_replicate_process(c, 0, 3);
+    g_autofree char *a3 = sim_scenario_to_json(c);
+    assert_non_null(strstr(a3, "\"zero_acc\""));
+    sim_scenario_free(c);
+    sim_scenario_free(b);
+    sim_scenario_free(sc);
+}
+
+/* ------------------------------------------------------------------------
+ * Engine
+ * ------------------------------------------------------------------------ */
+
+/* A test GPU with round graph parameters. */
+static GpuModel *graph_model(void)
+{
+    GpuModel *m = test_model(4);
+    m->submit_latency_ns = 1000;
+    m->kernel_launch_latency_ns = 2000;
+    m->launch_api_ns = 4000;
+    m->graph_launch_api_ns = 3000;
+    m->graph_node_api_ns = 100;
+    m->graph_launch_latency_ns = 500;
+    m->graph_wait_latency_ns = 2500;
+    m->graph_node_spacing_ns = 400;
+    m->graph_to_memset_ns = 1000;
+    m->graph_from_memset_ns = 3000;
+    m->graph_branch_stagger_ns = 200;
+    return m;
+}
+
+static SimGraphNode node_kernel(uint32_t stream, const char *name,
+                                SimTime dur)
+{
+    SimGraphNode n;
+    memset(&n, 0, sizeof n);
+    n.op = test_kernel(stream, name, 1, 32, dur);
+    n.kind = SIM_NODE_KERNEL;
+    return n;
+}
+
+static SimGraphNode node_memset(uint32_t stream, SimTime dur)
+{
+    SimGraphNode n;
+    memset(&n, 0, sizeof n);
+    n.op = test_copy(stream, SIM_COPY_D2D, 64, true);
+    n.op.u.copy.duration_ns = dur;
+    n.kind = SIM_NODE_MEMSET;
+    return n;
+}
+
+/* Graph: a(10) -> {b(20), c(5) -> m(memset 2)} -> d(10) after b and m. */
+static SimScenario *fork_join(void)
+{
+    SimScenario *sc = sim_scenario_new("fork", "hqsim");
+    SimProcessSpec *p = test_process(sc, "p", 1);
+    SimGraph *g = sim_scenario_new_graph(sc);
+    SimGraphNode a = node_kernel(0, "a", SIM_US(10));
+    SimGraphNode b = node_kernel(0, "b", SIM_US(20));
+    SimGraphNode c = node_kernel(0, "c", SIM_US(5));
+    SimGraphNode mm = node_memset(0, SIM_US(2));
+    SimGraphNode d = node_kernel(0, "d", SIM_US(10));
+    uint32_t zero = 0, two = 2, bd[2] = {1, 3};
+    sim_graph_add_node(g, &a, NULL, 0);
+    sim_graph_add_node(g, &b, &zero, 1);
+    sim_graph_add_node(g, &c, &zero, 1);
+    sim_graph_add_node(g, &mm, &two, 1);
+    sim_graph_add_node(g, &d, bd, 2);
+    uint32_t bad;
+    assert_true(sim_graph_finish(g, &bad));
+    SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
+    op.u.graph = g;
+    sim_process_add_op(p, &op);
+    SimOp sync = test_simple(SIM_OP_STREAM_SYNC, 0, 0);
+    sync.api_ns = 0;
+    sim_process_add_op(p, &sync);
+    return sc;
+}
+
+static const SimOpRecord *node_rec(const SimResult *r, uint32_t proc,
+                                   uint32_t node)
+{
+    for (guint i = 0; i < r->ops->len; i++) {
+        const SimOpRecord *o = &g_array_index(r->ops, SimOpRecord, i);
+        if (o->proc == proc && o->node == node && o->iteration == 0)
+            return o;
+    }
+    fail_msg("no record of node %u", node);
+    return NULL;
+}
+
+static void test_engine_fork_join(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = graph_model();
+    g_autoptr(SimScenario) sc = fork_join();
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
+    assert_non_null(r);
+    /* host: 3 us + 5 nodes x 0.1 us; visible 1 us later; roots 0.5 us
+     * after reaching an idle queue head */
+    SimTime t0 = 3500 + 1000 + 500;
+    const SimOpRecord *a = node_rec(r, 0, 0), *b = node_rec(r, 0, 1),
+                      *c = node_rec(r, 0, 2), *mm = node_rec(r, 0, 3),
+                      *d = node_rec(r, 0, 4);
+    assert_int_equal(a->issue_ns, 3500);
+    assert_int_equal(a->start_ns, t0);
+    assert_int_equal(a->end_ns, t0 + SIM_US(10));
+    /* b and c made ready by a at once: 0.4 us spacing, 0.2 us apart */
+    assert_int_equal(b->start_ns, a->end_ns + 400);
+    assert_int_equal(c->start_ns, a->end_ns + 400 + 200);
+    assert_int_equal(b->end_ns, b->start_ns + SIM_US(20)); /* in parallel */
+    /* kernel -> memset 1 us; d after b (kernel, 0.4) and m (memset, 3) */
+    assert_int_equal(mm->start_ns, c->end_ns + 1000);
+    assert_int_equal(mm->end_ns, mm->start_ns + SIM_US(2));
+    SimTime ready = MAX(b->end_ns + 400, mm->end_ns + 3000);
+    assert_int_equal(d->start_ns, ready);
+    assert_string_equal(mm->name, "memset");
+    /* the stream sync returns when the graph's last node ends */
+    assert_int_equal(r->procs[0].end_ns, d->end_ns);
+    assert_int_equal(r->procs[0].kernels, 4);
+}
+
+/* A graph behind a kernel of its stream: its roots start the wait
+ * latency after the kernel ends; a kernel behind the graph waits for its
+ * last node.  Two graph launches in a row, the same. */
+static void test_engine_stream_order(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = graph_model();
+    g_autoptr(SimScenario) sc = sim_scenario_new("order", "hqsim");
+    SimProcessSpec *p = test_process(sc, "p", 1);
+    SimOp k = test_kernel(0, "first", 1, 32, SIM_US(50));
+    sim_process_add_op(p, &k);
+    SimGraph *g = sim_scenario_new_graph(sc);
+    SimGraphNode x = node_kernel(0, "x", SIM_US(10));
+    sim_graph_add_node(g, &x, NULL, 0);
+    uint32_t bad;
+    assert_true(sim_graph_finish(g, &bad));
+    SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
+    op.u.graph = g;
+    sim_process_add_op(p, &op);
+    sim_process_add_op(p, &op);
+    SimOp after = test_kernel(0, "after", 1, 32, SIM_US(1));
+    sim_process_add_op(p, &after);
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
+    assert_non_null(r);
+    const SimOpRecord *first = test_op(r, 0, 0);
+    const SimOpRecord *g1 = test_op(r, 0, 1), *g2 = test_op(r, 0, 2);
+    const SimOpRecord *last = test_op(r, 0, 3);
+    assert_int_equal(g1->start_ns, first->end_ns + 2500);
+    assert_int_equal(g2->start_ns, g1->end_ns + 2500);
+    assert_int_equal(last->start_ns, g2->end_ns + 2000);
+}
+
+/* 130 parallel kernel nodes on a GPU with 128 resident-grid slots: two of
+ * them wait for a slot, and start when the first ones end. */
+static void test_engine_grid_slots(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = graph_model();
+    m->graph_branch_stagger_ns = 0;
+    g_autoptr(SimScenario) sc = sim_scenario_new("slots", "hqsim");
+    SimProcessSpec *p = test_process(sc, "p", 1);
+    SimGraph *g = sim_scenario_new_graph(sc);
+    for (int i = 0; i < 130; i++) {
+        SimGraphNode n = node_kernel(0, "w", SIM_US(100 + i));
+        sim_graph_add_node(g, &n, NULL, 0);
+    }
+    uint32_t bad;
+    assert_true(sim_graph_finish(g, &bad));
+    SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
+    op.u.graph = g;
+    sim_process_add_op(p, &op);
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
+    assert_non_null(r);
+    SimTime t0 = node_rec(r, 0, 0)->start_ns;
+    for (uint32_t i = 0; i < 128; i++)
+        assert_int_equal(node_rec(r, 0, i)->start_ns, t0);
+    /* node 0 (100 us) frees the first slot, node 1 the second */
+    assert_int_equal(node_rec(r, 0, 128)->start_ns, node_rec(r, 0, 0)->end_ns);
+    assert_int_equal(node_rec(r, 0, 129)->start_ns, node_rec(r, 0, 1)->end_ns);
+}
+
+/* An MPS client pays the model's extra per call, sync, launch and node. */
+static void test_engine_mps_costs(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = graph_model();
+    m->sync_api_ns = 1000;
+    m->mps_client_api_ns = 700;
+    m->mps_client_sync_ns = 300;
+    m->mps_client_launch_ns = 250;
+    m->mps_client_node_ns = 50;
+    m->mps_client_kernel_ns = 100;
+    g_autoptr(SimScenario) sc = fork_join();
+    SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
+    p->ops[1].api_ns = SIM_TIME_NEVER; /* the model's sync time */
+    SimOp k = test_kernel(0, "eager", 1, 32, SIM_US(1));
+    sim_process_add_op(p, &k);
+    g_autoptr(SimResult) a = test_run(m, sc, SIM_SHARE_TIMESLICE);
+    g_autoptr(SimResult) b = test_run(m, sc, SIM_SHARE_MPS);
+    assert_non_null(a);
+    assert_non_null(b);
+    /* graph call +0.7 us */
+    assert_int_equal(node_rec(b, 0, 0)->issue_ns,
+                     node_rec(a, 0, 0)->issue_ns + 700);
+    /* a -> b: one spacing +0.05 us, one kernel +0.1 us */
+    assert_int_equal(node_rec(b, 0, 1)->start_ns - node_rec(b, 0, 0)->end_ns,
+                     node_rec(a, 0, 1)->start_ns - node_rec(a, 0, 0)->end_ns +
+                         50 + 100);
+    /* the eager kernel after the sync: sync +0.3, call +0.7, launch
+     * latency +0.25, kernel +0.1 */
+    const SimOpRecord *ka = test_op(a, 0, 2), *kb = test_op(b, 0, 2);
+    SimTime da = ka->start_ns - node_rec(a, 0, 4)->end_ns;
+    SimTime db = kb->start_ns - node_rec(b, 0, 4)->end_ns;
+    assert_int_equal(db, da + 300 + 700 + 250 + 100);
+}
+
+/* A graph kernel node that faults kills its MPS peers, mid-graph, with no
+ * leak (valgrind) and no stuck node. */
+static void test_engine_fault_in_graph(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = graph_model();
+    g_autoptr(SimScenario) sc = fork_join();
+    SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
+    ((SimGraph *)p->ops[0].u.graph)->nodes[2].op.u.kernel.faults = true;
+    sim_scenario_replicate_process(sc, 0, 2);
+    SimProcessSpec *q = g_ptr_array_index(sc->processes, 1);
+    q->start_ns = SIM_US(1); /* an MPS peer in the middle of its graph */
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_MPS);
+    assert_non_null(r);
+    assert_int_equal(r->procs[0].status, SIM_PROC_KILLED);
+    assert_int_equal(r->procs[1].status, SIM_PROC_KILLED);
+    g_autoptr(SimResult) t = test_run(m, sc, SIM_SHARE_TIMESLICE);
+    assert_non_null(t);
+    assert_int_equal(t->procs[0].status, SIM_PROC_KILLED);
+    assert_int_equal(t->procs[1].status, SIM_PROC_KILLED);
+}
+
+/* ------------------------------------------------------------------------
+ * Importers
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    char *dir;
+} Tmp;
+
+static int tmp_setup(void **state)
+{
+    Tmp *t = g_new0(Tmp, 1);
+    t->dir = g_dir_make_tmp("hqsim-graph-XXXXXX", NULL);
+    *state = t;
+    return t->dir ? 0 : -1;
+}
+
+static int tmp_teardown(void **state)
+{
+    Tmp *t = *state;
+    g_autoptr(GDir) d = g_dir_open(t->dir, 0, NULL);
+    const char *n;
+    while (d && (n = g_dir_read_name(d))) {
+        g_autofree char *p = g_build_filename(t->dir, n, NULL);
+        g_remove(p);
+    }
+    g_rmdir(t->dir);
+    g_free(t->dir);
+    g_free(t);
+    return 0;
+}
+
+/* The imported graph of @path: one graph op with @n nodes whose deps are
+ * @deps (per node: a bit set of earlier nodes). */
+static void check_imported(const char *path, uint32_t n, const uint32_t *deps)
+{
+    char *paths[] = {(char *)path};
+    SimImportOptions opt;
+    sim_import_options_init(&opt);
+    opt.gpu_model = "h100-sxm";
+    g_autoptr(GError) error = NULL;
+    g_autoptr(SimScenario) sc = sim_workload_load(paths, 1, &opt, &error);
+    if (!sc)
+        fail_msg("%s", error->message);
+    const SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
+    const SimOp *g = NULL;
+    for (uint32_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].kind == SIM_OP_GRAPH) {
+            assert_null(g); /* one graph op */
+            g = &p->ops[i];
+        }
+    assert_non_null(g);
+    assert_int_equal(g->u.graph->n_nodes, n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t set = 0;
+        for (uint32_t d = 0; d < g->u.graph->nodes[i].n_deps; d++)
+            set |= 1u << g->u.graph->nodes[i].deps[d];
+        assert_int_equal(set, deps[i]);
+    }
+    /* `hqsim import` writes it; read back, it is the same */
+    g_autofree char *text = sim_scenario_to_json(sc);
+    assert_non_null(strstr(text, "\"op\": \"graph\""));
+    SimScenario *back = sim_scenario_parse("i.json", text, strlen(text), &error);
+    if (!back)
+        fail_msg("%s\n%s", error->message, text);
+    g_autofree char *text2 = sim_scenario_to_json(back);
+    assert_string_equal(text, text2);
+    sim_scenario_free(back);
+    /* each node keeps its recorded times for replay and solo times */
+    g_autoptr(SimImportReport) rep = NULL;
+    g_autoptr(SimScenario) sc2 =
+        sim_workload_load_report(paths, 1, &opt, &rep, &error);
+    assert_non_null(sc2);
+    const SimImportProcess *ip = &rep->procs[0];
+    uint32_t gi = (uint32_t)(g - p->ops);
+    assert_non_null(ip->rec_node_start_ns);
+    assert_non_null(ip->rec_node_start_ns[gi]);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(ip->rec_node_end_ns[gi][i] -
+                             ip->rec_node_start_ns[gi][i],
+                         g->u.graph->nodes[i].op.kind == SIM_OP_KERNEL
+                             ? g->u.graph->nodes[i].op.u.kernel.duration_ns
+                             : g->u.graph->nodes[i].op.u.copy.duration_ns);
+    assert_int_equal(ip->rec_start_ns[gi], ip->rec_node_start_ns[gi][0]);
+    /* replayed: the graph runs with the model's spacing (the fixture's
+     * own gaps are round numbers, not measured ones): it ends within
+     * the difference of the gaps */
+    SimReplayStats st;
+    assert_true(sim_identity_replay(paths, 1, &opt, true, &st, &error));
+    assert_true(st.kernels >= n);
+    sim_replay_stats_clear(&st);
+}
+
+/* Kineto: a cudaGraphLaunch and the kernels and memset that carry its
+ * correlation: a(0-10) -> b(11-30) and c(11.6-15) in parallel -> memset
+ * (16-17) after c -> d(31-40) after b and the memset.  The kernel after
+ * the graph is launched on its own. */
+static void test_kineto_graph(void **state)
+{
+    Tmp *t = *state;
+    const char *json =
+        "{\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB "
+        "HBM3\", \"computeMajor\": 9, \"computeMinor\": 0}],\n"
+        "\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+        "\"cudaGraphLaunch\", \"pid\": 7, \"tid\": 7, \"ts\": 1000000, "
+        "\"dur\": 8, \"args\": {\"correlation\": 40}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+        "\"cudaLaunchKernel\", \"pid\": 7, \"tid\": 7, \"ts\": 1000010, "
+        "\"dur\": 5, \"args\": {\"correlation\": 41}},\n"
+#define KE(name, ts, dur, corr)                                             \
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" name "\", \"pid\": " \
+    "0, \"tid\": 7, \"ts\": " ts ", \"dur\": " dur ", \"args\": "            \
+    "{\"device\": 0, \"stream\": 7, \"correlation\": " corr ", "             \
+    "\"registers per thread\": 32, \"shared memory\": 0, \"grid\": [1, 1, "  \
+    "1], \"block\": [64, 1, 1]}}"
+        KE("a", "1000010", "10", "40") ",\n"
+        KE("b", "1000021", "19", "40") ",\n"
+        KE("c", "1000021.6", "3.4", "40") ",\n"
+        "{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset "
+        "(Device)\", \"pid\": 0, \"tid\": 7, \"ts\": 1000026, \"dur\": 1, "
+        "\"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 40, "
+        "\"bytes\": 512}},\n"
+        KE("d", "1000041", "9", "40") ",\n"
+        KE("after", "1000053", "2", "41") "]}";
+    g_autofree char *path = g_build_filename(t->dir, "g.pt.trace.json", NULL);
+    assert_true(g_file_set_contents(path, json, -1, NULL));
+    /* a; b after a; c after a; memset after c; d after b and memset */
+    const uint32_t deps[] = {0, 1, 1, 4, 2 | 8};
+    check_imported(path, 5, deps);
+}
+
+/* nsys SQLite: kernel rows whose correlation id is a cudaGraphLaunch's
+ * are one graph: x(10-20 us) -> y(21-30) and z(21.2-25) -> w(31-40). */
+static void test_nsys_graph(void **state)
+{
+    Tmp *t = *state;
+    g_autofree char *path = g_build_filename(t->dir, "g.sqlite", NULL);
+    g_remove(path);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+#define GPID "704643072"
+#define KROW(s, e, name)                                                    \
+    "(" s ", " e ", 0, 1, 7, 5, " GPID ", " name ", " name                  \
+    ", 32, 1, 1, 1, 64, 1, 1, 0, 0)"
+    const char *sql =
+        "CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);"
+        "INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.13.2');"
+        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+        "INSERT INTO StringIds VALUES(1, 'x'), (2, 'y'), (3, 'z'), (4, 'w'),"
+        " (5, 'cudaGraphLaunch_v10000');"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER,"
+        " deviceId INTEGER, contextId INTEGER, streamId INTEGER,"
+        " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER,"
+        " shortName INTEGER, registersPerThread INTEGER, gridX INTEGER,"
+        " gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER,"
+        " blockZ INTEGER, staticSharedMemory INTEGER,"
+        " dynamicSharedMemory INTEGER);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+        KROW("10000", "20000", "1") ", " KROW("21000", "30000", "2") ", "
+        KROW("21200", "25000", "3") ", " KROW("31000", "40000", "4") ";"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER, end INTEGER,"
+        " eventClass INTEGER, globalTid INTEGER, correlationId INTEGER,"
+        " nameId INTEGER, returnValue INTEGER, callchainId INTEGER);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES"
+        " (2000, 6000, 0, " GPID ", 5, 5, 0, NULL);"
+        "CREATE TABLE TARGET_INFO_GPU(vmId INTEGER, id INTEGER, name TEXT,"
+        " computeMajor INTEGER, computeMinor INTEGER);"
+        "INSERT INTO TARGET_INFO_GPU VALUES(1, 0, 'NVIDIA H100 80GB HBM3', 9, "
+        "0);";
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("sql: %s", msg);
+    sqlite3_close(db);
+    const uint32_t deps[] = {0, 1, 1, 2 | 4};
+    check_imported(path, 4, deps);
+}
+
+/* ------------------------------------------------------------------------
+ * Identity replay of the committed H100 traces (regression)
+ * ------------------------------------------------------------------------ */
+
+static void replay_measured(const char *rel, double max_makespan,
+                            double max_median, double max_worst)
+{
+    g_autofree char *path =
+        g_strdup_printf(SRC "traces/measured/h100/launch/%s", rel);
+    char *paths[] = {path};
+    SimImportOptions opt;
+    sim_import_options_init(&opt);
+    g_autoptr(GError) error = NULL;
+    SimReplayStats st;
+    if (!sim_identity_replay(paths, 1, &opt, true, &st, &error))
+        fail_msg("%s: %s", rel, error->message);
+    print_message("%-34s makespan %+.3f%%  median %.3f%%  worst %.3f%%\n",
+                  rel, 100 * st.makespan_err, 100 * st.median_end_err,
+                  100 * st.worst_end_err);
+    bool ok = fabs(st.makespan_err) <= max_makespan &&
+              st.median_end_err <= max_median && st.worst_end_err <= max_worst;
+    sim_replay_stats_clear(&st);
+    if (!ok)
+        fail_msg("%s misses its bound", rel);
+}
+
+/* Every graph and eager trace within 3% of the makespan and 2% of the
+ * span for every op; the micro graph (tiny memsets, spaced 0.26 us where
+ * the model's memset spacing, fitted on encoder_b1_graph, is 1 / 3 us) is
+ * a listed miss, held to 5% / 5% so it cannot get worse unseen. */
+static void test_replay_measured(void **state)
+{
+    (void)state;
+    static const char *const ok[] = {
+        "kineto/cnn_b1_graph.json.gz",      "kineto/cnn_b8_graph.json.gz",
+        "kineto/encoder_b1_graph.json.gz",  "kineto/encoder_b8_graph.json.gz",
+        "kineto/decoder_b1_graph.json.gz",  "kineto/decoder_b16_graph.json.gz",
+        "kineto_mps/decoder_b1_graph.json.gz",
+        "kineto_mps/decoder_b16_graph.json.gz",
+        "kineto/encoder_b1_eager.json.gz",  "kineto/decoder_b1_eager.json.gz",
+        "kineto/micro_b1_eager.json.gz",    NULL};
+    static const char *const big[] = {
+        "kineto/cnn_b1_eager.json.gz", "kineto/cnn_b8_eager.json.gz",
+        "kineto/encoder_b8_eager.json.gz", "kineto/decoder_b16_eager.json.gz",
+        NULL};
+    /* under valgrind: the two smallest graph traces and the miss */
+    bool vg = g_getenv("HQSIM_VALGRIND") != NULL;
+    for (const char *const *r = ok; *r; r++)
+        if (!vg || strstr(*r, "kineto/encoder_b8_graph") ||
+            strstr(*r, "kineto/encoder_b1_graph"))
+            replay_measured(*r, 0.03, 0.02, 0.02);
+    for (const char *const *r = big; *r && !vg; r++)
+        replay_measured(*r, 0.03, 0.02, 0.02);
+    replay_measured("kineto/micro_b1_graph.json.gz", 0.05, 0.05, 0.05);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_load_graph),
+        cmocka_unit_test(test_load_graph_errors),
+        cmocka_unit_test(test_write_roundtrip),
+        cmocka_unit_test(test_engine_fork_join),
+        cmocka_unit_test(test_engine_stream_order),
+        cmocka_unit_test(test_engine_grid_slots),
+        cmocka_unit_test(test_engine_mps_costs),
+        cmocka_unit_test(test_engine_fault_in_graph),
+        cmocka_unit_test_setup_teardown(test_kineto_graph, tmp_setup,
+                                        tmp_teardown),
+        cmocka_unit_test_setup_teardown(test_nsys_graph, tmp_setup,
+                                        tmp_teardown),
+        cmocka_unit_test(test_replay_measured),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
