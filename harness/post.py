@@ -42,7 +42,9 @@ class Raw:
         self.names = {part: set(t.getnames()) for part, t in self.parts.items()}
 
     def has(self, part, path):
-        return ("./" + path) in self.names[part] or path in self.names[part]
+        # a campaign may bring only some parts (hqsim calibrate runs A, B, E, F, H)
+        n = self.names.get(part, ())
+        return ("./" + path) in n or path in n
 
     def read(self, part, path):
         t = self.parts[part]
@@ -421,7 +423,7 @@ class Post:
                 pat["ops"] = [compact(o) for o in pat["ops"]]
                 pat["streams"] = compact(pat["streams"])
         with open(self.w("manifest.json"), "w") as f:
-            txt = json.dumps({"dataset": "hqsim ground truth, NVIDIA H100 80GB HBM3 (SXM5, 132 SMs)",
+            txt = json.dumps({"dataset": f"hqsim ground truth, {self.info['device']} ({self.info['sm_count_attr']} SMs)",
                        "clock": "all *_ns times are %globaltimer nanoseconds relative to the experiment's first launch "
                                 "(host launch-call time of its first op, mapped to %globaltimer through a ping-pong "
                                 "over mapped host memory, +-1.5 us)",
@@ -651,7 +653,9 @@ class Post:
 
     # ---------------------------------------------------------- GPC map
     def gpc_map(self):
-        procs = [load_proc(self.raw, "D", "d_pl_132x32", 0)]
+        # part D's one-wave 132 x 32 run, else part A's (same pattern; calibrate runs no part D)
+        src = ("D", "d_pl_132x32") if self.raw.has("D", "d_pl_132x32/exp.json") else ("A", "pl_132x32")
+        procs = [load_proc(self.raw, src[0], src[1], 0)]
         b = [x for x in procs[0]["blocks"] if x["rep"] == "0"]
         T = min(int(x["t0"]) for x in b)
         f = med([(int(x["clk1"]) - int(x["clk0"])) / (int(x["t1"]) - int(x["t0"])) for x in b])
@@ -791,11 +795,15 @@ class Post:
         tf, tl = min(o["gpu_t0"] for o in k), max(o["gpu_t1"] for o in k)
         inside = [(max(a, tf), min(c, tl)) for a, c in gs if c > tf and a < tl]
         gapsum = sum(c - a for a, c in inside)
+        # the FMA kernel alone: tv_nomps_n1 runs the same 10 kernels in one process (55.89 ms each on the
+        # H100); each gap of p0 holds two context switches of ts2_small's length
+        solo = span("B", "tv_nomps_n1")[0] / 10
+        sw_ns = ts["ts2_small"]["switch_us"]["median"] * 1e3
         S["timeslice_fma_efficiency"] = {
             "fma_kernel_median_ms": r3(med([(o["gpu_t1"] - o["gpu_t0"]) / MS for o in k])),
-            "fma_solo_ms": 55.89, "p1_span_ms": r3((tl - tf) / MS), "p0_gaps_in_span_ms": r3(gapsum / MS),
-            "p0_gaps_in_span": len(inside),
-            "useful_fraction_of_p1_windows": r3(55.89 * 10 / ((gapsum - len(inside) * 2 * 152e3) / MS))}
+            "fma_solo_ms": r3(solo), "p1_span_ms": r3((tl - tf) / MS), "p0_gaps_in_span_ms": r3(gapsum / MS),
+            "p0_gaps_in_span": len(inside), "switch_us_assumed": r3(sw_ns / 1e3),
+            "useful_fraction_of_p1_windows": r3(solo * 10 / ((gapsum - len(inside) * 2 * sw_ns) / MS))}
         # titan V
         tv = {}
         for mode in ("nomps", "mps"):
@@ -816,7 +824,7 @@ class Post:
         S["mps_active_thread_percentage"] = pct
         # mps exclusive sets
         ex = {}
-        for nm in ["mps_excl_solo25", "mps_excl_solo50", "mps_excl_solo60", "mps_excl_solo100", "mps_excl_25_25",
+        for nm in [] if "D" not in raw.parts else ["mps_excl_solo25", "mps_excl_solo50", "mps_excl_solo60", "mps_excl_solo100", "mps_excl_25_25",
                    "mps_excl_25_25_again", "mps_excl_50_50", "mps_excl_60_60", "mps_excl_100_100", "mps_excl_10_90",
                    "mps_excl_30_30_30"]:
             e = raw.json("D", f"{nm}/exp.json")
@@ -899,7 +907,7 @@ class Post:
         # torch
         tt = {}
         for part in ("C", "D"):
-            for nm in sorted(n[:-len("/exp.json")] for n in (x.lstrip("./") for x in raw.names[part])
+            for nm in sorted(n[:-len("/exp.json")] for n in (x.lstrip("./") for x in raw.names.get(part, ()))
                              if re.match(r"^torch_(no)?mps_n\d.*/exp.json$", n)):
                 e = raw.json(part, f"{nm}/exp.json")
                 rows, starts, ends = [], [], []

@@ -38,5 +38,6 @@ int sim_cmd_replay(int argc, char **argv);
 int sim_cmd_sweep(int argc, char **argv);
 int sim_cmd_validate(int argc, char **argv);
 int sim_cmd_gen(int argc, char **argv);
+int sim_cmd_calibrate(int argc, char **argv);
 
 #endif /* SIM_COMMANDS_H */

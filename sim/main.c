@@ -30,6 +30,9 @@ static const SimCommand commands[] = {
     {"validate", "replay measured experiments and print the accuracy table",
      sim_cmd_validate},
     {"gen", "generate a synthetic workload (benchmarks)", sim_cmd_gen},
+    {"calibrate", "measure this machine's NVIDIA GPU and fit a model file "
+                  "(or --fit earlier data)",
+     sim_cmd_calibrate},
 };
 
 static void usage(FILE *f)
