@@ -9,7 +9,9 @@
 #       | E (latency under MPS, time-sliced FMA efficiency, copies from two processes)
 #       | F (solo references for MPS pairs, MPS client limit with 4/8 connections)
 #       | G (big waves of 4-warp blocks and a PyTorch profile, without and inside an MPS client)
-#       | H (how fast one wave is dispatched, by block size and blocks per SM).
+#       | H (how fast one wave is dispatched, by block size and blocks per SM)
+#       | I (kernels the calibration never saw: memory-bound, shared memory, SGEMM, FMA ILP 1/2/4;
+#          alone, pairs, quads, 2-4 processes with/without MPS; ncu of each).
 # Each part fits one 10-minute call. Raw results: /tmp/hqraw/PART, packed into
 # OUTDIR/partPART.tar.gz (OUTDIR defaults to $OUT). Post-process with harness/post.py.
 set -u

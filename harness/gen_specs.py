@@ -195,6 +195,83 @@ spec("ncu_kernels", ["streams 1", kern(0, "gt", "gt", 264, 1024, 0, 20000),
                      kern(0, "fmas32", "fmas32", 1056, 128, 0, 20000),
                      kern(0, "gt_smem120k", "gt", 264, 128, 120 * KB, 20000)])
 
+# ---------------------------------------------------------------- I: kernels the calibration never saw
+# Memory-bound (triad, copy, reduce, GEMV), shared-memory-bound, a tiled SGEMM and FMA with ILP 1/2/4;
+# alone, in pairs and quads on streams, in 2-4 processes; see mp.py part_I.  Sizes aim at ~1 ms alone.
+N1 = FMA_ITERS_PER_MS  # ILP-1 lone warp ~1 ms
+IK = {  # name: (kind, grid, block, smem, work, chains)
+    "tri528": ("triad", 528, 256, 0, 494, 1),    # 1.6 GB
+    "tri132": ("triad", 132, 256, 0, 986, 1),
+    "tri1056": ("triad", 1056, 256, 0, 247, 1),
+    "cpy528": ("copy", 528, 256, 0, 740, 1),     # 1.6 GB
+    "red528": ("reduce", 528, 256, 0, 1480, 1),  # 1.6 GB
+    "gemv132": ("gemv", 132, 256, 0, 92, 1),     # 1.6 GB
+    "sgemm": ("sgemm", 1024, 256, 0, 1792, 1),
+    "smem264": ("smem", 264, 256, 0, 40000, 1),
+    "fma1": ("fma", 132, 256, 0, N1, 1),
+    "fma4": ("fma", 132, 256, 0, N1 // 2, 4),
+}
+
+
+def ik(s, name, key, **over):
+    kind, g, b, sm, w, ch = IK[key]
+    g, w = over.get("grid", g), over.get("work", w)
+    return kern(s, name, kind, g, b, sm, w, ch)
+
+
+# alone: delivered bandwidth by SMs and by warps per SM (fitted), then every new kernel once
+bw = ["streams 1"]
+for g in (4, 8, 16, 33, 66, 99, 132):
+    bw.append(kern(0, f"tri{g}x1024", "triad", g, 1024, 0, 256))
+for g, w in ((132, 986), (264, 493), (528, 247), (1056, 123)):
+    bw.append(kern(0, f"tri{g}x256", "triad", g, 256, 0, w))
+spec("i_bw", bw)
+spec("i_alone", ["streams 1"] + [ik(0, k, k) for k in ("cpy528", "red528", "gemv132", "sgemm", "smem264",
+                                                        "tri528", "fma1", "fma4")])
+# the issue curve of FMA with ILP 1, 2, 4 (fitted): W warps per SM, one block per SM
+spec("i_ilp", ["streams 1"] + [kern(0, f"f{c}_w{W}", "fma", 132, 32 * W, 0, N1 // 4, c)
+                               for c in (1, 2, 4) for W in (1, 2, 4, 6, 8, 12, 16, 32)])
+# triads on disjoint SM sets (1024-thread blocks: one per SM, most-free placement)
+for a in (8, 16, 33, 66):
+    spec(f"i_tri{a}_{132 - a}", ["streams 2", kern(0, f"T{a}", "triad", a, 1024, 0, 512),
+                                 kern(1, f"T{132 - a}", "triad", 132 - a, 1024, 0, 512)])
+PAIRS = {
+    "i_tri_x2": ("tri528", "tri528"),
+    "i_cpy_tri": ("cpy528", "tri528"),
+    "i_red_tri": ("red528", "tri528"),
+    "i_gemv_x2": ("gemv132", "gemv132"),
+    "i_gemv_tri": ("gemv132", "tri528"),
+    "i_tri_fma": ("tri132", "fma1"),
+    "i_fma4_tri": ("fma4", "tri528"),
+    "i_sgemm_x2": ("sgemm", "sgemm"),
+    "i_sgemm_tri": ("sgemm", "tri528"),
+    "i_smem_x2": ("smem264", "smem264"),
+    "i_smem_fma": ("smem264", "fma1"),
+    "i_fma1_fma4": ("fma1", "fma4"),
+    "i_sgemm_fma4": ("sgemm", "fma4"),
+}
+for nm, (a, b) in PAIRS.items():
+    spec(nm, ["streams 2", ik(0, "A_" + a, a), ik(1, "B_" + b, b)])
+spec("i_tri66_fma66", ["streams 2", kern(0, "T66", "triad", 66, 1024, 0, 512),
+                       kern(1, "F66", "fma", 66, 1024, 0, N1 // 4, 1)])
+for W in (1, 2, 4, 8, 16):
+    spec(f"i_ilp2_w{W}", ["streams 2", kern(0, "KA", "fma", 132, 32 * W, 0, N1, 2),
+                          kern(1, "KB", "fma", 132, 32 * W, 0, N1, 2)])
+spec("i_quad_mem", ["streams 4"] + [ik(i, k, k) for i, k in enumerate(("tri528", "cpy528", "red528", "gemv132"))])
+spec("i_quad_mix", ["streams 4"] + [ik(i, k, k) for i, k in enumerate(("sgemm", "tri528", "fma4", "smem264"))])
+# co-resident kernels started at different times: who finishes first?
+spec("i_older_fma", ["streams 2", ik(0, "old", "fma1"), "sleep 300", ik(1, "young", "fma1")])
+spec("i_older_tri", ["streams 2", ik(0, "old", "tri528"), "sleep 200", ik(1, "young", "tri528")])
+spec("i_older_mix", ["streams 2", ik(0, "old", "fma1"), "sleep 300", ik(1, "young", "tri528")])
+# a kernel queued behind a full-occupancy triad: where do its blocks go as the triad drains?
+spec("i_behind", ["streams 2", ik(0, "tri", "tri1056"), ik(1, "fma", "fma1", grid=264)])
+# one kernel per process (multi-process runs)
+for k in ("tri528", "gemv132", "sgemm", "fma4"):
+    spec(f"i_p_{k}", ["streams 1", ik(0, k, k)])
+# for ncu: each new kernel once, FMA ILP 1/2/4 at 8 and 32 warps per SM
+spec("i_ncu", ["streams 1"] + [ik(0, k, k) for k in IK] + [kern(0, "tri16x1024", "triad", 16, 1024, 0, 256)]
+     + [kern(0, f"f{c}_w{W}", "fma", 132, 32 * W, 0, N1 // 8, c) for c in (1, 2, 4) for W in (2, 8, 32)])
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):

@@ -22,6 +22,19 @@
 //            any step of %globaltimer > 2 us is a gap (context switched
 //            out) and is recorded (blocks 0..3, warp 0)                    [ns]
 //   empty    does nothing, records nothing
+//   Memory and mixed kernels (part I).  They stream over three 512 MiB
+//   buffers (far beyond the 50 MiB L2) grid-stride: at any moment the
+//   blocks touch one contiguous window, which wraps around the buffer only
+//   long after L2 has evicted it; each launch starts at its own rotating
+//   offset so that concurrent kernels do not share cache lines:
+//   triad    a[i] = b[i] + s*c[i], `work` float4 per thread (48 B each)    [float4/thread]
+//   copy     a[i] = b[i], `work` float4 per thread (32 B each)             [float4/thread]
+//   reduce   sum of `work` float4 per thread, block sum (16 B each)        [float4/thread]
+//   gemv     y = A x, one warp per row of 4096 floats, `work` rows/warp    [rows/warp]
+//   smem     `work` dependent read-modify-writes of shared memory, 32 KiB
+//            static per block (LSU/shared-memory bound)                    [iterations]
+//   sgemm    64x64 tile of C = A B per block (256 threads, 4x4 each),
+//            16-deep shared tiles, K = `work`                              [K]
 #include <cuda_runtime.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -157,6 +170,127 @@ __global__ void k_fmas32(BRec* rec, long long iters, float b, float c) {
   REC_END(0)
 }
 
+
+// ---------------------------------------------------------------- memory kernels
+static const size_t MEM_N4 = (512ull << 20) / 16;  // float4 per buffer
+static float4 *g_ma = nullptr, *g_mb = nullptr, *g_mc = nullptr;
+static unsigned long long g_launch_no = 0;
+
+__device__ __forceinline__ size_t wrap4(size_t i) { return i % MEM_N4; }
+
+__global__ void k_triad(BRec* rec, long long work, float4* a, const float4* b, const float4* c, size_t base) {
+  REC_BEGIN
+  const size_t i0 = base + (size_t)blockIdx.x * blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+  for (long long j = 0; j < work; j++) {
+    size_t i = wrap4(i0 + (size_t)j * step);
+    float4 x = b[i], y = c[i];
+    a[i] = make_float4(x.x + 1.5f * y.x, x.y + 1.5f * y.y, x.z + 1.5f * y.z, x.w + 1.5f * y.w);
+  }
+  REC_END(0)
+}
+
+__global__ void k_copy(BRec* rec, long long work, float4* a, const float4* b, size_t base) {
+  REC_BEGIN
+  const size_t i0 = base + (size_t)blockIdx.x * blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+  for (long long j = 0; j < work; j++) {
+    size_t i = wrap4(i0 + (size_t)j * step);
+    a[i] = b[i];
+  }
+  REC_END(0)
+}
+
+__global__ void k_reduce(BRec* rec, long long work, const float4* b, size_t base) {
+  REC_BEGIN
+  const size_t i0 = base + (size_t)blockIdx.x * blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+  float s = 0.f;
+  for (long long j = 0; j < work; j++) {
+    float4 x = b[wrap4(i0 + (size_t)j * step)];
+    s += x.x + x.y + x.z + x.w;
+  }
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+  __shared__ float ws[32];
+  if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float t = 0.f;
+    for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];
+    if (t == -1.2345f) g_sink[3] = t;
+  }
+  REC_END(0)
+}
+
+// one warp per row of 1024 float4 (4096 floats); x is the first row of c (cached)
+__global__ void k_gemv(BRec* rec, long long work, const float4* A, const float4* x, float* y, size_t base) {
+  REC_BEGIN
+  const int lane = threadIdx.x & 31;
+  const size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const size_t nwarps = ((size_t)gridDim.x * blockDim.x) >> 5;
+  for (long long r = 0; r < work; r++) {
+    size_t row = (size_t)r * nwarps + warp;
+    size_t i0 = base + row * 1024;
+    float s = 0.f;
+#pragma unroll 4
+    for (int j = lane; j < 1024; j += 32) {
+      float4 a = A[wrap4(i0 + j)], v = x[j];
+      s += a.x * v.x + a.y * v.y + a.z * v.z + a.w * v.w;
+    }
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) y[row % (MEM_N4 * 4)] = s;
+  }
+  REC_END(0)
+}
+
+__global__ void k_smem(BRec* rec, long long iters) {
+  __shared__ float sbuf[8192];  // 32 KiB static
+  REC_BEGIN
+  for (int i = threadIdx.x; i < 8192; i += blockDim.x) sbuf[i] = i * 1e-3f;
+  __syncthreads();
+  unsigned idx = threadIdx.x;
+  for (long long i = 0; i < iters; i++) {
+    float v = sbuf[idx];
+    sbuf[idx] = v * 0.99999f + 1e-7f;
+    idx = (idx + 32 * 33) & 8191;  // next bank-conflict-free slot of this lane
+  }
+  __syncthreads();
+  if (sbuf[threadIdx.x] == -1.2345f) g_sink[0] = 1.f;
+  REC_END(0)
+}
+
+// C tile 64x64 = A (64 x K, row-major, lda = K) B (K x 4096, row-major); 256 threads, 4x4 each
+__global__ void __launch_bounds__(256) k_sgemm(BRec* rec, long long K, const float* A, const float* B, float* C) {
+  __shared__ float As[16][64], Bs[16][64];
+  REC_BEGIN
+  const size_t NF = MEM_N4 * 4;
+  const int tr = blockIdx.x >> 6, tc = blockIdx.x & 63;
+  const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
+  float acc[4][4] = {};
+  for (long long k0 = 0; k0 < K; k0 += 16) {
+    for (int e = threadIdx.x; e < 1024; e += 256) {
+      int r = e >> 4, kk = e & 15;  // A: 64 rows x 16
+      As[kk][r] = A[((size_t)(tr * 64 + r) * K + k0 + kk) % NF];
+      int kb = e >> 6, cc = e & 63;  // B: 16 rows x 64
+      Bs[kb][cc] = B[((size_t)(k0 + kb) * 4096 + tc * 64 + cc) % NF];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < 16; kk++) {
+      float a[4], b[4];
+#pragma unroll
+      for (int i = 0; i < 4; i++) a[i] = As[kk][ty * 4 + i], b[i] = Bs[kk][tx * 4 + i];
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    for (int j = 0; j < 4; j++) C[((size_t)(tr * 64 + ty * 4 + i) * 4096 + tc * 64 + tx * 4 + j) % NF] = acc[i][j];
+  REC_END(0)
+}
+
 // Own-time spin with gap recording. Every warp spins (so resident state is
 // real); lane 0 reads the timer and broadcasts it.
 __global__ void k_tslice(BRec* rec, long long work_ns, u64* gaps, int maxg) {
@@ -256,8 +390,10 @@ static void sleep_us(long long us) {
   }
 }
 
-enum Kind { K_GT, K_CLK, K_FMA, K_FMAHEAVY, K_FMAS32, K_TSLICE, K_EMPTY, K_NKINDS };
-static const char* kind_names[] = {"gt", "clk", "fma", "fmaheavy", "fmas32", "tslice", "empty"};
+enum Kind { K_GT, K_CLK, K_FMA, K_FMAHEAVY, K_FMAS32, K_TSLICE, K_EMPTY,
+            K_TRIAD, K_COPY, K_REDUCE, K_GEMV, K_SMEM, K_SGEMM, K_NKINDS };
+static const char* kind_names[] = {"gt", "clk", "fma", "fmaheavy", "fmas32", "tslice", "empty",
+                                   "triad", "copy", "reduce", "gemv", "smem", "sgemm"};
 static int kind_from(const char* s) {
   for (int i = 0; i < K_NKINDS; i++)
     if (!strcmp(s, kind_names[i])) return i;
@@ -277,7 +413,10 @@ static void set_smem_attrs() {
             {(const void*)k_fma<1>, 0},     {(const void*)k_fma<2>, 0},
             {(const void*)k_fma<4>, 0},     {(const void*)k_fma<8>, 0},
             {(const void*)k_fmaheavy, 0},   {(const void*)k_fmas32, 32768},
-            {(const void*)k_tslice, 0},     {(const void*)k_empty, 0}};
+            {(const void*)k_tslice, 0},     {(const void*)k_empty, 0},
+            {(const void*)k_triad, 0},      {(const void*)k_copy, 0},
+            {(const void*)k_reduce, 128},   {(const void*)k_gemv, 0},
+            {(const void*)k_smem, 32768},   {(const void*)k_sgemm, 8192}};
   for (auto& f : fs) {
     cudaFuncAttributes a;
     CK(cudaFuncGetAttributes(&a, f.f));
@@ -309,6 +448,28 @@ static cudaError_t launch_kind(int kind, int grid, int block, int smem, long lon
     case K_FMAS32: k_fmas32<<<g, b, smem, s>>>(rec, work, FMA_B, FMA_C); break;
     case K_TSLICE: k_tslice<<<g, b, smem, s>>>(rec, work, gaps, TS_MAXG); break;
     case K_EMPTY: k_empty<<<g, b, smem, s>>>(); break;
+    default: {
+      if (!g_ma) {
+        CK(cudaMalloc(&g_ma, MEM_N4 * 16));
+        CK(cudaMalloc(&g_mb, MEM_N4 * 16));
+        CK(cudaMalloc(&g_mc, MEM_N4 * 16));
+        CK(cudaMemset(g_ma, 0, MEM_N4 * 16));
+        CK(cudaMemset(g_mb, 0, MEM_N4 * 16));
+        CK(cudaMemset(g_mc, 0, MEM_N4 * 16));
+      }
+      // each launch starts 97 MiB (+ 1 KiB) further on: concurrent kernels touch different lines
+      size_t base = (size_t)((g_launch_no++ * ((97ull << 20) / 16 + 64)) % MEM_N4);
+      switch (kind) {
+        case K_TRIAD: k_triad<<<g, b, smem, s>>>(rec, work, g_ma, g_mb, g_mc, base); break;
+        case K_COPY: k_copy<<<g, b, smem, s>>>(rec, work, g_ma, g_mb, base); break;
+        case K_REDUCE: k_reduce<<<g, b, smem, s>>>(rec, work, g_mb, base); break;
+        case K_GEMV: k_gemv<<<g, b, smem, s>>>(rec, work, g_mb, g_mc, (float*)g_ma, base); break;
+        case K_SMEM: k_smem<<<g, b, smem, s>>>(rec, work); break;
+        case K_SGEMM:
+          k_sgemm<<<g, b, smem, s>>>(rec, work, (const float*)g_mb, (const float*)g_mc, (float*)g_ma);
+          break;
+      }
+    }
   }
   return cudaGetLastError();
 }
@@ -781,12 +942,15 @@ static const char* OPS_HDR =
     "pid,tag,phase,rep,op,type,stream,prio,name,kind,grid,block,smem,work,chains,bytes,pinned,host_t0,host_t1,"
     "gpu_t0,gpu_t1,nsm,clk_mhz,err,rep_host_t0,rep_host_t1\n";
 
+static bool g_uses_mem = false;
+
 static void warmup(Runner& R) {
   BRec* rec;
   u64* gaps;
   CK(cudaMalloc(&rec, sizeof(BRec) * 4));
   CK(cudaMalloc(&gaps, sizeof(u64) * TS_REC_BLOCKS * TS_MAXG * 2));
   for (int k = 0; k < K_NKINDS; k++) {
+    if (k >= K_TRIAD && !g_uses_mem) continue;  // no 1.5 GiB of buffers unless the spec needs them
     int chains[] = {1, 2, 4, 8};
     for (int c = 0; c < (k == K_FMA ? 4 : 1); c++)
       CK(launch_kind(k, 1, 32, 0, k == K_TSLICE ? 1000 : 10, chains[c], R.streams[0], rec,
@@ -803,6 +967,8 @@ static bool g_nosync = false, g_nowarmup = false;
 static int cmd_run(int argc, char** argv, const char* spec_path, const std::string& out, int reps,
                    bool solo, const char* barrier, const char* tag, Meta& m) {
   Spec sp = parse_spec(spec_path);
+  for (auto& op : sp.ops)
+    if (op.type == OP_KERNEL && op.kind >= K_TRIAD) g_uses_mem = true;
   ctx_init(m);
   set_smem_attrs();
   Runner R;
@@ -1092,7 +1258,10 @@ static int cmd_info(int argc, char** argv, const std::string& out, Meta& m) {
             {"fma1", (const void*)k_fma<1>},     {"fma2", (const void*)k_fma<2>},
             {"fma4", (const void*)k_fma<4>},     {"fma8", (const void*)k_fma<8>},
             {"fmaheavy", (const void*)k_fmaheavy}, {"fmas32", (const void*)k_fmas32},
-            {"tslice", (const void*)k_tslice},   {"empty", (const void*)k_empty}};
+            {"tslice", (const void*)k_tslice},   {"empty", (const void*)k_empty},
+            {"triad", (const void*)k_triad},     {"copy", (const void*)k_copy},
+            {"reduce", (const void*)k_reduce},   {"gemv", (const void*)k_gemv},
+            {"smem", (const void*)k_smem},       {"sgemm", (const void*)k_sgemm}};
   for (auto& x : fs) {
     cudaFuncAttributes a;
     CK(cudaFuncGetAttributes(&a, x.f));

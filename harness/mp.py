@@ -634,6 +634,44 @@ def part_ncu(c, only):
                 barrier=False, timeout=300)
 
 
+def part_I(c, only):
+    """Kernels the calibration never saw (issue 11): memory-bound triad/copy/reduce/GEMV, shared memory,
+    a tiled SGEMM, FMA with ILP 1/2/4 -- alone, in pairs and quads on streams, in 2 and 4 processes with
+    and without MPS; kernels started at different times on the same SMs; ncu metrics of every kernel."""
+    if sel(only, "i_info"):
+        c.group("i_info", [{"args": ["info", "--out", "{out}"]}])
+    single = ["i_bw", "i_alone", "i_ilp"] + sorted(
+        os.path.basename(f)[:-5] for f in glob.glob(os.path.join(SPECS, "i_*.spec"))
+        if not re.search(r"/i_(bw|alone|ilp|ncu|p_\w+)\.spec$", f))
+    for spec in single + ["i_p_tri528", "i_p_gemv132", "i_p_sgemm", "i_p_fma4"]:
+        if sel(only, spec):
+            c.run1(spec, spec, reps=3)
+    mp = {"i_mp2_tri": ["i_p_tri528"] * 2, "i_mp2_tri_fma4": ["i_p_tri528", "i_p_fma4"],
+          "i_mp2_sgemm_tri": ["i_p_sgemm", "i_p_tri528"],
+          "i_mp4_mix": ["i_p_tri528", "i_p_gemv132", "i_p_sgemm", "i_p_fma4"]}
+    for nm, sp in mp.items():
+        if sel(only, nm + "_nomps"):
+            c.runN(nm + "_nomps", [(x, {}) for x in sp], reps=3, extra=["--nosolo"])
+    c.mps = MPS(c.raw)
+    if c.mps.start():
+        try:
+            for nm, sp in mp.items():
+                if sel(only, nm + "_mps"):
+                    c.runN(nm + "_mps", [(x, {}) for x in sp], reps=3, extra=["--nosolo"])
+        finally:
+            c.mps.stop("I_mps")
+            c.mps = None
+    if sel(only, "i_ncu"):
+        ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+        args = ["--csv", "--page", "details", "--section", "SpeedOfLight", "--section", "LaunchStats",
+                "--section", "Occupancy", "--section", "SchedulerStats", "--section", "ComputeWorkloadAnalysis",
+                "--clock-control", "none", "-k", "regex:^k_(triad|copy|reduce|gemv|smem|sgemm|fma)"]
+        c.group("i_ncu", [{"exe": [ncu] + args + ["--log-file", "{out}_ncu.csv", BIN],
+                           "args": ["run", "--spec", os.path.join(SPECS, "i_ncu.spec"), "--out", "{out}",
+                                    "--reps", "1", "--nosolo", "--nosync", "--nowarmup"]}],
+                barrier=False, timeout=200)
+
+
 def main():
     global MOCK
     ap = argparse.ArgumentParser()
@@ -656,7 +694,7 @@ def main():
     t0 = time.time()
     try:
         {"check": part_check, "A": part_A, "B": part_B, "C": part_C, "D": part_D, "E": part_E, "F": part_F,
-         "G": part_G, "H": part_H}[a.part](c, a.only)
+         "G": part_G, "H": part_H, "I": part_I}[a.part](c, a.only)
     finally:
         if c.mps is not None:
             c.mps.stop("emergency")

@@ -35,7 +35,7 @@ MS = 1e6
 class Raw:
     def __init__(self, tardir):
         self.parts = {}
-        for part in "ABCDEFGH":
+        for part in "ABCDEFGHI":
             p = os.path.join(tardir, f"part{part}.tar.gz")
             if os.path.exists(p):
                 self.parts[part] = tarfile.open(p, "r:gz")
@@ -131,6 +131,16 @@ CATS = [
     (r"^torch_", "pytorch"),
     (r"^ncu_", "ncu"),
     (r"^(g_spread|dsp_)", "dispatch"),
+    # part I (issue 11): kernels the calibration never saw, one folder generalize/<what>
+    (r"^i_(bw|alone|ilp|info|ncu)$", "generalize/alone"),
+    (r"^i_tri\d+_\d+$", "generalize/dram_disjoint"),
+    (r"^i_ilp2_|^i_fma1_fma4$|^i_smem_fma$|^i_sgemm_fma4$|^i_tri66_fma66$", "generalize/sm_pairs"),
+    (r"^i_(tri_x2|cpy_tri|red_tri|gemv_x2|gemv_tri|tri_fma|fma4_tri|sgemm_x2|sgemm_tri|smem_x2)$",
+     "generalize/mem_pairs"),
+    (r"^i_quad_", "generalize/quads"),
+    (r"^i_older_|^i_behind$", "generalize/order"),
+    (r"^i_p_", "generalize/alone"),
+    (r"^i_mp\d", "generalize/processes"),
 ]
 
 
@@ -141,7 +151,20 @@ def category(name):
     return "other"
 
 
+def describe_i(name):
+    what = {"alone": "kernels alone (solo times, delivered DRAM bandwidth, FMA issue curves)",
+            "dram_disjoint": "two triads on disjoint SM sets (1024-thread blocks, one per SM): shared DRAM only",
+            "sm_pairs": "two compute kernels sharing SMs (FMA ILP 1/2/4, shared memory, SGEMM)",
+            "mem_pairs": "two kernels on two streams, at least one memory-bound (triad, copy, reduce, GEMV)",
+            "quads": "four different kernels on four streams",
+            "order": "kernels started at different times on the same SMs; a kernel queued behind a full triad",
+            "processes": "one kernel per process, 2 or 4 processes released together, with or without MPS"}
+    return "part I (issue 11): " + what.get(category(name).split("/")[-1], name)
+
+
 def describe(name):
+    if name.startswith("i_"):
+        return describe_i(name)
     d = {
         "info": "device properties, %globaltimer resolution, SM clock under a 1-thread spin, kernel register/smem use",
         "latency": "host API times (cudaLaunchKernel, cudaMemcpyAsync, syncs, event record, stream create), launch call -> kernel start, kernel end -> sync return, back-to-back kernel gaps in one stream",
@@ -369,6 +392,8 @@ class Post:
         hdr = ["experiment", "process", "pid", "iteration", "op", "type", "stream", "stream_priority", "name", "kind",
                "grid", "block", "dyn_smem", "static_smem", "regs_per_thread", "work", "work_unit", "chains", "bytes",
                "host_mem", "launch_ns", "api_ns", "start_ns", "end_ns", "duration_ns", "nsm", "solo_ns", "err"]
+        if name.startswith("i_"):
+            hdr, rows = hdr + ["dram_bytes", "sm_issue_pct"], [r + self.demand(r) for r in rows]
         rows.sort(key=lambda r: (r[1], r[3], r[4]))
         files = {}
         fn = f"{cat}/{name}_ops.csv"
@@ -484,7 +509,9 @@ class Post:
                                        if solo else "see solo_reference")
         files = {}
         try:
-            if "run" in cmd0 and "--spec" in cmd0 and not name.startswith("ncu"):
+            if name == "i_ncu":
+                files = self.ncu(part, name)
+            elif "run" in cmd0 and "--spec" in cmd0 and not name.startswith("ncu"):
                 files, procs, tref = self.run_exp(part, name, e)
             elif name.startswith("latency"):
                 files = self.latency(part, name)
@@ -1049,11 +1076,127 @@ class Post:
         if prof:
             S["torch_profile_mps_vs_nomps"] = prof
 
+# ------------------------------------------------------------------ part I: append to a data set
+
+# DRAM bytes a streaming kernel moves, by construction (every element touched once, no reuse):
+# per thread and unit of work (triad: two float4 loads and one store...); gemv: 16 KiB per row.
+STREAM_BYTES = {"triad": lambda g, b, w: g * b * w * 48, "copy": lambda g, b, w: g * b * w * 32,
+                "reduce": lambda g, b, w: g * b * w * 16, "gemv": lambda g, b, w: g * (b // 32) * w * 16384}
+NCU_PEAK_GBPS = 3350.0  # ncu's "DRAM Throughput" is a share of the HBM3 peak (datasheet figure)
+
+
+def ncu_metrics(txt):
+    """ncu --csv --page details -> {ID: {"kernel", "grid", "block", metric: value}} (values as float)."""
+    out = {}
+    for r in csv.DictReader(io.StringIO("\n".join(l for l in txt.splitlines() if l.startswith('"')))):
+        k = out.setdefault(int(r["ID"]), {"kernel": r["Kernel Name"].split("(")[0].split("<")[0],
+                                          "grid": int(r["Grid Size"].strip("()").split(",")[0]),
+                                          "block": int(r["Block Size"].strip("()").split(",")[0])})
+        v = r["Metric Value"].replace(",", "")
+        try:
+            val = float(v)
+        except ValueError:
+            continue
+        unit = r.get("Metric Unit", "")
+        scale = {"usecond": 1e3, "msecond": 1e6, "nsecond": 1.0, "second": 1e9}.get(unit)
+        if scale:
+            val *= scale  # durations in ns
+        k[r["Metric Name"]] = val
+    return out
+
+
+class PostAppend(Post):
+    """Adds one part's experiments to an existing data set: the other parts' files, manifest entries
+    and solo rows stay as they are (only this part's raw tarball and part A's info are read).  The
+    part's entries go to their own manifest, generalize/manifest.json, which manifest.json includes
+    (each manifest file stays under 1 MB)."""
+
+    SUB = "generalize/manifest.json"
+
+    def __init__(self, tardir, out, part):
+        super().__init__(tardir, out)
+        self.part = part
+        self.head = {"dataset": f"hqsim ground truth, part {part} (included by manifest.json)",
+                     "experiments": []}
+        self.manifest = []
+        with open(os.path.join(out, "solo_durations.csv")) as f:
+            rd = csv.reader(f)
+            next(rd)
+            self.solo_rows = [r for r in rd if not r[0].startswith("i_")]
+        if self.raw.has(part, "i_info/p0_funcattrs.csv"):
+            for r in self.raw.csv(part, "i_info/p0_funcattrs.csv"):
+                self.funcattrs.setdefault(r["kernel"], r)
+        self.ncu_by = {}
+        if self.raw.has(part, "i_ncu/p0_ncu.csv"):
+            spec = self.pattern("i_ncu")["ops"]
+            for i, m in sorted(ncu_metrics(self.raw.text(part, "i_ncu/p0_ncu.csv")).items()):
+                if i < len(spec):
+                    o = spec[i]
+                    m["work"] = o["work"]
+                    self.ncu_by[(o["kind"], o["grid"], o["block"], o["chains"])] = m
+
+    def demand(self, r):
+        """[dram_bytes, sm_issue_pct] of an ops row (r: the row list of run_exp) or blanks."""
+        if r[5] != "kernel":
+            return ["", ""]
+        kind, g, b, w, ch = r[9], int(r[10]), int(r[11]), int(r[15]), int(r[17])
+        m = self.ncu_by.get((kind, g, b, ch))
+        if kind in STREAM_BYTES:
+            byt = STREAM_BYTES[kind](g, b, w)
+        elif m and "DRAM Throughput" in m and "Duration" in m:
+            byt = int(m["DRAM Throughput"] / 100 * NCU_PEAK_GBPS * m["Duration"] * w / m["work"])
+        else:
+            byt = ""
+        return [byt, m["Issue Slots Busy"] if m and "Issue Slots Busy" in m else ""]
+
+    def run(self):
+        for e in self.raw.json(self.part, f"index_{self.part}.json"):
+            self.one(self.part, e)
+        self.write_solo()
+        self.head["experiments"] = self.manifest
+        main = os.path.join(self.out, "manifest.json")
+        txt = open(main).read()
+        if f'"include": ["{self.SUB}"]' not in txt:  # one line, the rest untouched
+            txt = txt.replace('{\n "dataset"', '{\n "include": ["%s"],\n "dataset"' % self.SUB, 1)
+            with open(main, "w") as f:
+                f.write(txt)
+        stash = []
+
+        def compact(o):
+            stash.append(json.dumps(o, separators=(", ", ": ")))
+            return f"@@{len(stash) - 1}@@"
+        for ex in self.manifest:
+            for pat in ex.get("patterns", {}).values():
+                pat["ops"] = [compact(o) for o in pat["ops"]]
+                pat["streams"] = compact(pat["streams"])
+        txt = json.dumps(self.head, indent=1)
+        txt = re.sub(r'"@@(\d+)@@"', lambda m_: stash[int(m_[1])], txt)
+        with open(self.w(self.SUB), "w") as f:
+            f.write(txt + "\n")
+
+    def ncu(self, part, name):
+        """ncu of part I: one compact row per kernel (the metrics hqsim's importer and model use)."""
+        if part != self.part or name != "i_ncu":
+            return super().ncu(part, name)
+        keep = ["Duration", "DRAM Throughput", "Compute (SM) Throughput", "Memory Throughput", "Issue Slots Busy",
+                "Executed Ipc Active", "Achieved Occupancy", "Registers Per Thread", "No Eligible",
+                "Issued Warp Per Scheduler", "Active Warps Per Scheduler"]
+        fn = "generalize/alone/i_ncu_metrics.csv"
+        spec = self.pattern("i_ncu")["ops"]
+        with open(self.w(fn), "w", newline="") as f:
+            wr = csv.writer(f)
+            wr.writerow(["id", "name", "kernel", "grid", "block", "chains", "work"] + keep)
+            for i, m in sorted(ncu_metrics(self.raw.text(part, f"{name}/p0_ncu.csv")).items()):
+                o = spec[i] if i < len(spec) else {}
+                wr.writerow([i, o.get("name", ""), m["kernel"], m["grid"], m["block"], o.get("chains", ""),
+                             o.get("work", "")] + [m.get(k, "") for k in keep])
+        return {"ncu_metrics": fn}
+
 
 def sanitize_tarballs(src, dst):
     """Copy raw tarballs, dropping `nvidia-smi -q` output (serial numbers, UUIDs) from env_*.json."""
     os.makedirs(dst, exist_ok=True)
-    for part in "ABCDEFGH":
+    for part in "ABCDEFGHI":
         p = os.path.join(src, f"part{part}.tar.gz")
         if not os.path.exists(p):
             continue
@@ -1094,6 +1237,9 @@ def sanitize_tarballs(src, dst):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--sanitize":
         sanitize_tarballs(sys.argv[2], sys.argv[3])
+        sys.exit(0)
+    if len(sys.argv) == 5 and sys.argv[1] == "--append":
+        PostAppend(sys.argv[3], sys.argv[4], sys.argv[2]).run()
         sys.exit(0)
     if len(sys.argv) != 3:
         print(__doc__)
