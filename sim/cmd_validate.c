@@ -45,6 +45,63 @@ static void table(GPtrArray *rows, GString *o, bool markdown)
     }
 }
 
+/* One line per category and role (fitted = calibration, then predicted):
+ * what the targets are stated in. */
+static void by_category(GPtrArray *rows, GString *o, bool markdown)
+{
+    g_autoptr(GPtrArray) cats = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < rows->len; i++) {
+        const SimValRow *r = g_ptr_array_index(rows, i);
+        if (r->skipped)
+            continue;
+        /* a category "a/b" is listed after its parent "a/" */
+        const char *slash = strchr(r->category, '/');
+        g_autofree char *parent =
+            slash ? g_strndup(r->category, (gsize)(slash - r->category + 1))
+                  : NULL;
+        const char *want[] = {parent, r->category};
+        for (int w = 0; w < 2; w++) {
+            bool seen = !want[w];
+            for (guint j = 0; j < cats->len && !seen; j++)
+                seen = !strcmp(g_ptr_array_index(cats, j), want[w]);
+            if (!seen)
+                g_ptr_array_add(cats, g_strdup(want[w]));
+        }
+    }
+    g_ptr_array_add(cats, NULL); /* all */
+    if (markdown)
+        g_string_append(o, "| role | category | experiments | median "
+                           "\\|makespan error\\| | largest | makespans "
+                           "within 10% | end times within 10% of span |\n"
+                           "|---|---|---|---|---|---|---|\n");
+    else
+        g_string_append_printf(o, "%-9s %-26s %5s %8s %8s %12s %14s\n",
+                               "role", "category", "n", "median",
+                               "largest", "ms_within10", "ends_within10");
+    for (int cal = 0; cal < 2; cal++)
+        for (guint j = 0; j < cats->len; j++) {
+            const char *cat = g_ptr_array_index(cats, j);
+            SimValSummary s = sim_validate_summary_of(rows, cal, cat);
+            if (!s.n)
+                continue;
+            const char *role = cal ? "fitted" : "predicted";
+            double pm = 100.0 * s.within10 / s.n;
+            double pe = s.ends ? 100.0 * s.ends_within10 / s.ends : NAN;
+            if (markdown)
+                g_string_append_printf(
+                    o, "| %s | %s%s%s | %u | %.1f%% | %.1f%% | %.0f%% | "
+                       "%.0f%% of %u |\n",
+                    role, cat ? "" : "**", cat ? cat : "all",
+                    cat ? "" : "**", s.n, 100 * s.median_abs_err,
+                    100 * s.max_abs_err, pm, pe, s.ends);
+            else
+                g_string_append_printf(
+                    o, "%-9s %-26s %5u %7.1f%% %7.1f%% %11.0f%% %9.0f%%/%u\n",
+                    role, cat ? cat : "all", s.n, 100 * s.median_abs_err,
+                    100 * s.max_abs_err, pm, pe, s.ends);
+        }
+}
+
 static void summary(GPtrArray *rows, GString *o)
 {
     for (int c = 0; c < 2; c++) {
@@ -121,11 +178,15 @@ int sim_cmd_validate(int argc, char **argv)
                                dir, m->name, m->display_name);
         table(rows, out, false);
         g_string_append_c(out, '\n');
+        by_category(rows, out, false);
+        g_string_append_c(out, '\n');
         summary(rows, out);
         fputs(out->str, stdout);
         if (markdown) {
             g_autoptr(GString) md = g_string_new(NULL);
             table(rows, md, true);
+            g_string_append_c(md, '\n');
+            by_category(rows, md, true);
             g_string_append_c(md, '\n');
             summary(rows, md);
             sim_write_file_atomic(markdown, md->str, md->len, &error);

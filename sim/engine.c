@@ -1257,6 +1257,7 @@ static void engine_free(Engine *E)
     g_queue_clear(&E->dirty_ctxs);
     g_ptr_array_free(E->faults, TRUE);
     g_ptr_array_free(E->resched, TRUE);
+    g_ptr_array_free(E->dram_dirty, TRUE);
     g_free(E->cand);
     met_free(E);
     sim_eventq_destroy(&E->q);
@@ -1314,6 +1315,7 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     g_queue_init(&E.dirty_ctxs);
     E.faults = g_ptr_array_new();
     E.resched = g_ptr_array_new();
+    E.dram_dirty = g_ptr_array_new();
     E.res = sim_result_new();
     E.n_procs = sc->processes->len;
     E.procs = g_new0(Proc, E.n_procs);

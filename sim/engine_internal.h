@@ -96,7 +96,13 @@ struct KernelRt {
     double w;             /* load per block, in warps (engine_sm.c) */
     double speed_alone;   /* per-warp speed on an SM when it runs alone,
                              at which its work is measured */
+    double issue_frac;    /* share of its time alone its warps spend
+                             issuing (1 without an SM intensity): only that
+                             part is slowed by a busier SM */
     bool fixed_time;      /* wall_clock or self_timed: never slowed */
+    double dram_p;        /* DRAM pressure per resident block, in units of
+                             the achievable bandwidth; 0: none (engine_dram.c) */
+    double dram_speed_alone; /* bandwidth per unit pressure when alone */
     uint32_t occ;         /* its blocks per SM on an empty SM */
     uint32_t carveout;    /* shared-memory carveout it asks for (bytes) */
     int priority;
@@ -175,6 +181,7 @@ struct SmRt {
     SimEvent ev;          /* EV_SM */
     bool resched;         /* on E->resched: its event needs recomputing */
     uint16_t *client_blocks; /* MPS server: resident blocks per client */
+    uint32_t dram_groups; /* groups of kernels with DRAM pressure */
 };
 
 typedef struct Queue {
@@ -218,6 +225,10 @@ struct Ctx {
     uint32_t live_procs;
     uint32_t streams_mapped;  /* pre-Volta MPS: streams of all clients */
     uint64_t mem_bytes;
+    double dram_pressure; /* sum of resident blocks' DRAM pressure */
+    double dram_speed;    /* bandwidth per unit pressure at that pressure */
+    bool dram_dirty;      /* pressure changed this instant: on
+                             E->dram_dirty, retimed by dram_flush */
 };
 
 typedef struct {
@@ -342,6 +353,8 @@ struct Engine {
     GPtrArray *resched;       /* SmRt* whose event to recompute after
                                  dispatch (one heap update per SM, not per
                                  block) */
+    GPtrArray *dram_dirty;    /* Ctx* whose DRAM pressure changed this
+                                 instant (engine_dram.c) */
     void *cand;               /* placement scratch, sm_count entries */
     uint64_t admit_seq;
     Metrics met;
@@ -377,6 +390,31 @@ void sm_freeze(Engine *E, Ctx *c);
 void sm_thaw(Engine *E, Ctx *c);
 void sm_kill_kernel(Engine *E, KernelRt *k);
 void sm_kernel_free(KernelRt *k);
+/* Progress accounting and retiming of one SM (engine_dram.c uses them). */
+void sm_advance(Engine *E, SmRt *sm);
+void sm_reschedule(Engine *E, SmRt *sm);
+void sm_loosen(Engine *E, SmRt *sm);
+
+/* engine_dram.c: device memory bandwidth shared by running kernels. */
+bool dram_enabled(const GpuModel *m);
+/* Its pressure per block from its DRAM bytes (or mem_intensity) over
+ * @alone_ns, its time alone, with @wave_blocks resident. */
+void dram_prepare_kernel(const Engine *E, KernelRt *k, double alone_ns,
+                         uint64_t wave_blocks);
+/* Per-block work (ns at rate 1) of a kernel of @duration_ns alone in
+ * @full_waves full waves and a last one of @last_blocks (0: none). */
+double dram_work(const Engine *E, const KernelRt *k, double duration_ns,
+                 uint64_t full_waves, uint64_t last_blocks);
+/* Its DRAM rate in @c now: 1 without DRAM demand, above 1 when fewer
+ * blocks pull than when it ran alone. */
+double dram_rate(const Ctx *c, const KernelRt *k);
+/* @blocks (negative: fewer) of @k start/stop pulling on @sm's context. */
+void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
+              bool new_group);
+void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k,
+                       uint32_t blocks);
+/* Retime the SMs of every context whose pressure changed. */
+void dram_flush(Engine *E);
 /* Tests only: use the one-block-at-a-time most-free placement everywhere,
  * to check that the batched one places blocks identically. */
 void sm_force_exact_placement(bool on);

@@ -75,12 +75,21 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
 }
 
 /* The rate of @g's blocks on @sm: its warps' speed there over their speed
- * alone.  Wall-clock and self-timed blocks are never slowed. */
+ * alone (at most 1) on the share of its time they issue (issue_frac: a
+ * memory-bound warp waiting on DRAM is not slowed by a busy SM), times its
+ * DRAM rate (engine_dram.c).  Wall-clock and self-timed blocks are never
+ * slowed. */
 static double group_rate(const SmRt *sm, const Group *g)
 {
-    if (g->k->fixed_time || sm->speed >= g->k->speed_alone)
+    if (g->k->fixed_time)
         return 1.0;
-    return sm->speed / g->k->speed_alone;
+    const KernelRt *k = g->k;
+    double r = dram_rate(sm->ctx, k); /* 1 without DRAM demand */
+    if (sm->speed >= k->speed_alone)
+        return r;
+    /* the issuing part of its time stretches by speed_alone / speed */
+    double u = k->issue_frac;
+    return r / ((1 - u) + u * k->speed_alone / sm->speed);
 }
 
 /* Whether, at per-warp speed @speed, some group on @sm runs below rate 1. */
@@ -94,7 +103,7 @@ static bool sm_slows(const SmRt *sm, double speed)
 
 /* Account progress of the SM's loose groups up to now (cohort groups are
  * timed by their cohort). */
-static void sm_advance(Engine *E, SmRt *sm)
+void sm_advance(Engine *E, SmRt *sm)
 {
     if (sm->last >= E->now) {
         sm->last = E->now;
@@ -109,7 +118,7 @@ static void sm_advance(Engine *E, SmRt *sm)
     sm->last = E->now;
 }
 
-static void sm_reschedule(Engine *E, SmRt *sm)
+void sm_reschedule(Engine *E, SmRt *sm)
 {
     double min = INFINITY; /* time until the first loose group is done */
     if (!sm->ctx->frozen)
@@ -196,7 +205,7 @@ static void cohort_remove(Engine *E, Group *g)
 
 /* The SM is about to be slowed: its cohort groups become loose, with
  * the work their cohort had left (time left at full rate). */
-static void sm_loosen(Engine *E, SmRt *sm)
+void sm_loosen(Engine *E, SmRt *sm)
 {
     for (Group *g = sm->groups; g; g = g->next)
         if (g->cohort && !g->cohort->wall && !g->cohort->timed) {
@@ -251,7 +260,9 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
     /* Blocks of the same kernel placed on this SM at this instant merge;
      * new groups go to the head, so only the head can match. */
     Group *g = sm->groups;
-    if (!g || g->k != k || g->placed != E->now) {
+    const bool fresh = !g || g->k != k || g->placed != E->now;
+    dram_add(E, sm, k, n, fresh);
+    if (fresh) {
         g = group_new(E);
         g->k = k;
         g->sm = sm;
@@ -360,6 +371,7 @@ static void sm_unplace(Engine *E, SmRt *sm, Group *g)
         cohort_remove(E, g);
     KernelRt *k = g->k;
     const SimBlockNeeds *nd = &k->needs;
+    dram_remove_group(E, sm, k, g->count);
     sm->free_blocks += g->count;
     sm->free_warps += g->count * nd->warps;
     sm->used_smem -= g->count * nd->smem_bytes;
@@ -387,6 +399,7 @@ void sm_init_ctx(Engine *E, Ctx *c)
 {
     const GpuModel *m = E->m;
     c->sms = g_new0(SmRt, m->sm_count);
+    c->dram_speed = 1.0; /* no pressure */
     for (uint32_t i = 0; i < m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sm->ctx = c;
@@ -394,6 +407,7 @@ void sm_init_ctx(Engine *E, Ctx *c)
         sm->free_warps = m->max_warps_per_sm;
         sm->free_blocks = m->max_blocks_per_sm;
         sm->speed = 1.0; /* no load: a lone warp's speed */
+        sm->dram_groups = 0;
         sm->carveout = 0;
         sm->used_smem = 0;
         for (uint32_t s = 0; s < m->reg_subpartitions; s++)
@@ -465,12 +479,23 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     k->work = ks->duration_ns ? (double)ks->duration_ns / (double)waves
                               : (double)ks->block_time_ns;
     /* Its load on one SM when it runs alone: its warps, or the warps at
-     * which the SM issues its given share of the saturated rate. */
+     * which the SM issues its given share of the saturated rate (its
+     * issue-slot share over the share a saturated SM keeps busy). */
     double alone = ks->sm_intensity > 0
-                       ? sim_gpu_model_load_for_share(m, ks->sm_intensity)
+                       ? sim_gpu_model_load_for_share(
+                             m, ks->sm_intensity /
+                                    MAX(m->sm_issue_share_saturated, 1e-6))
                        : (double)(per_sm * occ.needs.warps);
     k->w = alone / (double)per_sm;
+    /* lone-warp speeds it issues at over the warps it has: below 1 for a
+     * kernel whose warps mostly wait (e.g. on DRAM) */
+    k->issue_frac = MIN(1.0, alone / (double)(per_sm * occ.needs.warps));
     k->speed_alone = sim_gpu_model_warp_speed(m, alone);
+    dram_prepare_kernel(E, k, k->work * (double)waves,
+                        MIN(k->blocks, S * o));
+    if (ks->duration_ns) /* a faster partial last wave (engine_dram.c) */
+        k->work = dram_work(E, k, (double)ks->duration_ns,
+                            k->blocks / (S * o), k->blocks % (S * o));
     k->fixed_time = ks->wall_clock || ks->self_timed;
     k->start = SIM_TIME_NEVER;
     k->stuck_epoch = UINT64_MAX;
@@ -831,6 +856,7 @@ void sm_dispatch(Engine *E, Ctx *c)
         k = next;
     }
     flush_resched(E);
+    dram_flush(E);
 }
 
 /* ------------------------------------------------------------------------
@@ -855,6 +881,7 @@ void sm_event(Engine *E, SmRt *sm)
         if (k->done == k->blocks)
             eng_op_complete(E, k->inst);
     }
+    dram_flush(E);
     sm_reschedule(E, sm);
     eng_mark_ctx(E, sm->ctx);
     if (sm->ctx->draining && sm->ctx->resident_blocks == 0)
@@ -934,6 +961,7 @@ void sm_cohort_event(Engine *E, Cohort *co)
         group_release(E, g);
         g = next;
     }
+    dram_flush(E);
     eng_mark_ctx(E, c);
     if (k->done == k->blocks)
         eng_op_complete(E, k->inst);
@@ -1008,6 +1036,7 @@ void sm_kill_kernel(Engine *E, KernelRt *k)
         if (changed)
             sm_reschedule(E, sm);
     }
+    dram_flush(E);
     eng_mark_ctx(E, c);
 }
 

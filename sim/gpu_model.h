@@ -90,6 +90,11 @@ typedef struct GpuModel {
     double sm_full_speed_warps;       /* L0: warps an SM runs each at a
                                          lone warp's speed (latency fully
                                          hidden); >= Tmax: a hard knee */
+    double sm_issue_share_saturated;  /* share of issue slots busy (as
+                                         Nsight Compute counts them) when
+                                         the SM is saturated: a kernel's
+                                         sm_intensity over it is its share
+                                         of the saturated rate */
     SimTime submit_latency_ns;        /* API return -> op visible at its
                                          hardware queue */
     SimTime kernel_launch_latency_ns; /* queue head -> first block */
@@ -156,7 +161,11 @@ typedef struct GpuModel {
     double copy_duplex_factor;        /* each direction's bandwidth while
                                          H2D and D2H copies overlap */
     SimTime copy_latency_ns;
-    double dram_bandwidth_gbps;
+    double dram_bandwidth_gbps;       /* nominal peak (datasheet) */
+    double dram_achievable_gbps;      /* B: what the delivered-bandwidth
+                                         curve approaches (engine_dram.c);
+                                         0: DRAM not shared */
+    double dram_curve_exponent;       /* n of d(r) = r / (1 + r^n)^(1/n) */
 
     /* --- Metrics --- */
     SimTime nvml_sample_period_ns;    /* nvidia-smi GPU-Util window */

@@ -64,7 +64,10 @@ typedef struct {
     SimTime block_time_ns;
     double sm_intensity;  /* share of SM issue capacity the kernel uses alone
                              (0..1]; 0: derive from resident warps */
-    double mem_intensity; /* share of DRAM bandwidth used alone; 0: ignore */
+    double mem_intensity; /* share of the peak DRAM bandwidth used alone
+                             (Nsight Compute's DRAM Throughput); 0: none
+                             (engine_dram.c) */
+    uint64_t dram_bytes;  /* DRAM bytes it moves; 0: use mem_intensity */
     bool faults;          /* raises a fatal GPU fault when it starts */
     bool wall_clock;      /* its blocks run a fixed wall-clock time (they
                              spin on a timer): sharing an SM does not slow

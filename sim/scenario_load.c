@@ -172,7 +172,7 @@ static const char *const kernel_keys[] = {
     "op",          "name",           "stream",
     "grid",        "block",          "regs_per_thread",
     "static_smem_bytes", "dynamic_smem_bytes", "duration_us",
-    "block_time_us", "sm_intensity", "mem_intensity",
+    "block_time_us", "sm_intensity", "mem_intensity", "dram_bytes",
     "faults",      "wall_clock",     "self_timed", "api_us",
     "at_us",       NULL};
 static const char *const kernel_node_keys[] = {
@@ -180,7 +180,7 @@ static const char *const kernel_node_keys[] = {
     "after",       "grid",           "block",
     "regs_per_thread", "static_smem_bytes", "dynamic_smem_bytes",
     "duration_us", "block_time_us",  "sm_intensity",
-    "mem_intensity", "faults",       "wall_clock",
+    "mem_intensity", "dram_bytes",   "faults",       "wall_clock",
     "self_timed",  NULL};
 
 static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
@@ -213,6 +213,8 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
                              1, &k->sm_intensity, error) ||
         !sim_json_get_double(L->doc, o, "mem_intensity", L->what, false, 0, 1,
                              &k->mem_intensity, error) ||
+        !sim_json_get_u64(L->doc, o, "dram_bytes", L->what, false, 0,
+                          UINT64_C(1) << 50, &k->dram_bytes, error) ||
         !sim_json_get_bool(L->doc, o, "faults", L->what, false, &k->faults,
                            error) ||
         !sim_json_get_bool(L->doc, o, "wall_clock", L->what, false,

@@ -90,6 +90,9 @@ static void put_kernel(GString *o, const SimKernelSpec *k)
     if (k->mem_intensity > 0)
         g_string_append_printf(o, ", \"mem_intensity\": %.6g",
                                k->mem_intensity);
+    if (k->dram_bytes > 0)
+        g_string_append_printf(o, ", \"dram_bytes\": %llu",
+                               (unsigned long long)k->dram_bytes);
     if (k->faults)
         g_string_append(o, ", \"faults\": true");
     if (k->wall_clock)
@@ -240,7 +243,8 @@ static bool same_op(const SimOp *a, const SimOp *b)
                x->duration_ns == y->duration_ns &&
                x->block_time_ns == y->block_time_ns &&
                x->sm_intensity == y->sm_intensity &&
-               x->mem_intensity == y->mem_intensity && x->faults == y->faults &&
+               x->mem_intensity == y->mem_intensity &&
+               x->dram_bytes == y->dram_bytes && x->faults == y->faults &&
                x->wall_clock == y->wall_clock &&
                x->self_timed == y->self_timed;
     }

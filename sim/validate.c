@@ -39,6 +39,9 @@ typedef struct {
     uint64_t bytes;
     bool pinned;
     int64_t launch, api, start, end, solo; /* ns; solo < 0: unknown */
+    uint64_t dram_bytes;  /* optional column: DRAM bytes it moves (0: none) */
+    double issue_pct;     /* optional column: Nsight Compute's issue slots
+                             busy alone, % (0: unknown) */
 } Row;
 
 static int col(char **header, const char *name)
@@ -60,6 +63,8 @@ static bool load_rows(const char *path, GArray *rows, GError **error)
         g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s: empty", path);
         return false;
     }
+    for (int li = 0; lines[li]; li++)
+        g_strchomp(lines[li]); /* CRLF files: no '\r' in the last field */
     g_auto(GStrv) header = g_strsplit(lines[0], ",", -1);
     static const char *const need[] = {
         "process", "iteration", "op",    "type",       "stream",
@@ -76,6 +81,9 @@ static bool load_rows(const char *path, GArray *rows, GError **error)
             return false;
         }
     }
+    /* optional columns (part I data sets): per-kernel demand */
+    const int c_dram = col(header, "dram_bytes");
+    const int c_issue = col(header, "sm_issue_pct");
     int ncols = (int)g_strv_length(header);
     for (int li = 1; lines[li]; li++) {
         if (!lines[li][0])
@@ -115,6 +123,8 @@ static bool load_rows(const char *path, GArray *rows, GError **error)
         r.end = I(20);
         r.solo = *S(21) ? I(21) : -1;
         r.chains = U(22);
+        r.dram_bytes = c_dram >= 0 ? strtoull(f[c_dram], NULL, 10) : 0;
+        r.issue_pct = c_issue >= 0 ? strtod(f[c_issue], NULL) : 0;
 #undef S
 #undef U
 #undef I
@@ -238,6 +248,9 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
                 k->regs_per_thread = r->regs ? r->regs : 32;
                 k->static_smem_bytes = r->static_smem;
                 k->dynamic_smem_bytes = r->dyn_smem;
+                /* measured demand, where the data set gives it */
+                k->dram_bytes = r->dram_bytes;
+                k->sm_intensity = MIN(r->issue_pct / 100.0, 1.0);
                 /* The harness's timer kernels give each block's time:
                  * "gt" blocks spin until %globaltimer passes start + W,
                  * "tslice" blocks until they have run W ns themselves.
@@ -451,6 +464,8 @@ static SimValRow *replay(const char *dir, const cJSON *exp,
                 continue;
             double d = fabs((double)rec->end_ns - (double)(r->end - origin));
             double rel = d / ms;
+            row->ends++;
+            row->ends_within10 += rel <= 0.10;
             g_array_append_val(end_errs, rel);
         }
         row->iterations++;
@@ -565,6 +580,50 @@ static GHashTable *load_solos(const char *dir, const cJSON *exps,
     return solos;
 }
 
+typedef cJSON CJsonOwned;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(CJsonOwned, cJSON_Delete)
+
+/* The experiments of @doc (manifest.json) and of the manifests it lists in
+ * "include" (paths relative to @dir; a campaign part added later keeps its
+ * own file, so no manifest grows past 1 MB), as one new array. */
+static cJSON *all_experiments(const char *dir, const SimJsonDoc *doc,
+                              GError **error)
+{
+    const cJSON *exps =
+        cJSON_GetObjectItemCaseSensitive(doc->root, "experiments");
+    if (!cJSON_IsArray(exps)) {
+        sim_json_fail(doc, doc->root, error, "missing array 'experiments'");
+        return NULL;
+    }
+    cJSON *all = cJSON_Duplicate(exps, true);
+    const cJSON *inc = cJSON_GetObjectItemCaseSensitive(doc->root, "include");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, inc)
+    {
+        if (!cJSON_IsString(it)) {
+            sim_json_fail(doc, it, error, "'include': not a file name");
+            cJSON_Delete(all);
+            return NULL;
+        }
+        g_autofree char *path = g_build_filename(dir, it->valuestring, NULL);
+        g_autoptr(SimJsonDoc) sub = sim_json_doc_load(path, error);
+        const cJSON *more =
+            sub ? cJSON_GetObjectItemCaseSensitive(sub->root, "experiments")
+                : NULL;
+        if (sub && !cJSON_IsArray(more))
+            sim_json_fail(sub, sub->root, error,
+                          "missing array 'experiments'");
+        if (!cJSON_IsArray(more)) {
+            cJSON_Delete(all);
+            return NULL;
+        }
+        const cJSON *e;
+        cJSON_ArrayForEach(e, more)
+            cJSON_AddItemToArray(all, cJSON_Duplicate(e, true));
+    }
+    return all;
+}
+
 GPtrArray *sim_validate(const char *dir, const GpuModel *m,
                         const char *filter, bool measured_blocks,
                         GError **error)
@@ -573,13 +632,10 @@ GPtrArray *sim_validate(const char *dir, const GpuModel *m,
     g_autoptr(SimJsonDoc) doc = sim_json_doc_load(mpath, error);
     if (!doc)
         return NULL;
-    const cJSON *exps =
-        cJSON_GetObjectItemCaseSensitive(doc->root, "experiments");
-    if (!cJSON_IsArray(exps)) {
-        sim_json_fail(doc, doc->root, error,
-                      "missing array 'experiments'");
+    g_autoptr(CJsonOwned) all = all_experiments(dir, doc, error);
+    if (!all)
         return NULL;
-    }
+    const cJSON *exps = all;
     /* calibration.txt: one experiment id per line, '#' comments; a line
      * "!ID reason" excludes an experiment from the replay, with the
      * reason shown in the report. */
@@ -645,7 +701,21 @@ GPtrArray *sim_validate(const char *dir, const GpuModel *m,
     return rows;
 }
 
+/* @cat is @want, or @want ends in '/' and @cat is one of its children. */
+static bool in_category(const char *cat, const char *want)
+{
+    size_t n = strlen(want);
+    return n && want[n - 1] == '/' ? !strncmp(cat, want, n)
+                                   : !strcmp(cat, want);
+}
+
 SimValSummary sim_validate_summary(GPtrArray *rows, bool calibration)
+{
+    return sim_validate_summary_of(rows, calibration, NULL);
+}
+
+SimValSummary sim_validate_summary_of(GPtrArray *rows, bool calibration,
+                                      const char *category)
 {
     SimValSummary s;
     memset(&s, 0, sizeof s);
@@ -653,9 +723,13 @@ SimValSummary sim_validate_summary(GPtrArray *rows, bool calibration)
     g_autoptr(GArray) end_err = g_array_new(FALSE, FALSE, sizeof(double));
     for (guint i = 0; i < rows->len; i++) {
         const SimValRow *r = g_ptr_array_index(rows, i);
-        if (r->skipped || r->calibration != calibration)
+        if (r->skipped || r->calibration != calibration ||
+            (category && !in_category(r->category, category)))
             continue;
         double a = fabs(r->err);
+        s.within10 += a <= 0.10;
+        s.ends += r->ends;
+        s.ends_within10 += r->ends_within10;
         g_array_append_val(abs_err, a);
         g_array_append_val(end_err, r->end_err);
         s.n++;

@@ -32,6 +32,8 @@ typedef struct {
     double pred_ms;
     double err;          /* median over iterations of (pred - meas)/meas */
     double end_err;      /* median over ops of |end error| / iteration span */
+    uint32_t ends;       /* GPU op end times compared (all iterations) */
+    uint32_t ends_within10; /* of which within 10% of the span */
 } SimValRow;
 
 void sim_val_row_free(SimValRow *r);
@@ -49,10 +51,17 @@ GPtrArray *sim_validate(const char *dir, const GpuModel *m,
  * largest |err|, and how many are above 5% and 15%. */
 typedef struct {
     uint32_t n, over5, over15;
+    uint32_t within10;       /* makespans within 10% */
+    uint32_t ends, ends_within10; /* op end times, and within 10% of span */
     double median_abs_err, max_abs_err;
     double median_end_err;
 } SimValSummary;
 
 SimValSummary sim_validate_summary(GPtrArray *rows, bool calibration);
+
+/* The same over the rows of one @category (NULL: all; "parent/": every
+ * category "parent/..."). */
+SimValSummary sim_validate_summary_of(GPtrArray *rows, bool calibration,
+                                      const char *category);
 
 #endif /* SIM_VALIDATE_H */

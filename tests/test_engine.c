@@ -350,6 +350,74 @@ static void test_engine_contention_follows_the_issue_curve(void **state)
     }
 }
 
+/* Device memory (engine_dram.c) with B = 1000 GB/s and d(r) = r /
+ * sqrt(1 + r^2): a kernel moving @share x B x 1 ms alone pulls r_a =
+ * share / sqrt(1 - share^2). */
+static SimOp mem_kernel(uint32_t stream, const char *name, uint32_t grid,
+                        uint32_t threads, double share)
+{
+    SimOp op = test_kernel(stream, name, grid, threads, MS(1));
+    op.u.kernel.dram_bytes = (uint64_t)(share * 1000 * 1e6); /* B x 1 ms */
+    return op;
+}
+
+static double dram_d(double r)
+{
+    return r / sqrt(1 + r * r);
+}
+
+/* Alone, a memory kernel still takes its duration exactly, a partial last
+ * wave included (its fewer blocks pull less and run faster; the block
+ * work accounts for it).  256-thread blocks: 32 per wave on 4 SMs. */
+static void test_engine_dram_kernel_alone_reproduces_duration(void **state)
+{
+    Fix *f = *state;
+    f->m->dram_achievable_gbps = 1000;
+    const uint32_t grids[] = {1, 5, 32, 33, 40, 100};
+    for (size_t i = 0; i < G_N_ELEMENTS(grids); i++) {
+        g_autoptr(SimScenario) sc = sim_scenario_new("alone", "test");
+        SimProcessSpec *p = test_process(sc, "p", 1);
+        SimOp op = mem_kernel(0, "k", grids[i], 256, 0.9);
+        sim_process_add_op(p, &op);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        const SimOpRecord *o = test_op(r, 0, 0);
+        uint64_t waves = (grids[i] + 31) / 32;
+        assert_in_range(o->end_ns - o->start_ns, US(1000) - waves,
+                        US(1000) + 2 * waves);
+    }
+}
+
+/* Two memory kernels on disjoint SMs (one 1024-thread block per SM, SMs
+ * 0-1 and 2-3) share DRAM in proportion to pressure: each pulls r_a = 0.6
+ * / 0.8 = 0.75 alone at d(r)/r = 0.8 per unit; together P = 1.5 gives
+ * d(1.5)/1.5 per unit, so each runs at that over 0.8 and takes 1 ms /
+ * rate = 1.4422 ms.  A compute kernel beside one of them is not slowed. */
+static void test_engine_dram_shared_in_proportion(void **state)
+{
+    Fix *f = *state;
+    f->m->dram_achievable_gbps = 1000;
+    g_autoptr(SimScenario) sc = sim_scenario_new("dram", "test");
+    SimProcessSpec *p = test_process(sc, "p", 2);
+    SimOp a = mem_kernel(0, "a", 2, 1024, 0.6);
+    SimOp b = mem_kernel(1, "b", 2, 1024, 0.6);
+    sim_process_add_op(p, &a);
+    sim_process_add_op(p, &b);
+    g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+    double rate = (dram_d(1.5) / 1.5) / 0.8;
+    double want = 1e6 / rate;
+    assert_in_range(test_op(r, 0, 0)->end_ns, want - 2, want + 2);
+    assert_in_range(test_op(r, 0, 1)->end_ns, want - 2, want + 2);
+
+    g_autoptr(SimScenario) sc2 = sim_scenario_new("dram2", "test");
+    SimProcessSpec *p2 = test_process(sc2, "p", 2);
+    SimOp c = test_kernel(1, "compute", 2, 1024, MS(1));
+    sim_process_add_op(p2, &a);
+    sim_process_add_op(p2, &c);
+    g_autoptr(SimResult) r2 = test_run(f->m, sc2, SIM_SHARE_TIMESLICE);
+    assert_in_range(test_op(r2, 0, 0)->end_ns, MS(1), MS(1) + 2);
+    assert_in_range(test_op(r2, 0, 1)->end_ns, MS(1), MS(1) + 2);
+}
+
 /* Copies: 100 MB at 10 GB/s = 10 ms.  H2D, a 10 ms kernel and D2H on
  * three streams overlap: 10 ms.  Two H2D copies share the one H2D engine:
  * 20 ms.  A pageable copy (half speed, 1 MB = 0.2 ms) holds the host, so a
@@ -717,6 +785,8 @@ int main(void)
         T(test_engine_idle_yield_delays_switch),
         T(test_engine_contention_slows_coresident_blocks),
         T(test_engine_contention_follows_the_issue_curve),
+        T(test_engine_dram_kernel_alone_reproduces_duration),
+        T(test_engine_dram_shared_in_proportion),
         T(test_engine_copies_overlap_and_serialize),
         T(test_engine_event_dependencies),
         T(test_engine_detects_deadlock),

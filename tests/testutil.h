@@ -55,6 +55,7 @@ static inline GpuModel *test_model(uint32_t sms)
         m->dispatch_order[i] = i;
     m->sm_saturation_warps = 64;
     m->sm_full_speed_warps = 64; /* a hard knee: proportional sharing */
+    m->sm_issue_share_saturated = 1; /* sm_intensity: share of saturation */
     m->preemption = SIM_PREEMPT_INSTRUCTION;
     m->timeslice_ns = SIM_US(1000);
     m->context_switch_ns = SIM_US(10);
@@ -82,6 +83,8 @@ static inline GpuModel *test_model(uint32_t sms)
     m->copy_duplex_factor = 1.0;
     m->copy_latency_ns = 0;
     m->dram_bandwidth_gbps = 3000;
+    m->dram_achievable_gbps = 0; /* DRAM not shared unless a test says */
+    m->dram_curve_exponent = 2;
     m->nvml_sample_period_ns = SIM_MS(100);
     m->sm_clock_mhz = 1000;
     return m;

@@ -1,0 +1,176 @@
+/* engine_dram.c -- device memory bandwidth as a shared resource.
+ *
+ * The GPU delivers DRAM bandwidth as a saturating function of the pressure
+ * its running blocks put on it: with P the requested pressure in units of
+ * the achievable bandwidth B (dram_achievable_gbps),
+ *
+ *     delivered(P) = B d(P),   d(r) = r / (1 + r^n)^(1/n)
+ *
+ * (n = dram_curve_exponent): linear while few blocks pull (a few SMs cannot
+ * saturate DRAM), approaching B smoothly.  Each block of a kernel puts a
+ * fixed pressure on DRAM, found from what the kernel moves when it runs
+ * alone: its alone bandwidth A = dram bytes / duration gives its alone
+ * pressure r_a = d^-1(A / B), spread over the blocks it keeps resident
+ * alone.  Delivered bandwidth is shared in proportion to pressure
+ * (measured: triads on disjoint SM sets got bandwidth in proportion to
+ * their SMs, FINDINGS.md §16), so every unit of pressure gets d(P)/P; a
+ * kernel's DRAM rate is that over what it got alone, d(r_a)/r_a.  It
+ * exceeds 1 when fewer blocks pull than when the kernel ran alone (its
+ * last partial wave, or blocks held back by another kernel): a
+ * memory-bound block is then faster, as on the GPU (a triad with 8 warps
+ * per SM moved 2146 GB/s, with 16 warps 2745).  A block's rate is its DRAM
+ * rate times its SM rate (engine_sm.c, at most 1).  By construction a
+ * kernel alone gets P = r_a and rate 1 in full waves; its per-block work
+ * is set so that a partial last wave, faster by its lower pressure, still
+ * gives back its duration exactly (dram_work).
+ *
+ * Pressure is kept per context: contexts never run at the same time
+ * (time-slicing), and MPS clients share one server context.  When the
+ * pressure changes (a group of a memory-demanding kernel is placed or
+ * completes), every SM holding such a group is first advanced at the old
+ * rate (dram_touch), and after the change its groups are retimed
+ * (dram_flush): those whose rate is no longer 1 leave their cohorts.
+ * Kernels with no DRAM demand have rate 1 here and never change the
+ * pressure.
+ */
+#include <math.h>
+
+#include "engine_internal.h"
+
+/* Above this share of B a kernel's alone bandwidth is treated as B's
+ * (the inverse of d grows without bound as d -> 1). */
+#define DRAM_MAX_SHARE 0.98
+
+static double curve(const GpuModel *m, double r)
+{
+    const double n = m->dram_curve_exponent;
+    return r <= 0 ? 0 : r / pow(1 + pow(r, n), 1 / n);
+}
+
+static double curve_inverse(const GpuModel *m, double d)
+{
+    const double n = m->dram_curve_exponent;
+    d = MIN(d, DRAM_MAX_SHARE);
+    return d <= 0 ? 0 : d / pow(1 - pow(d, n), 1 / n);
+}
+
+/* Bandwidth delivered per unit of pressure at total pressure @P (1 as P ->
+ * 0: a lone block is never DRAM-limited). */
+static double speed_at(const GpuModel *m, double P)
+{
+    return P > 1e-12 ? curve(m, P) / P : 1.0;
+}
+
+bool dram_enabled(const GpuModel *m)
+{
+    return m->dram_achievable_gbps > 0 && m->dram_curve_exponent > 0;
+}
+
+static double rate_at(const GpuModel *m, const KernelRt *k, double P)
+{
+    return speed_at(m, P) / k->dram_speed_alone;
+}
+
+double dram_work(const Engine *E, const KernelRt *k, double duration_ns,
+                 uint64_t full_waves, uint64_t last_blocks)
+{
+    if (k->dram_p <= 0 || last_blocks == 0)
+        return duration_ns / (double)(full_waves + (last_blocks > 0));
+    /* the last wave's blocks all start together and run at one rate */
+    double last = 1.0 / rate_at(E->m, k, (double)last_blocks * k->dram_p);
+    return duration_ns / ((double)full_waves + last);
+}
+
+void dram_prepare_kernel(const Engine *E, KernelRt *k, double alone_ns,
+                         uint64_t wave_blocks)
+{
+    const SimKernelSpec *ks = &k->inst->op->u.kernel;
+    const GpuModel *m = E->m;
+    k->dram_p = 0;
+    k->dram_speed_alone = 1;
+    if (!dram_enabled(m) || ks->wall_clock || ks->self_timed ||
+        alone_ns <= 0 || wave_blocks == 0)
+        return;
+    /* Its share of B when alone: bytes over its time, else the given
+     * intensity, a share of the peak bandwidth (as Nsight Compute's DRAM
+     * Throughput). */
+    double share = ks->dram_bytes > 0
+                       ? (double)ks->dram_bytes / alone_ns /
+                             m->dram_achievable_gbps /* bytes/ns = GB/s */
+                       : ks->mem_intensity * m->dram_bandwidth_gbps /
+                             m->dram_achievable_gbps;
+    if (share <= 0)
+        return;
+    double ra = curve_inverse(m, share);
+    k->dram_p = ra / (double)wave_blocks;
+    k->dram_speed_alone = speed_at(m, ra);
+}
+
+double dram_rate(const Ctx *c, const KernelRt *k)
+{
+    return k->dram_p > 0 ? c->dram_speed / k->dram_speed_alone : 1.0;
+}
+
+/* Advance, once per instant, every SM of @c that holds a DRAM group, at
+ * the rates in force before the pressure changes. */
+static void dram_touch(Engine *E, Ctx *c)
+{
+    if (c->dram_dirty)
+        return;
+    c->dram_dirty = true;
+    g_ptr_array_add(E->dram_dirty, c);
+    for (uint32_t i = 0; i < E->m->sm_count; i++)
+        if (c->sms[i].dram_groups)
+            sm_advance(E, &c->sms[i]);
+}
+
+void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
+              bool new_group)
+{
+    if (k->dram_p <= 0)
+        return;
+    Ctx *c = sm->ctx;
+    dram_touch(E, c);
+    c->dram_pressure += (double)blocks * k->dram_p;
+    if (c->dram_pressure < 1e-12)
+        c->dram_pressure = 0; /* no drift below zero */
+    if (new_group)
+        sm->dram_groups++;
+}
+
+void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k,
+                       uint32_t blocks)
+{
+    if (k->dram_p <= 0)
+        return;
+    dram_add(E, sm, k, -(int64_t)blocks, false);
+    sm->dram_groups--;
+}
+
+/* Whether some group on @sm runs at a DRAM rate other than 1 (it cannot
+ * stay in a cohort, whose time assumes rate 1). */
+static bool sm_dram_off(const SmRt *sm)
+{
+    for (const Group *g = sm->groups; g; g = g->next)
+        if (!g->k->fixed_time && fabs(dram_rate(sm->ctx, g->k) - 1) > 1e-9)
+            return true;
+    return false;
+}
+
+void dram_flush(Engine *E)
+{
+    for (guint i = 0; i < E->dram_dirty->len; i++) {
+        Ctx *c = g_ptr_array_index(E->dram_dirty, i);
+        c->dram_dirty = false;
+        c->dram_speed = speed_at(E->m, c->dram_pressure);
+        for (uint32_t s = 0; s < E->m->sm_count; s++) {
+            SmRt *sm = &c->sms[s];
+            if (!sm->dram_groups)
+                continue;
+            if (sm_dram_off(sm))
+                sm_loosen(E, sm);
+            sm_reschedule(E, sm);
+        }
+    }
+    g_ptr_array_set_size(E->dram_dirty, 0);
+}
