@@ -109,9 +109,14 @@ void eng_mark_queue(Engine *E, Queue *q)
 
 void eng_mark_ctx(Engine *E, Ctx *c)
 {
-    if (!c->dirty) {
+    if (!c->dirty) { /* append to the intrusive FIFO: no allocation */
         c->dirty = true;
-        g_queue_push_tail(&E->dirty_ctxs, c);
+        c->dirty_next = NULL;
+        if (E->dirty_tail)
+            E->dirty_tail->dirty_next = c;
+        else
+            E->dirty_head = c;
+        E->dirty_tail = c;
     }
 }
 
@@ -981,8 +986,11 @@ static void settle(Engine *E)
             deliver_fault(E, k);
             continue;
         }
-        if (!g_queue_is_empty(&E->dirty_ctxs)) {
-            Ctx *c = g_queue_pop_head(&E->dirty_ctxs);
+        if (E->dirty_head) {
+            Ctx *c = E->dirty_head;
+            E->dirty_head = c->dirty_next;
+            if (!E->dirty_head)
+                E->dirty_tail = NULL;
             c->dirty = false;
             sm_dispatch(E, c);
             continue;
@@ -1254,7 +1262,6 @@ static void engine_free(Engine *E)
         g_free(co);
     }
     g_queue_clear(&E->dirty_queues);
-    g_queue_clear(&E->dirty_ctxs);
     g_ptr_array_free(E->faults, TRUE);
     g_ptr_array_free(E->resched, TRUE);
     g_ptr_array_free(E->dram_dirty, TRUE);
@@ -1312,7 +1319,6 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     sim_eventq_init(&E.q);
     E.ctxs = g_ptr_array_new();
     g_queue_init(&E.dirty_queues);
-    g_queue_init(&E.dirty_ctxs);
     E.faults = g_ptr_array_new();
     E.resched = g_ptr_array_new();
     E.dram_dirty = g_ptr_array_new();

@@ -116,8 +116,10 @@ struct KernelRt {
     bool faulted;
     Cohort *last_cohort;  /* the cohort of its latest placement instant */
     uint64_t stuck_epoch; /* ctx->release_epoch when it last could not
-                             place all its blocks: until resources are
-                             released again it cannot place more */
+                             place all its blocks (UINT64_MAX: never
+                             tried): then no SM could take one more, so
+                             until an SM releases blocks it cannot place
+                             more, and after, only such SMs can take one */
 };
 
 /* Blocks of one kernel placed on one SM at one instant: they started
@@ -167,6 +169,7 @@ struct Cohort {
 struct SmRt {
     Ctx *ctx;
     uint32_t id;
+    uint32_t rank;        /* its position in the model's dispatch order */
     uint32_t free_warps, free_blocks;
     uint32_t carveout;    /* bytes of shared memory the SM is configured
                              for: set by the first block placed on it when
@@ -182,6 +185,9 @@ struct SmRt {
     bool resched;         /* on E->resched: its event needs recomputing */
     uint16_t *client_blocks; /* MPS server: resident blocks per client */
     uint32_t dram_groups; /* groups of kernels with DRAM pressure */
+    uint64_t released;    /* ctx->release_epoch of its latest release (0:
+                             never released) */
+    struct SmRt *rel_prev, *rel_next; /* the context's release list */
 };
 
 typedef struct Queue {
@@ -215,10 +221,14 @@ struct Ctx {
                                 position in dispatch order */
     uint32_t rr_cursor;   /* round-robin placement */
     uint64_t release_epoch; /* bumped whenever blocks release resources */
+    SmRt *rel_head;       /* SMs that ever released blocks, latest release
+                             first: those released after epoch e are a
+                             prefix (incremental dispatch, engine_sm.c) */
     bool frozen;          /* preempted (time-slicing) */
     bool draining;        /* block-boundary preemption in progress */
     bool limited;         /* some MPS client has an SM limit */
-    bool dirty;           /* dispatcher should run */
+    bool dirty;           /* dispatcher should run: on E's dirty FIFO */
+    Ctx *dirty_next;      /* next on that FIFO */
     bool blocked_grids;   /* a queue waits for a resident-grid slot */
     NodeRt *grid_wait, *grid_wait_tail; /* graph kernel nodes waiting for a
                                           resident-grid slot, FIFO */
@@ -348,7 +358,8 @@ struct Engine {
 
     GQueue dirty_queues;      /* Queue* to pump, FIFO: in the order their
                                  work arrived */
-    GQueue dirty_ctxs;        /* Ctx* whose dispatcher should run, FIFO */
+    Ctx *dirty_head, *dirty_tail; /* contexts whose dispatcher should
+                                     run, FIFO through Ctx.dirty_next */
     GPtrArray *faults;        /* KernelRt* that faulted this instant */
     GPtrArray *resched;       /* SmRt* whose event to recompute after
                                  dispatch (one heap update per SM, not per
@@ -418,6 +429,10 @@ void dram_flush(Engine *E);
 /* Tests only: use the one-block-at-a-time most-free placement everywhere,
  * to check that the batched one places blocks identically. */
 void sm_force_exact_placement(bool on);
+/* Tests only: look for a kernel's SMs over all SMs every time (the
+ * reference), not only over those released since it last stopped short, to
+ * check that incremental dispatch places blocks identically. */
+void sm_force_full_scan(bool on);
 /* Verify every SM's accounting against its groups and the cohort
  * invariant; aborts (g_error) on a violation.  O(SMs x groups). */
 void sm_check(const Engine *E);

@@ -356,12 +356,35 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
 /* Recompute the events of the SMs that placements changed. */
 static void flush_resched(Engine *E)
 {
+    if (E->resched->len == 0)
+        return;
     for (guint i = 0; i < E->resched->len; i++) {
         SmRt *sm = g_ptr_array_index(E->resched, i);
         sm->resched = false;
         sm_reschedule(E, sm);
     }
     g_ptr_array_set_size(E->resched, 0);
+}
+
+/* @sm releases blocks: a new release epoch, and @sm moves to the front of
+ * its context's release list, which so stays ordered by ->released, latest
+ * first.  A kernel that stopped short at epoch e needs only look at the
+ * SMs before the first one released at or before e (sm_cands). */
+static void note_release(SmRt *sm)
+{
+    Ctx *c = sm->ctx;
+    sm->released = ++c->release_epoch;
+    if (c->rel_head == sm)
+        return;
+    if (sm->rel_prev) /* in the list: unlink */
+        sm->rel_prev->rel_next = sm->rel_next;
+    if (sm->rel_next)
+        sm->rel_next->rel_prev = sm->rel_prev;
+    sm->rel_prev = NULL;
+    sm->rel_next = c->rel_head;
+    if (c->rel_head)
+        c->rel_head->rel_prev = sm;
+    c->rel_head = sm;
 }
 
 /* Give back a group's resources (it completed or was killed). */
@@ -382,7 +405,7 @@ static void sm_unplace(Engine *E, SmRt *sm, Group *g)
         sm->load = 0; /* no drift below zero from repeated float sums */
     sm->speed = sim_gpu_model_warp_speed(E->m, sm->load);
     sm->ctx->resident_blocks -= g->count;
-    sm->ctx->release_epoch++;
+    note_release(sm);
     if (sm->free_blocks == E->m->max_blocks_per_sm)
         sm->carveout = 0; /* idle: the next kernel configures it */
     sm->ctx->state_bytes -= (uint64_t)g->count * block_state_bytes(nd);
@@ -416,6 +439,8 @@ void sm_init_ctx(Engine *E, Ctx *c)
         if (c->mps_server)
             sm->client_blocks = g_new0(uint16_t, m->mps_max_clients + 1);
     }
+    for (uint32_t r = 0; r < m->sm_count; r++)
+        c->sms[m->dispatch_order[r]].rank = r;
 }
 
 void sm_free_ctx(Engine *E, Ctx *c)
@@ -683,17 +708,83 @@ static uint64_t place_most_free_exact(Engine *E, Ctx *c, KernelRt *k,
 }
 
 static bool force_exact = false;
+static bool force_full_scan = false;
 
 void sm_force_exact_placement(bool on)
 {
     force_exact = on;
 }
 
+void sm_force_full_scan(bool on)
+{
+    force_full_scan = on;
+}
+
+/* Candidates for @k: the SMs that can take a block of it now, with how
+ * many, into @r in dispatch-rank order (.rank: the index in @r); returns
+ * how many.
+ *
+ * Incremental dispatch.  A kernel that stopped short (stuck_epoch e) left
+ * no SM with room for one more of its blocks (every policy stops only when
+ * no SM it may use fits one; an MPS-limited context, whose allowed SMs
+ * change as other SMs release, never comes here).  Room only shrinks until
+ * an SM releases blocks, so now only the SMs released after e can fit it:
+ * the front of the release list.  Checked against the full scan by
+ * test_engine_incremental_dispatch_matches_full_scan and, with
+ * check_invariants, by sm_check.  When many SMs released (a wave ended),
+ * the plain scan in rank order is as cheap. */
+static uint32_t sm_cands(Engine *E, Ctx *c, KernelRt *k, Cand *r)
+{
+    const GpuModel *m = E->m;
+    uint32_t n = 0;
+    if (!force_full_scan && k->stuck_epoch != UINT64_MAX) {
+        uint32_t seen = 0;
+        const SmRt *sm = c->rel_head;
+        for (; sm && sm->released > k->stuck_epoch; sm = sm->rel_next) {
+            if (++seen > MAX(8u, m->sm_count / 8))
+                break;
+            uint32_t fit = sm_fit(E, sm, k);
+            if (fit == 0)
+                continue;
+            uint32_t i = n++; /* insertion by dispatch rank */
+            for (; i > 0 && r[i - 1].sm->rank > sm->rank; i--)
+                r[i] = r[i - 1];
+            r[i] = (Cand){(SmRt *)sm, 0, fit};
+        }
+        if (!sm || sm->released <= k->stuck_epoch) {
+            for (uint32_t i = 0; i < n; i++)
+                r[i].rank = i;
+            return n;
+        }
+        n = 0; /* too many: scan them all */
+    }
+    for (uint32_t rank = 0; rank < m->sm_count; rank++) {
+        SmRt *sm = &c->sms[m->dispatch_order[rank]];
+        uint32_t fit = sm_fit(E, sm, k);
+        if (fit > 0) {
+            r[n] = (Cand){sm, n, fit};
+            n++;
+        }
+    }
+    return n;
+}
+
 /* Sort @n candidates of @r (in dispatch-rank order) into @v by (free warps
  * desc, rank asc): a counting sort on free warps (0..max_warps), stable, so
- * equal free warps keep rank order.  O(n + max_warps). */
+ * equal free warps keep rank order.  O(n + max_warps); a few candidates
+ * (the usual case once the GPU is busy) by insertion, the same order. */
 static void cand_sort(const Cand *r, Cand *v, uint32_t n, uint32_t max_warps)
 {
+    if (n <= 8) {
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t j = i;
+            for (; j > 0 && v[j - 1].sm->free_warps < r[i].sm->free_warps;
+                 j--)
+                v[j] = v[j - 1];
+            v[j] = r[i];
+        }
+        return;
+    }
     uint32_t count[130] = {0};
     g_assert(max_warps < G_N_ELEMENTS(count) - 1);
     for (uint32_t i = 0; i < n; i++)
@@ -719,15 +810,7 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
     if (!E->cand)
         E->cand = g_new(Cand, 2 * m->sm_count);
     Cand *r = E->cand, *v = r + m->sm_count; /* rank order; sorted view */
-    uint32_t n = 0;
-    for (uint32_t rank = 0; rank < m->sm_count; rank++) {
-        SmRt *sm = &c->sms[m->dispatch_order[rank]];
-        uint32_t fit = sm_fit(E, sm, k);
-        if (fit > 0) {
-            r[n] = (Cand){sm, n, fit}; /* .rank: its index in r */
-            n++;
-        }
-    }
+    uint32_t n = sm_cands(E, c, k, r);
     const uint32_t w = k->needs.warps;
     uint64_t placed = 0;
     while (placed < want && n > 0) {
@@ -1050,6 +1133,36 @@ void sm_kill_kernel(Engine *E, KernelRt *k)
             g_error("engine invariant: " __VA_ARGS__);                        \
     } while (0)
 
+/* The release list is ordered by release, latest first, and what
+ * incremental dispatch relies on holds: a kernel that stopped short fits
+ * only on SMs released since (not checked under MPS SM limits, where a
+ * kernel stops short at its cap while other SMs have room). */
+static void check_release_list(const Engine *E, const Ctx *c)
+{
+    uint64_t prev = UINT64_MAX;
+    for (const SmRt *sm = c->rel_head; sm; sm = sm->rel_next) {
+        CHECK(sm->released < prev && sm->released > 0 &&
+                  (sm->rel_next == NULL || sm->rel_next->rel_prev == sm),
+              "context %u: release list out of order at SM %u", c->index,
+              sm->id);
+        prev = sm->released;
+    }
+    if (c->limited)
+        return;
+    for (const KernelRt *k = c->pend_head; k; k = k->next) {
+        if (k->stuck_epoch == UINT64_MAX)
+            continue;
+        for (uint32_t i = 0; i < E->m->sm_count; i++) {
+            const SmRt *sm = &c->sms[i];
+            CHECK(sm->released > k->stuck_epoch || sm_fit(E, sm, k) == 0,
+                  "context %u: a kernel stuck at epoch %llu fits on SM %u, "
+                  "last released at %llu",
+                  c->index, (unsigned long long)k->stuck_epoch, i,
+                  (unsigned long long)sm->released);
+        }
+    }
+}
+
 void sm_check(const Engine *E)
 {
     const GpuModel *m = E->m;
@@ -1112,6 +1225,7 @@ void sm_check(const Engine *E)
         CHECK(blocks == c->resident_blocks, "context %u: %llu blocks != %llu",
               ci, (unsigned long long)blocks,
               (unsigned long long)c->resident_blocks);
+        check_release_list(E, c);
         for (const Cohort *co = c->cohorts; co; co = co->next) {
             uint32_t n = 0;
             for (const Group *g = co->groups; g; g = g->cnext) {
