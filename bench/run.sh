@@ -1,40 +1,75 @@
 #!/usr/bin/env bash
 # make bench: the engine benchmark, then whole-command timings (load +
-# simulate + report) of the largest bundled inputs.
+# simulate + report) of the largest bundled inputs, each with the issue's
+# target beside it (issue 12; not a test: nothing passes or fails).
+#
+#   BENCH_BASE=OLD_HQSIM|REV make bench   also a paired comparison of the
+#                                         binary against OLD (or against
+#                                         REV built from git: HEAD~1)
+#   BENCH_TRACE_KERNELS=1000000 make bench   the size of the synthetic
+#                                         overlapping trace (default 1e5)
 set -eu
 "$BUILD/bench/bench"
-echo
-echo "whole command, wall seconds (hqsim run ... -q):"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# "%e s wall, %U s user, %M KiB peak  LABEL  [target]"
+timed() {
+    local label=$1 target=$2
+    shift 2
+    /usr/bin/time -f "  %e s wall, %U s user, %M KiB peak  $label  [$target]" \
+        "$@" >/dev/null
+}
+echo
+echo "whole command (hqsim run ... -q):"
 "$HQSIM" gen --kernels 100000 -o "$tmp/many.json"
 for f in "$tmp/many.json" traces/default.json; do
-    /usr/bin/time -f "  %e s, %M KiB peak  $(basename "$f")" "$HQSIM" run -q "$f"
+    timed "run $(basename "$f")" "" "$HQSIM" run -q "$f"
 done
 
-# Real traces: import + simulate + report.  The shared ones are read where
-# they lie (two of them may not be copied into the project).
 echo
-echo "real traces, wall seconds (import + simulate + summary):"
+echo "traces: import + solo-time inference + simulate + summary:"
+n=${BENCH_TRACE_KERNELS:-100000}
+bash bench/overlap_trace.sh "$HQSIM" "$n" "$tmp/overlap4.csv"
+timed "run overlap4.csv: $n nvprof kernels, 4 overlapping streams" \
+    "10^6 kernels < 5 s, < 1 GB" "$HQSIM" run -q "$tmp/overlap4.csv"
+timed "the same --as-recorded (no inference)" "" \
+    "$HQSIM" run -q --as-recorded "$tmp/overlap4.csv"
+
+# Simulated seconds per wall second of the README's PyTorch case: resnet18
+# x 8 processes under MPS (makespan from the JSON summary).
 own=traces/measured/h100/pytorch/torch_profile_trace.json.gz
-bench_cmd() {
-    local label=$1
-    shift
-    /usr/bin/time -f "  %e s, %M KiB peak  $label" "$@" >/dev/null
-}
-bench_cmd "run $(basename $own)" "$HQSIM" run -q "$own"
-bench_cmd "compare $(basename $own) --loop-request --iterations 300 --processes 8" \
-    "$HQSIM" compare -q "$own" --loop-request --iterations 300 --processes 8
-shared=../shared/traces
+s0=$(date +%s.%N)
+"$HQSIM" run -q "$own" --loop-request --iterations 300 --processes 8 \
+    --mode mps --json "$tmp/mps8.json"
+s1=$(date +%s.%N)
+awk -v t0="$s0" -v t1="$s1" '/"makespan_ms"/ {
+    gsub(/[^0-9.]/, "", $2)
+    printf "  resnet18 x 8 MPS (2400 requests): %.2f s simulated in %.2f s wall: %.1f simulated s per wall s  [>= 10]\n",
+           $2 / 1000, t1 - t0, ($2 / 1000) / (t1 - t0)
+    exit
+}' "$tmp/mps8.json"
+timed "compare $(basename $own) --loop-request --iterations 300 --processes 8" \
+    "" "$HQSIM" compare -q "$own" --loop-request --iterations 300 --processes 8
+
+# Real traces.  The shared ones are read where they lie (two of them may
+# not be copied into the project).
+echo
+echo "real traces (import + simulate + summary):"
+shared=${HQSIM_SHARED_TRACES:-../shared/traces}
 if [ -d "$shared" ]; then
     for f in "$shared"/nvprof-titanxp-um/print-gpu-trace.csv \
              "$shared"/kineto-v100-resnet50-2021/*.json.gz \
              "$shared"/nsys-sqlite-a100-cloverleaf/*.sqlite; do
         [ -f "$f" ] || continue
-        bench_cmd "run $(basename "$f")" "$HQSIM" run -q "$f"
-        bench_cmd "compare $(basename "$f") --processes 4" \
+        timed "run $(basename "$f")" "" "$HQSIM" run -q "$f"
+        timed "compare $(basename "$f") --processes 4" "" \
             "$HQSIM" compare -q "$f" --processes 4
     done
 else
     echo "  ($shared not found: shared traces skipped)"
+fi
+
+if [ -n "${BENCH_BASE:-}" ]; then
+    echo
+    bash bench/compare.sh "$BENCH_BASE" "$HQSIM"
 fi

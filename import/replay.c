@@ -49,45 +49,178 @@ static SimTime *op_time(SimOp *op)
     return NULL;
 }
 
+/* Per recorded op of one process (a graph op: per node; slot of op j's
+ * node n: slot[j] + n): the damping of its updates, the sign of its last
+ * error and its time in the best round so far. */
+typedef struct {
+    uint32_t *slot; /* n_ops + 1 */
+    float *alpha;   /* its updates scale by (recorded / simulated)^alpha */
+    int8_t *sign;   /* sign of (recorded - simulated) last round, 0: none */
+    SimTime *best;
+} InferProc;
+
+/* The recorded-duration field of record @o's op or graph node. */
+static SimTime *rec_op_time(SimScenario *sc, const SimOpRecord *o)
+{
+    SimProcessSpec *ps = g_ptr_array_index(sc->processes, o->proc);
+    SimOp *op = &ps->ops[o->op_index];
+    if (o->node != SIM_NO_INDEX)
+        op = &op->u.graph->nodes[o->node].op;
+    return op_time(op);
+}
+
+/* One round's comparison of @r with the recording: per op, the ratio
+ * recorded / simulated; the worst |ratio - 1| into @worst, and as the
+ * round's score the summed |recorded - simulated| over the summed
+ * recorded time (a weighted mean error).  With @update, scale each op's
+ * time by its damped ratio: an op whose error changed sign since the last
+ * round overshot, so its step halves (down to 1/64). */
+static double infer_round(SimScenario *sc, const SimImportReport *rep,
+                          const SimResult *r, InferProc *ip, bool update,
+                          double *worst)
+{
+    double err = 0, total = 0;
+    *worst = 0;
+    for (guint i = 0; i < r->ops->len; i++) {
+        const SimOpRecord *o = &g_array_index(r->ops, SimOpRecord, i);
+        if (o->iteration != 0 || o->proc >= rep->n_procs)
+            continue;
+        const SimImportProcess *p = &rep->procs[o->proc];
+        SimTime rs, re;
+        if (!rec_times(p, o, &rs, &re))
+            continue;
+        SimTime *t = rec_op_time(sc, o);
+        if (!t)
+            continue;
+        double rec = (double)(re - rs);
+        double sim = (double)(o->end_ns - o->start_ns);
+        if (rec <= 0 || sim <= 0)
+            continue;
+        double ratio = rec / sim;
+        *worst = MAX(*worst, fabs(ratio - 1));
+        err += fabs(rec - sim);
+        total += rec;
+        if (!update)
+            continue;
+        InferProc *q = &ip[o->proc];
+        uint32_t k = q->slot[o->op_index] +
+                     (o->node != SIM_NO_INDEX ? o->node : 0);
+        int8_t sign = (ratio > 1) - (ratio < 1);
+        float *alpha = &q->alpha[k];
+        if (sign && q->sign[k] == -sign)
+            *alpha = MAX(*alpha / 2, 1.0f / 64);
+        q->sign[k] = sign;
+        double step = *alpha == 1 ? ratio : pow(ratio, *alpha);
+        double nt = MAX(1.0, (double)*t * step);
+        *t = (SimTime)llround(nt);
+    }
+    return total > 0 ? err / total : 0;
+}
+
+/* Save (@save) or restore every recorded op's time to or from ->best. */
+static void infer_snapshot(SimScenario *sc, InferProc *ip, bool save)
+{
+    for (guint p = 0; p < sc->processes->len; p++) {
+        SimProcessSpec *ps = g_ptr_array_index(sc->processes, p);
+        for (uint32_t j = 0; j < ps->n_ops; j++) {
+            SimOp *op = &ps->ops[j];
+            uint32_t n = sim_op_gpu_count(op);
+            for (uint32_t i = 0; i < n; i++) {
+                SimTime *t = op_time(op->kind == SIM_OP_GRAPH
+                                         ? &op->u.graph->nodes[i].op
+                                         : op);
+                if (!t)
+                    continue;
+                if (save)
+                    ip[p].best[ip[p].slot[j] + i] = *t;
+                else
+                    *t = ip[p].best[ip[p].slot[j] + i];
+            }
+        }
+    }
+}
+
+int sim_workload_infer_solo_run(SimScenario *sc, const SimImportReport *rep,
+                                const GpuModel *m, int max_rounds,
+                                SimResult **final, GError **error)
+{
+    SimOptions so;
+    sim_options_init(&so);
+    guint np = sc->processes->len;
+    InferProc *ip = g_new0(InferProc, np);
+    for (guint p = 0; p < np; p++) {
+        const SimProcessSpec *ps = g_ptr_array_index(sc->processes, p);
+        ip[p].slot = g_new(uint32_t, ps->n_ops + 1);
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < ps->n_ops; j++) {
+            ip[p].slot[j] = n;
+            n += sim_op_gpu_count(&ps->ops[j]);
+        }
+        ip[p].slot[ps->n_ops] = n;
+        ip[p].alpha = g_new(float, MAX(n, 1));
+        for (uint32_t j = 0; j < n; j++)
+            ip[p].alpha[j] = 1;
+        ip[p].sign = g_new0(int8_t, MAX(n, 1));
+        ip[p].best = g_new0(SimTime, MAX(n, 1));
+    }
+    SimResult *best = NULL;
+    double best_score = INFINITY;
+    int round = 0, stall = 0, ret = -1;
+    for (; round < max_rounds; round++) {
+        SimResult *r = sim_engine_run(m, sc, &so, error);
+        if (!r)
+            goto out;
+        double worst;
+        double score = infer_round(sc, rep, r, ip, false, &worst);
+        if (score < best_score * (1 - SIM_INFER_MIN_GAIN)) {
+            best_score = score;
+            sim_result_free(best);
+            best = r;
+            stall = 0;
+            infer_snapshot(sc, ip, true);
+        } else {
+            stall++;
+        }
+        if (worst < SIM_INFER_TOLERANCE) {
+            if (best != r) { /* converged, yet no better: keep this one */
+                sim_result_free(best);
+                best = r;
+                infer_snapshot(sc, ip, true);
+            }
+            break;
+        }
+        if (stall >= SIM_INFER_PATIENCE) {
+            sim_result_free(r);
+            break;
+        }
+        infer_round(sc, rep, r, ip, true, &worst);
+        if (best != r)
+            sim_result_free(r);
+    }
+    /* The best round's times, and its result: the final run. */
+    infer_snapshot(sc, ip, false);
+    ret = MIN(round, max_rounds);
+    if (final) {
+        *final = best;
+        best = NULL;
+    }
+out:
+    sim_result_free(best);
+    for (guint p = 0; p < np; p++) {
+        g_free(ip[p].slot);
+        g_free(ip[p].alpha);
+        g_free(ip[p].sign);
+        g_free(ip[p].best);
+    }
+    g_free(ip);
+    return ret;
+}
+
 int sim_workload_infer_solo(SimScenario *sc, const SimImportReport *rep,
                             const GpuModel *m, int max_rounds,
                             GError **error)
 {
-    SimOptions so;
-    sim_options_init(&so);
-    for (int round = 0; round < max_rounds; round++) {
-        g_autoptr(SimResult) r = sim_engine_run(m, sc, &so, error);
-        if (!r)
-            return -1;
-        double worst = 0;
-        for (guint i = 0; i < r->ops->len; i++) {
-            const SimOpRecord *o = &g_array_index(r->ops, SimOpRecord, i);
-            if (o->iteration != 0 || o->proc >= rep->n_procs)
-                continue;
-            const SimImportProcess *p = &rep->procs[o->proc];
-            SimTime rs, re;
-            if (!rec_times(p, o, &rs, &re))
-                continue;
-            SimProcessSpec *ps = g_ptr_array_index(sc->processes, o->proc);
-            SimOp *op = &ps->ops[o->op_index];
-            if (o->node != SIM_NO_INDEX)
-                op = &op->u.graph->nodes[o->node].op;
-            SimTime *t = op_time(op);
-            if (!t)
-                continue;
-            double rec = (double)(re - rs);
-            double sim = (double)(o->end_ns - o->start_ns);
-            if (rec <= 0 || sim <= 0)
-                continue;
-            double ratio = rec / sim;
-            worst = MAX(worst, fabs(ratio - 1));
-            double nt = MAX(1.0, (double)*t * ratio);
-            *t = (SimTime)llround(nt);
-        }
-        if (worst < 1e-3)
-            return round;
-    }
-    return max_rounds;
+    return sim_workload_infer_solo_run(sc, rep, m, max_rounds, NULL, error);
 }
 
 bool sim_identity_replay(char *const *paths, int n_paths,
@@ -111,16 +244,21 @@ bool sim_identity_replay(char *const *paths, int n_paths,
     g_autoptr(GpuModel) m = sim_gpu_model_find(model, opt->models_dir, error);
     if (!m)
         return false;
+    /* The inference's best round simulated the scenario as it leaves
+     * it, with the same options: it is the replay. */
+    g_autoptr(SimResult) r = NULL;
     if (infer_solo) {
-        out->solo_rounds = sim_workload_infer_solo(sc, rep, m, 40, error);
+        out->solo_rounds = sim_workload_infer_solo_run(
+            sc, rep, m, SIM_INFER_MAX_ROUNDS, &r, error);
         if (out->solo_rounds < 0)
             return false;
+    } else {
+        SimOptions so;
+        sim_options_init(&so);
+        r = sim_engine_run(m, sc, &so, error);
+        if (!r)
+            return false;
     }
-    SimOptions so;
-    sim_options_init(&so);
-    g_autoptr(SimResult) r = sim_engine_run(m, sc, &so, error);
-    if (!r)
-        return false;
     SimTime rec_lo = SIM_TIME_NEVER, rec_hi = 0;
     SimTime sim_lo = SIM_TIME_NEVER, sim_hi = 0;
     for (guint i = 0; i < r->ops->len; i++) {

@@ -13,6 +13,7 @@
 
 #include "gpu_model.h"
 #include "import.h"
+#include "result.h"
 
 typedef struct {
     char *gpu;              /* model it ran on (owned) */
@@ -33,12 +34,30 @@ void sim_replay_stats_clear(SimReplayStats *s);
 /* A trace records how long each op took *as it ran*: kernels that
  * overlapped were slowed by each other, so their recorded durations are not
  * their times alone, which is what the engine takes.  Find the times alone
- * for which simulating @sc on @m reproduces the recorded durations: a fixed
- * point, each round scaling every recorded op's time by recorded /
- * simulated, until no op changes by more than 0.1% (at most @max_rounds).
- * Ops that never overlapped keep their recorded time.  Modifies @sc.
- * Returns the number of rounds run (0 if nothing needed changing), or -1
- * with @error set. */
+ * for which simulating @sc on @m reproduces the recorded durations: each
+ * round simulates and scales every recorded op's time by recorded /
+ * simulated, damped for ops that overshoot (their error changed sign: the
+ * step exponent halves, down to 1/64).  It stops when
+ *  - no op's simulated time is more than SIM_INFER_TOLERANCE (0.1%) off
+ *    its recording (converged), or
+ *  - the round's score (summed |recorded - simulated| over summed recorded
+ *    time) has not improved by SIM_INFER_MIN_GAIN (1%) of itself for
+ *    SIM_INFER_PATIENCE (3) rounds (stalled: ops of overlapping streams can
+ *    trade places from round to round and never settle), or
+ *  - after @max_rounds simulations,
+ * and leaves the times of the best-scoring round in @sc (the converged one
+ * if it converged).  Ops that never overlapped keep their recorded time.
+ * Returns the number of rounds of updates (0: the recording was matched as
+ * given), or -1 with @error set.  With @final, hands over that round's
+ * result: a run of @sc as left, with default options, so callers need not
+ * simulate it again. */
+#define SIM_INFER_TOLERANCE 1e-3
+#define SIM_INFER_MIN_GAIN 0.01
+#define SIM_INFER_PATIENCE 3
+#define SIM_INFER_MAX_ROUNDS 40
+int sim_workload_infer_solo_run(SimScenario *sc, const SimImportReport *rep,
+                                const GpuModel *m, int max_rounds,
+                                SimResult **final, GError **error);
 int sim_workload_infer_solo(SimScenario *sc, const SimImportReport *rep,
                             const GpuModel *m, int max_rounds,
                             GError **error);
