@@ -10,6 +10,8 @@
 #   make tsan       the engine's reentrancy under ThreadSanitizer (build-tsan/)
 #   make bench      performance benchmarks (not tests)
 #   make validate   accuracy table against the measured H100 data
+#   make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 300)
+#   make fuzz-ci    the same, FUZZ_CI_SECONDS each (20): part of make test
 #   make V=1        show full commands
 
 BUILD    ?= build
@@ -61,6 +63,7 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all demo check test asan valgrind tsan bench validate clean echo \
+        fuzz fuzz-ci fuzz-build \
         format format-check check-headers
 all: $(BUILD)/hqsim
 
@@ -130,6 +133,30 @@ test:
 	$(Q)$(MAKE) --no-print-directory $(PAR) check
 	$(Q)$(MAKE) --no-print-directory $(PAR) asan
 	$(Q)$(MAKE) --no-print-directory $(PAR) valgrind
+	$(Q)$(MAKE) --no-print-directory $(PAR) fuzz-ci
+
+# fuzz: libFuzzer (clang) with ASan + UBSan, float-cast-overflow included
+# (gcc's UBSan does not check it), one binary per input reader
+# (tests/fuzz/fuzz_target.c); tests/fuzz/run.sh gathers seeds, replays
+# tests/data/fuzz/<target>/ and fuzzes.  Library objects are built with
+# clang into build-fuzz/ (clang warnings are not errors there).
+FUZZ_CC      ?= $(shell command -v clang-14 || command -v clang)
+FUZZ_TARGETS := scenario run model detect nvprof nsys_csv nsys_sqlite ncu kineto
+FUZZ_SAN     := -fsanitize=address,undefined,float-cast-overflow \
+                -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SECONDS ?= 300
+FUZZ_CI_SECONDS ?= 20
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) WERROR= \
+	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	  $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
+$(FUZZ_TARGETS:%=build-fuzz/fuzz_%): build-fuzz/fuzz_%: tests/fuzz/fuzz_target.c $(LIB)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -DFUZZ_$* -o $@ $< $(LIB) $(LDLIBS)
+fuzz: fuzz-build
+	$(Q)bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+fuzz-ci: fuzz-build
+	$(Q)bash tests/fuzz/run.sh build-fuzz $(FUZZ_CI_SECONDS) $(FUZZ_TARGETS)
 
 bench: $(BUILD)/hqsim $(BENCH_BIN)
 	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash bench/run.sh
@@ -152,7 +179,7 @@ echo:
 	@echo "CC=$(CC)"; echo "CFLAGS=$(ALL_CFLAGS)"; echo "LDLIBS=$(LDLIBS)"
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
 
 -include $(shell find $(BUILD) build-asan -name '*.d' 2>/dev/null)
 .SECONDARY:

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bounds.h"
 #include "engine.h"
 #include "gen.h"
 #include "gpu_model.h"
@@ -65,6 +66,12 @@ static double run(const char *label, const GpuModel *m, SimScenario *sc,
 int main(int argc, char **argv)
 {
     const char *model = argc > 1 ? argv[1] : "h100-sxm";
+    /* Benchmarks are meant to be big: above the default limits. */
+    static const char *const big[] = {"ops=100M", "work=100M",
+                                      "events=10G", "sim_time_s=1G"};
+    for (size_t i = 0; i < G_N_ELEMENTS(big); i++)
+        if (!sim_limit_set_arg(big[i], NULL))
+            return 1;
     GError *err = NULL;
     GpuModel *m = sim_gpu_model_find(model, NULL, &err);
     if (!m) {

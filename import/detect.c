@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "import.h"
+#include "json.h"
 
 #define HEAD_BYTES (256 * 1024)
 
@@ -168,11 +169,9 @@ static const char *detect_text(const char *path, const char *head, size_t len,
 
 const char *sim_import_detect(const char *path, GError **error)
 {
-    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO,
-                    "%s: is a directory, not a trace file", path);
+    /* Regular files only: a FIFO would block fopen forever. */
+    if (!sim_check_regular_file(path, error))
         return NULL;
-    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s: %s", path,

@@ -61,7 +61,8 @@ static GArray *element_lines(const char *text, size_t len, bool root_array)
             line++;
             continue;
         }
-        if (c == ' ' || c == '\t' || c == '\r')
+        /* Whitespace as cJSON skips it: every byte <= 32. */
+        if ((unsigned char)c <= 32)
             continue;
         if (expect && depth == arr_depth && c != ']') {
             g_array_append_val(lines, line);
@@ -472,13 +473,19 @@ static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
         if (!get_dim3(kn, line, name, args, "grid", k->grid, error) ||
             !get_dim3(kn, line, name, args, "block", k->block, error))
             return false;
+        /* Present but not an integer is an error, not a default. */
         int64_t regs = arg_int(args, "registers per thread", 0);
         int64_t smem = arg_int(args, "shared memory", 0);
+        if (cJSON_HasObjectItem(args, "registers per thread") &&
+            arg_int(args, "registers per thread", -1) < 0)
+            regs = -1;
+        if (cJSON_HasObjectItem(args, "shared memory") &&
+            arg_int(args, "shared memory", -1) < 0)
+            smem = -1;
         if (regs < 0 || regs > 255)
             return ev_fail(kn, line, name, error,
-                           "field 'args.registers per thread': %lld is out "
-                           "of range [0, 255]",
-                           (long long)regs);
+                           "field 'args.registers per thread': expected an "
+                           "integer in [0, 255]");
         if (smem < 0 || smem > UINT32_MAX)
             return ev_fail(kn, line, name, error,
                            "field 'args.shared memory': out of range");

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "bounds.h"
 #include "error.h"
 #include "json.h"
 #include "trace.h"
@@ -165,15 +166,35 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
         "Memory [%]", "Memory Throughput",
         "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
         NULL};
+    /* The metrics hqsim uses must be numbers >= 0; others (percentages a
+     * report may leave "n/a") are skipped when they are not. */
+    const char *const *const used[] = {duration, regs, sstatic, sdynamic,
+                                       block, grid};
+    bool is_used = false;
+    for (size_t i = 0; i < G_N_ELEMENTS(used); i++)
+        is_used = is_used || is_name(metric, used[i]);
     double v;
-    if (!sim_csv_parse_double(value, &v) || v < 0)
-        return true;
+    if (!sim_csv_parse_double(value, &v) || !isfinite(v) || v < 0 ||
+        v > 1e15) {
+        if (!is_used)
+            return true;
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                    "%s:%u: metric '%s': '%s' is not a number in [0, 1e15]",
+                    nc->tr->path, line, metric, value);
+        return false;
+    }
     double f = 1.0;
     if (is_name(metric, duration)) {
         if (!time_scale(unit, &f)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                         "%s:%u: metric '%s': unknown time unit '%s'",
                         nc->tr->path, line, metric, unit);
+            return false;
+        }
+        if (v * f > 1e18) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                        "%s:%u: metric '%s': %s %s is out of range",
+                        nc->tr->path, line, metric, value, unit);
             return false;
         }
         k->duration_ns = llround(v * f);
@@ -236,13 +257,15 @@ static SimNcuKernel *kernel_for(Ncu *nc, const SimCsvRow *r, GError **error)
 {
     const char *id_s = cell(nc, r, N_ID);
     double id;
-    if (!sim_csv_parse_double(id_s, &id) || id < 0 || id != floor(id)) {
+    int64_t id_i = -1;
+    if (!sim_csv_parse_double(id_s, &id) || id != floor(id) ||
+        !sim_double_to_i64(id, 0, INT64_MAX, &id_i)) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                     "%s:%u: column 'ID': '%s' is not a kernel id",
                     nc->tr->path, r->line, id_s);
         return NULL;
     }
-    uint64_t key = (uint64_t)id;
+    uint64_t key = (uint64_t)id_i;
     gpointer v = g_hash_table_lookup(nc->by_id, &key);
     if (v)
         return &g_array_index(nc->tr->ncu, SimNcuKernel,
@@ -252,10 +275,14 @@ static SimNcuKernel *kernel_for(Ncu *nc, const SimCsvRow *r, GError **error)
     k.id = key;
     k.line = r->line;
     k.duration_ns = -1;
+    /* Ids: any integer; a value past int64 is no id (no UB cast). */
     double d;
-    k.pid = sim_csv_parse_double(cell(nc, r, N_PID), &d) ? (int64_t)d : -1;
-    k.stream = sim_csv_parse_double(cell(nc, r, N_STREAM), &d) ? (int64_t)d
-                                                               : 0;
+    if (!sim_csv_parse_double(cell(nc, r, N_PID), &d) ||
+        !sim_double_to_i64(d, INT64_MIN, INT64_MAX, &k.pid))
+        k.pid = -1;
+    if (!sim_csv_parse_double(cell(nc, r, N_STREAM), &d) ||
+        !sim_double_to_i64(d, INT64_MIN, INT64_MAX, &k.stream))
+        k.stream = 0;
     const char *name = cell(nc, r, N_KERNEL);
     if (!*name) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "json.h"
 #include "trace.h"
 
 #define T_KERNEL "CUPTI_ACTIVITY_KIND_KERNEL"
@@ -709,6 +710,8 @@ bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
     Db d;
     memset(&d, 0, sizeof d);
     d.tr = tr;
+    if (!sim_check_regular_file(tr->path, error))
+        return false;
     if (sqlite3_open_v2(tr->path, &d.db, SQLITE_OPEN_READONLY, NULL) !=
         SQLITE_OK) {
         g_autofree char *msg = g_utf8_make_valid(

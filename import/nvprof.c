@@ -288,7 +288,8 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
     if (!*stream)
         return fail(np, r->line, COL_STREAM, error,
                     "missing value for '%s'", name);
-    if (!sim_csv_parse_double(stream, &sid) || sid != floor(sid) || sid < 0)
+    if (!sim_csv_parse_double(stream, &sid) || sid != floor(sid) || sid < 0 ||
+        sid > 1e15)
         return fail(np, r->line, COL_STREAM, error,
                     "'%s' is not a stream id", stream);
 

@@ -64,8 +64,9 @@ gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error);
 void sim_cli_opts_clear(SimCliOpts *o);
 
 /* Write the outputs the options ask for (--json, --csv, --perfetto,
- * --picture, --report) for one run or a comparison of @n runs; stops at the first
- * failure (outputs already written stay, complete). */
+ * --picture, --report) for one run or a comparison of @n runs: all of them
+ * or, on the first failure, none (outputs written in place, like devices
+ * and FIFOs, excepted). */
 gboolean sim_cli_write_outputs(const SimCliOpts *o, SimResult *const *runs,
                                uint32_t n, const GpuModel *m,
                                const SimScenario *sc, GError **error);

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "engine_internal.h"
 #include "error.h"
 
@@ -1355,6 +1356,13 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     if (E.opt.progress)
         E.ops_total = count_gpu_ops(&E);
 
+    /* Stated limits (bounds.h): simulated time and events, so that no
+     * workload runs without end; --time-limit-ms, when given, is the
+     * user's own (tighter or looser) time limit. */
+    SimTime max_ns =
+        (SimTime)MIN(sim_limit(SIM_BOUND_SIM_TIME_S), (uint64_t)1 << 33) *
+        (SimTime)1000000000;
+    uint64_t max_events = sim_limit(SIM_BOUND_EVENTS);
     SimEvent *ev;
     while ((ev = sim_eventq_peek(&E.q))) {
         if (E.opt.time_limit_ns && ev->when > E.opt.time_limit_ns) {
@@ -1362,6 +1370,18 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
                  "stopped at the time limit of %.3f ms of simulated time "
                  "with work left",
                  sim_time_to_ms(E.opt.time_limit_ns));
+            break;
+        }
+        if ((!E.opt.time_limit_ns && ev->when > max_ns) ||
+            E.n_events >= max_events) {
+            SimBound l = E.n_events >= max_events ? SIM_BOUND_EVENTS
+                                                  : SIM_BOUND_SIM_TIME_S;
+            g_autofree char *hint = sim_limit_hint(l);
+            fail(&E, SIM_ERROR_LIMIT,
+                 "%s: stopped after %llu events with work left, the next "
+                 "at %.3f s of simulated time %s",
+                 sc->source, (unsigned long long)E.n_events,
+                 sim_time_to_ms(ev->when) / 1e3, hint);
             break;
         }
         g_assert(ev->when >= E.now); /* time never goes backwards */

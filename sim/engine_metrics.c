@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "bounds.h"
 #include "engine_internal.h"
 
 void met_init(Engine *E)
@@ -87,6 +88,11 @@ void met_finish(Engine *E)
     r->gpu_util = busy / (double)T;
     /* nvidia-smi's view: one sample per period, each the busy share of that
      * period (the last, partial period over its own length). */
+    /* At most the samples limit: a long run samples more coarsely rather
+     * than keeping samples without bound (nvml_period_ns says which). */
+    uint64_t max_samples = sim_limit(SIM_BOUND_SAMPLES);
+    if (T / MAX(r->nvml_period_ns, 1) >= max_samples)
+        r->nvml_period_ns = T / max_samples + 1;
     SimTime P = r->nvml_period_ns;
     guint j = 0;
     r->gpu_util_max_sample = 0;

@@ -23,6 +23,8 @@ typedef enum {
     SIM_ERROR_DEADLOCK,    /* the scenario can never finish */
     SIM_ERROR_NOFIT,       /* a kernel fits on no SM */
     SIM_ERROR_USAGE,       /* bad command line */
+    SIM_ERROR_LIMIT,       /* asks for more than a stated limit
+                              (sim/bounds.h; --limit NAME=N raises it) */
 } SimErrorCode;
 
 #endif /* SIM_ERROR_H */

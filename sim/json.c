@@ -2,11 +2,15 @@
 #include "json.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "bounds.h"
 #include "error.h"
 
 G_DEFINE_QUARK(hqsim-error-quark, sim_error)
@@ -25,7 +29,10 @@ static char *inflate_gzip(const char *path, const unsigned char *data,
                     "%s: cannot initialise gzip decoder", path);
         return NULL;
     }
-    GByteArray *out = g_byte_array_sized_new(len * 4 + 1024);
+    /* Inflated size is checked as it grows: a few KB can inflate to GBs. */
+    uint64_t max_out = sim_limit(SIM_BOUND_INFLATED_BYTES);
+    GByteArray *out =
+        g_byte_array_sized_new((guint)MIN((uint64_t)len * 4 + 1024, max_out));
     unsigned char buf[65536];
     zs.next_in = (unsigned char *)data;
     zs.avail_in = (uInt)len;
@@ -39,6 +46,14 @@ static char *inflate_gzip(const char *path, const unsigned char *data,
                         "%s: corrupt gzip data at byte %lu: %s", path,
                         (unsigned long)zs.total_in,
                         zs.msg ? zs.msg : "inflate failed");
+            inflateEnd(&zs);
+            g_byte_array_free(out, TRUE);
+            return NULL;
+        }
+        if ((uint64_t)out->len + (sizeof buf - zs.avail_out) > max_out) {
+            sim_limit_fail(error, SIM_BOUND_INFLATED_BYTES,
+                           "%s: gzip data inflates to more than %llu bytes",
+                           path, (unsigned long long)max_out);
             inflateEnd(&zs);
             g_byte_array_free(out, TRUE);
             return NULL;
@@ -64,16 +79,103 @@ static char *inflate_gzip(const char *path, const unsigned char *data,
     return (char *)g_byte_array_free(out, FALSE);
 }
 
-char *sim_read_file(const char *path, size_t *len_out, GError **error)
+/* What a non-regular file is, for the message. */
+static const char *file_kind(mode_t m)
 {
-    gchar *data = NULL;
-    gsize len = 0;
-    GError *local = NULL;
-    if (!g_file_get_contents(path, &data, &len, &local)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s", local->message);
-        g_error_free(local);
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO (named pipe)"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a regular file";
+}
+
+/* A regular file within the input_bytes limit, from its stat. */
+static bool check_stat(const char *path, const struct stat *st,
+                       GError **error)
+{
+    if (!S_ISREG(st->st_mode)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO,
+                    "cannot read %s: it is %s; hqsim reads only regular files",
+                    path, file_kind(st->st_mode));
+        return false;
+    }
+    if ((uint64_t)st->st_size > sim_limit(SIM_BOUND_INPUT_BYTES))
+        return sim_limit_fail(error, SIM_BOUND_INPUT_BYTES,
+                              "%s: the file has %llu bytes", path,
+                              (unsigned long long)st->st_size);
+    return true;
+}
+
+static bool io_fail(const char *path, int e, GError **error)
+{
+    g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read %s: %s", path,
+                g_strerror(e));
+    return false;
+}
+
+bool sim_check_regular_file(const char *path, GError **error)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return io_fail(path, errno, error);
+    return check_stat(path, &st, error);
+}
+
+/* Read all of @fd into @buf (grown as needed, NUL-terminated).  The file
+ * may grow while it is read: the input_bytes limit still holds. */
+static bool read_all(const char *path, int fd, GByteArray *buf,
+                     GError **error)
+{
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return io_fail(path, errno, error);
+        if (n == 0)
+            return true;
+        if ((uint64_t)buf->len + (uint64_t)n >
+            sim_limit(SIM_BOUND_INPUT_BYTES))
+            return sim_limit_fail(error, SIM_BOUND_INPUT_BYTES,
+                                  "%s: the file grew past %u bytes", path,
+                                  buf->len);
+        g_byte_array_append(buf, (const guint8 *)chunk, (guint)n);
+    }
+}
+
+/* Read a whole regular file.  Opened non-blocking and checked with fstat
+ * before any read: a FIFO or device given as input is refused at once
+ * instead of blocking forever or reading without end. */
+static char *read_regular(const char *path, size_t *len_out, GError **error)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        io_fail(path, errno, error);
         return NULL;
     }
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0 ? check_stat(path, &st, error)
+                                  : io_fail(path, errno, error);
+    GByteArray *buf = g_byte_array_sized_new(ok ? (guint)st.st_size + 1 : 1);
+    ok = ok && read_all(path, fd, buf, error);
+    close(fd);
+    if (!ok) {
+        g_byte_array_free(buf, TRUE);
+        return NULL;
+    }
+    *len_out = buf->len;
+    g_byte_array_append(buf, (const guint8 *)"", 1);
+    return (char *)g_byte_array_free(buf, FALSE);
+}
+
+char *sim_read_file(const char *path, size_t *len_out, GError **error)
+{
+    size_t len = 0;
+    char *data = read_regular(path, &len, error);
+    if (!data)
+        return NULL;
     const unsigned char *u = (const unsigned char *)data;
     if (len >= 2 && u[0] == 0x1f && u[1] == 0x8b) {
         size_t n = 0;
@@ -104,6 +206,15 @@ bool sim_check_utf8(const char *name, const char *text, size_t len,
     for (const char *p = text; p < end; p++)
         if (*p == '\n')
             line++;
+    /* g_utf8_validate stops at a NUL: that is binary data, not a broken
+     * UTF-8 sequence. */
+    if (end < text + len && *end == '\0') {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s:%d: contains a NUL byte at offset %ld (binary data, "
+                    "not text)",
+                    name, line, (long)(end - text));
+        return false;
+    }
     /* (gunichar)-2: a valid but incomplete sequence.  At the very end of
      * the input that is a file cut short, not a wrong encoding. */
     gssize rest = (gssize)(len - (size_t)(end - text));
@@ -168,16 +279,55 @@ static bool looks_truncated(const char *text, size_t len, size_t off)
     return in_string || (depth > 0 && !closer_after_error);
 }
 
+/* Before cJSON builds a tree: refuse nesting cJSON would refuse (with a
+ * message that says so, not "syntax error") and more values than the limit
+ * (a tree takes ~64 bytes per value, so a few MB of "0," would take GBs). */
+static bool check_shape(const char *name, const char *text, size_t len,
+                        GError **error)
+{
+    size_t depth = 0;
+    uint64_t values = 0, max_values = sim_limit(SIM_BOUND_JSON_VALUES);
+    int line = 1;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '\n')
+            line++;
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+            continue;
+        }
+        if (c == '"')
+            in_string = true;
+        if (c == '{' || c == '[') {
+            if (++depth > CJSON_NESTING_LIMIT) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                            "%s:%d: arrays and objects nested more than %d "
+                            "deep (hqsim's JSON reader stops there)",
+                            name, line, CJSON_NESTING_LIMIT);
+                return false;
+            }
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            depth--;
+        }
+        if ((c == ',' || c == '{' || c == '[') && ++values > max_values)
+            return sim_limit_fail(error, SIM_BOUND_JSON_VALUES,
+                                  "%s:%d: more than %llu JSON values", name,
+                                  line, (unsigned long long)max_values);
+    }
+    return true;
+}
+
 SimJsonDoc *sim_json_doc_parse(const char *name, const char *text, size_t len,
                                GError **error)
 {
     if (!sim_check_utf8(name, text, len, error))
         return NULL;
-    if (memchr(text, '\0', len)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                    "%s: contains a NUL byte; not a JSON text", name);
+    if (!check_shape(name, text, len, error))
         return NULL;
-    }
     SimJsonDoc *doc = g_new0(SimJsonDoc, 1);
     doc->file = g_strdup(name);
     doc->text = g_strndup(text, len);
@@ -242,16 +392,24 @@ typedef struct {
     int line;
 } Scan;
 
+/* Whitespace exactly as cJSON skips it: every byte <= 32 (control bytes
+ * included).  A narrower set here once left the scanner stuck on a control
+ * byte cJSON had accepted, looping forever. */
 static void scan_ws(Scan *s)
 {
-    while (s->p < s->end) {
-        char c = *s->p;
-        if (c == '\n')
+    while (s->p < s->end && (unsigned char)*s->p <= 32) {
+        if (*s->p == '\n')
             s->line++;
-        else if (c != ' ' && c != '\t' && c != '\r')
-            break;
         s->p++;
     }
+}
+
+/* A scalar (number, true, false, null) runs to the next delimiter. */
+static void scan_scalar(Scan *s)
+{
+    while (s->p < s->end && (unsigned char)*s->p > 32 &&
+           !strchr(",]}", *s->p))
+        s->p++;
 }
 
 static void scan_string(Scan *s)
@@ -307,8 +465,7 @@ static int scan_value(Scan *s, const cJSON *node, const cJSON *target)
         scan_string(s);
         return found;
     }
-    while (s->p < s->end && !strchr(",]} \t\r\n", *s->p))
-        s->p++;
+    scan_scalar(s);
     return found;
 }
 
@@ -351,14 +508,19 @@ static void scan_table(Scan *s, const cJSON *node, GHashTable *table)
         scan_string(s);
         return;
     }
-    while (s->p < s->end && !strchr(",]} \t\r\n", *s->p))
-        s->p++;
+    scan_scalar(s);
+}
+
+/* cJSON skips a UTF-8 byte-order mark; so does the scanner. */
+static size_t bom_len(const SimJsonDoc *doc)
+{
+    return doc->len >= 3 && !memcmp(doc->text, "\xEF\xBB\xBF", 3) ? 3 : 0;
 }
 
 GHashTable *sim_json_line_table(const SimJsonDoc *doc)
 {
     GHashTable *t = g_hash_table_new(g_direct_hash, g_direct_equal);
-    Scan s = {doc->text, doc->text + doc->len, 1};
+    Scan s = {doc->text + bom_len(doc), doc->text + doc->len, 1};
     scan_table(&s, doc->root, t);
     return t;
 }
@@ -367,7 +529,7 @@ int sim_json_line_of(const SimJsonDoc *doc, const cJSON *node)
 {
     if (!doc || !node)
         return 0;
-    Scan s = {doc->text, doc->text + doc->len, 1};
+    Scan s = {doc->text + bom_len(doc), doc->text + doc->len, 1};
     return scan_value(&s, doc->root, node);
 }
 

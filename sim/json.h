@@ -102,8 +102,14 @@ bool sim_json_number_u64(const SimJsonDoc *doc, const cJSON *node,
                          GError **error);
 
 /* Read a whole file into memory, transparently inflating gzip (.gz magic).
+ * Only regular files are read (a FIFO or device is an error, never a
+ * wait); sizes are bounded by the input_bytes and inflated_bytes limits.
  * Returns: (transfer full) NUL-terminated (nullable). */
 char *sim_read_file(const char *path, size_t *len_out, GError **error);
+
+/* True if @path is a regular file within the input_bytes limit (for
+ * readers that open files themselves, like SQLite). */
+bool sim_check_regular_file(const char *path, GError **error);
 
 /* Check @len bytes are valid UTF-8; on failure the error names the line. */
 bool sim_check_utf8(const char *name, const char *text, size_t len,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "commands.h"
 #include "error.h"
 
@@ -44,6 +45,46 @@ static void usage(FILE *f)
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'hqsim COMMAND --help' describes a command's options.\n");
+    g_autofree char *limits = sim_limits_describe();
+    fprintf(f,
+            "\nEvery command takes --limit NAME=N (repeatable) to raise one "
+            "of the limits\non the work an input may ask for "
+            "(NAME, default, meaning):\n%s",
+            limits);
+}
+
+/* Take every "--limit NAME=N" / "--limit=NAME=N" before a "--" out of
+ * argv (any command takes them; they are set before the command runs and
+ * never change afterwards, see bounds.h).  Returns false on a bad one. */
+static bool take_limits(int *argc, char **argv)
+{
+    int out = 0, i = 0;
+    for (; i < *argc && strcmp(argv[i], "--"); i++) {
+        const char *val = NULL;
+        if (!strncmp(argv[i], "--limit=", 8))
+            val = argv[i] + 8;
+        else if (!strcmp(argv[i], "--limit")) {
+            if (i + 1 >= *argc) {
+                fprintf(stderr, "hqsim: --limit needs NAME=N\n");
+                return false;
+            }
+            val = argv[++i];
+        }
+        if (!val) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        g_autoptr(GError) error = NULL;
+        if (!sim_limit_set_arg(val, &error)) {
+            fprintf(stderr, "hqsim: %s\n", error->message);
+            return false;
+        }
+    }
+    for (; i < *argc; i++) /* "--" and what follows, unchanged */
+        argv[out++] = argv[i];
+    *argc = out;
+    argv[out] = NULL;
+    return true;
 }
 
 int sim_cli_report_error(const GError *error)
@@ -76,6 +117,12 @@ gboolean sim_cli_parse(const char *command, const char *params,
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "C");
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!take_limits(&argc, argv))
+        return 2;
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -1,9 +1,14 @@
-/* outfile.h -- output files written atomically.
+/* outfile.h -- output files written safely.
  *
- * Every report, CSV, JSON or picture hqsim writes goes to a temporary file
- * beside its destination and is renamed into place only once complete, so a
- * failed or interrupted run never leaves a half-written output (SPEC.md "Bad
- * input").  "-" means standard output (written directly).
+ * Every report, CSV, JSON or picture hqsim writes to a regular file (or a
+ * name that does not exist yet) goes to a temporary file beside it and is
+ * renamed into place only once complete, so a failed or interrupted run
+ * never leaves a half-written output (SPEC.md "Bad input").  A symlink is
+ * followed: its target is replaced, the link stays.  Anything else -- a
+ * device (/dev/null), a FIFO, a socket, /dev/stdout or /proc/self/fd/N --
+ * is written in place, exactly as `> path` would.  "-" means standard
+ * output.  Temporary files are removed on SIGINT, SIGTERM and SIGHUP.  A
+ * failed write names its reason (e.g. "No space left on device").
  */
 #ifndef SIM_OUTFILE_H
 #define SIM_OUTFILE_H
@@ -27,6 +32,14 @@ bool sim_out_commit(SimOutFile *f, GError **error);
 
 /* Discard: remove the temporary file; frees @f.  NULL is fine. */
 void sim_out_abort(SimOutFile *f);
+
+/* A group of outputs that appear together or not at all: between begin and
+ * end, commits keep their temporary files; end(true) renames them all into
+ * place, end(false) removes them.  (Outputs written in place cannot wait;
+ * they are written at commit.)  Groups nest; only the outermost acts.
+ * Main thread only. */
+void sim_out_group_begin(void);
+bool sim_out_group_end(bool keep, GError **error);
 
 /* Write @len bytes of @data to @path atomically. */
 bool sim_write_file_atomic(const char *path, const char *data, size_t len,

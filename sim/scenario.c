@@ -3,8 +3,10 @@
  * scenario_write.c. */
 #include "scenario.h"
 
+#include <stdarg.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "error.h"
 
 static const char *const op_kind_names[SIM_OP_N_KINDS] = {
@@ -303,8 +305,15 @@ void sim_scenario_replicate_process(SimScenario *sc, uint32_t index,
 
 static bool op_fail(const SimScenario *sc, const SimProcessSpec *p,
                     uint32_t i, const SimOp *op, GError **error,
-                    const char *msg)
+                    const char *fmt, ...) G_GNUC_PRINTF(6, 7);
+static bool op_fail(const SimScenario *sc, const SimProcessSpec *p,
+                    uint32_t i, const SimOp *op, GError **error,
+                    const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
     if (op->line)
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                     "%s:%u: process '%s' op %u (%s): %s", sc->source,
@@ -316,21 +325,72 @@ static bool op_fail(const SimScenario *sc, const SimProcessSpec *p,
     return false;
 }
 
+/* @t beyond @max_us microseconds (SIM_TIME_NEVER is no time: fine). */
+static bool time_over(SimTime t, double max_us)
+{
+    return t != SIM_TIME_NEVER && (double)t > max_us * 1e3;
+}
+
+/* The ranges every op shares, and a copy's and a gap's own. */
+static bool validate_op_ranges(const SimScenario *sc,
+                               const SimProcessSpec *p, uint32_t i,
+                               const SimOp *op, GError **error)
+{
+    if (time_over(op->api_ns, SIM_MAX_API_US) ||
+        time_over(op->at_ns, SIM_MAX_TIME_US))
+        return op_fail(sc, p, i, op, error,
+                       "'api_us' or 'at_us' beyond the format's range");
+    if (op->kind == SIM_OP_COPY &&
+        (op->u.copy.bytes > SIM_MAX_COPY_BYTES ||
+         time_over(op->u.copy.duration_ns, SIM_MAX_TIME_US)))
+        return op_fail(sc, p, i, op, error,
+                       "field 'bytes' or 'duration_us' beyond the format's "
+                       "range");
+    if (op->kind == SIM_OP_HOST_GAP &&
+        time_over(op->u.gap_ns, SIM_MAX_TIME_US))
+        return op_fail(sc, p, i, op, error,
+                       "field 'duration_us' beyond the format's %g us",
+                       SIM_MAX_TIME_US);
+    return true;
+}
+
 static bool validate_kernel(const SimScenario *sc, const SimProcessSpec *p,
                             uint32_t i, const SimOp *op, GError **error)
 {
     const SimKernelSpec *k = &op->u.kernel;
     for (int d = 0; d < 3; d++) {
-        if (k->grid[d] == 0)
+        if (k->grid[d] == 0 || k->grid[d] > sim_cuda_grid_max[d])
             return op_fail(sc, p, i, op, error,
-                           "field 'grid': every dimension must be >= 1");
-        if (k->block[d] == 0)
+                           "field 'grid': dimension %c is %u; CUDA allows "
+                           "1 to %u",
+                           "xyz"[d], k->grid[d], sim_cuda_grid_max[d]);
+        if (k->block[d] == 0 || k->block[d] > sim_cuda_block_max[d])
             return op_fail(sc, p, i, op, error,
-                           "field 'block': every dimension must be >= 1");
+                           "field 'block': dimension %c is %u; CUDA allows "
+                           "1 to %u",
+                           "xyz"[d], k->block[d], sim_cuda_block_max[d]);
     }
-    if (sim_kernel_blocks(k) > ((uint64_t)1 << 40))
+    /* Within CUDA's dimensions the product stays below 2^63: no wrap. */
+    if (sim_kernel_blocks(k) > sim_limit(SIM_BOUND_BLOCKS)) {
+        g_autofree char *hint = sim_limit_hint(SIM_BOUND_BLOCKS);
         return op_fail(sc, p, i, op, error,
-                       "field 'grid': more than 2^40 blocks");
+                       "field 'grid': %llu blocks %s",
+                       (unsigned long long)sim_kernel_blocks(k), hint);
+    }
+    if (k->regs_per_thread > SIM_MAX_REGS_PER_THREAD ||
+        k->static_smem_bytes > SIM_MAX_SMEM_BYTES ||
+        k->dynamic_smem_bytes > SIM_MAX_SMEM_BYTES)
+        return op_fail(sc, p, i, op, error,
+                       "registers (%u) or shared memory (%u + %u bytes) "
+                       "beyond the format's range (%u, %u)",
+                       k->regs_per_thread, k->static_smem_bytes,
+                       k->dynamic_smem_bytes, SIM_MAX_REGS_PER_THREAD,
+                       SIM_MAX_SMEM_BYTES);
+    if (time_over(k->duration_ns, SIM_MAX_TIME_US) ||
+        time_over(k->block_time_ns, SIM_MAX_TIME_US))
+        return op_fail(sc, p, i, op, error,
+                       "its time is beyond the format's %g us",
+                       SIM_MAX_TIME_US);
     if ((k->duration_ns == 0) == (k->block_time_ns == 0))
         return op_fail(sc, p, i, op, error,
                        "give exactly one of 'duration_us' and "
@@ -368,16 +428,73 @@ static bool validate_graph(const SimScenario *sc, const SimProcessSpec *p,
                 return false;
             }
         } else if (no->kind != SIM_OP_COPY || no->u.copy.dir >= SIM_COPY_N_DIRS) {
-            g_autofree char *m = g_strdup_printf(
-                "graph node %u: only kernels, copies and memsets", n);
-            return op_fail(sc, p, i, op, error, m);
+            return op_fail(sc, p, i, op, error,
+                           "graph node %u: only kernels, copies and memsets",
+                           n);
         }
     }
     return true;
 }
 
+const uint32_t sim_cuda_grid_max[3] = {2147483647u, 65535u, 65535u};
+const uint32_t sim_cuda_block_max[3] = {1024u, 1024u, 64u};
+
+/* The work a run asks for, against the ops, processes and work limits
+ * (bounds.h): ops after repeats and replicas, and ops x iterations (or
+ * arrivals).  Saturating products: counts never wrap. */
+static bool check_work(const SimScenario *sc, GError **error)
+{
+    uint64_t ops = 0, work = 0;
+    if (sc->processes->len > sim_limit(SIM_BOUND_PROCESSES))
+        return sim_limit_fail(error, SIM_BOUND_PROCESSES,
+                              "%s: %u processes", sc->source,
+                              sc->processes->len);
+    for (guint pi = 0; pi < sc->processes->len; pi++) {
+        const SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
+        const SimArrivals *a = &p->arrivals;
+        uint64_t times = a->kind == SIM_ARRIVALS_NONE   ? p->iterations
+                         : a->kind == SIM_ARRIVALS_LIST ? a->n_times
+                                                        : a->count;
+        ops += p->n_ops;
+        work = sim_add_sat(work, sim_mul_sat(p->n_ops, MAX(times, 1)));
+    }
+    if (ops > sim_limit(SIM_BOUND_OPS))
+        return sim_limit_fail(error, SIM_BOUND_OPS,
+                              "%s: %llu ops after expanding repeats and "
+                              "replicas",
+                              sc->source, (unsigned long long)ops);
+    if (work > sim_limit(SIM_BOUND_WORK))
+        return sim_limit_fail(error, SIM_BOUND_WORK,
+                              "%s: the run would simulate %s%llu ops (ops x "
+                              "iterations or arrivals, all processes)",
+                              sc->source, work == UINT64_MAX ? "over " : "",
+                              (unsigned long long)work);
+    return true;
+}
+
+bool sim_scenario_check_copies(const SimScenario *sc, uint32_t n,
+                               GError **error)
+{
+    uint64_t ops = 0;
+    for (guint pi = 0; pi < sc->processes->len; pi++)
+        ops += ((const SimProcessSpec *)g_ptr_array_index(sc->processes, pi))
+                   ->n_ops;
+    uint64_t procs = sim_mul_sat(sc->processes->len, n);
+    if (procs > sim_limit(SIM_BOUND_PROCESSES))
+        return sim_limit_fail(error, SIM_BOUND_PROCESSES,
+                              "%s: %u copies of %u processes", sc->source, n,
+                              sc->processes->len);
+    if (sim_mul_sat(ops, n) > sim_limit(SIM_BOUND_OPS))
+        return sim_limit_fail(error, SIM_BOUND_OPS,
+                              "%s: %u copies of %llu ops", sc->source, n,
+                              (unsigned long long)ops);
+    return true;
+}
+
 bool sim_scenario_validate(const SimScenario *sc, GError **error)
 {
+    if (sc->processes->len && !check_work(sc, error))
+        return false;
     if (sc->processes->len == 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                     "%s: the scenario has no processes", sc->source);
@@ -409,8 +526,21 @@ bool sim_scenario_validate(const SimScenario *sc, GError **error)
             ok = false;
             break;
         }
+        if (time_over(p->start_ns, SIM_MAX_TIME_US) ||
+            p->connections > 128 || p->iterations > 1000000000u) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                        "%s: process '%s': start, connections or iterations "
+                        "beyond the format's range",
+                        sc->source, p->name);
+            ok = false;
+            break;
+        }
         for (uint32_t i = 0; ok && i < p->n_ops; i++) {
             const SimOp *op = &p->ops[i];
+            if (!validate_op_ranges(sc, p, i, op, error)) {
+                ok = false;
+                break;
+            }
             switch (op->kind) {
             case SIM_OP_KERNEL:
             case SIM_OP_COPY:

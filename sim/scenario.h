@@ -240,10 +240,28 @@ static inline uint32_t sim_op_gpu_count(const SimOp *op)
 /* A deep copy (fresh string chunk). */
 SimScenario *sim_scenario_copy(const SimScenario *sc);
 
+/* Before copying every process @n times (--processes): the processes and
+ * ops limits (bounds.h), checked before the memory is spent. */
+bool sim_scenario_check_copies(const SimScenario *sc, uint32_t n,
+                               GError **error);
+
 /* Append @n copies of process @index named NAME#1..NAME#n (the original
  * becomes NAME#0 when n >= 1).  Used by --processes N. */
 void sim_scenario_replicate_process(SimScenario *sc, uint32_t index,
                                     uint32_t n_total);
+
+/* The native format's ranges (README "Scenario format"): the loader reads
+ * them and sim_scenario_validate() applies them to every scenario, imported
+ * ones included, so whatever `import` writes, `run` reads back. */
+#define SIM_MAX_REGS_PER_THREAD 1024u
+#define SIM_MAX_SMEM_BYTES (1u << 24)
+#define SIM_MAX_TIME_US 1e12     /* durations, at_us, start_us */
+#define SIM_MAX_API_US 1e9
+#define SIM_MAX_COPY_BYTES ((uint64_t)1 << 50)
+
+/* CUDA's largest grid and block dimensions (x, y, z). */
+extern const uint32_t sim_cuda_grid_max[3];
+extern const uint32_t sim_cuda_block_max[3];
 
 /* Total threads of a kernel's block / blocks of its grid. */
 static inline uint64_t sim_kernel_threads_per_block(const SimKernelSpec *k)

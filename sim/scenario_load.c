@@ -20,12 +20,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "error.h"
 #include "json.h"
 #include "scenario.h"
 
 #define SCENARIO_VERSION 1
-#define MAX_OPS_PER_PROCESS 50000000u /* a sanity bound on repeat expansion */
 
 typedef struct {
     const SimJsonDoc *doc;
@@ -36,6 +36,9 @@ typedef struct {
     GHashTable *event_ids;   /* name -> index+1 */
     GHashTable *recorded;    /* event index+1 set: has a record op */
     const char *what;        /* "process 'a'" */
+    uint64_t expanded;       /* ops and repeat rounds expanded so far: the
+                                ops limit bounds it, so empty or nested
+                                repeats cannot spin either */
 } Loader;
 
 static uint32_t line_of(const Loader *L, const cJSON *node)
@@ -88,8 +91,9 @@ static bool get_time_us(const Loader *L, const cJSON *obj, const char *key,
     return true;
 }
 
+/* @max: CUDA's largest x, y, z (sim_cuda_grid_max, sim_cuda_block_max). */
 static bool get_dim3(const Loader *L, const cJSON *obj, const char *key,
-                     uint32_t out[3], GError **error)
+                     const uint32_t max[3], uint32_t out[3], GError **error)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     out[0] = out[1] = out[2] = 1;
@@ -97,7 +101,7 @@ static bool get_dim3(const Loader *L, const cJSON *obj, const char *key,
         return fail(L, obj, error, "missing field '%s'", key);
     if (cJSON_IsNumber(v)) {
         uint64_t x;
-        if (!sim_json_number_u64(L->doc, v, key, L->what, 1, UINT32_MAX, &x,
+        if (!sim_json_number_u64(L->doc, v, key, L->what, 1, max[0], &x,
                                  error))
             return false;
         out[0] = (uint32_t)x;
@@ -113,7 +117,7 @@ static bool get_dim3(const Loader *L, const cJSON *obj, const char *key,
     cJSON_ArrayForEach(it, v)
     {
         uint64_t x;
-        if (!sim_json_number_u64(L->doc, it, key, L->what, 1, UINT32_MAX, &x,
+        if (!sim_json_number_u64(L->doc, it, key, L->what, 1, max[i], &x,
                                  error))
             return false;
         out[i++] = (uint32_t)x;
@@ -183,6 +187,19 @@ static const char *const kernel_node_keys[] = {
     "mem_intensity", "dram_bytes",   "faults",       "wall_clock",
     "self_timed",  NULL};
 
+/* One more op or repeat round; fails past the ops limit, before the op's
+ * memory is spent. */
+static bool count_expanded(Loader *L, const cJSON *o, GError **error)
+{
+    if (++L->expanded <= sim_limit(SIM_BOUND_OPS))
+        return true;
+    g_autofree char *hint = sim_limit_hint(SIM_BOUND_OPS);
+    return fail(L, o, error,
+                "more than %llu ops after expanding repeats (use "
+                "\"iterations\" for long loops) %s",
+                (unsigned long long)sim_limit(SIM_BOUND_OPS), hint);
+}
+
 static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
                         bool node, GError **error)
 {
@@ -197,14 +214,15 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
     k->name = sim_scenario_intern(L->sc, n);
     k->regs_per_thread = 32;
     if ((!node && !lookup_stream(L, o, rep, &op->stream, error)) ||
-        !get_dim3(L, o, "grid", k->grid, error) ||
-        !get_dim3(L, o, "block", k->block, error) ||
-        !sim_json_get_u32(L->doc, o, "regs_per_thread", L->what, false, 1,
-                          1024, &k->regs_per_thread, error) ||
+        !get_dim3(L, o, "grid", sim_cuda_grid_max, k->grid, error) ||
+        !get_dim3(L, o, "block", sim_cuda_block_max, k->block, error) ||
+        !sim_json_get_u32(L->doc, o, "regs_per_thread", L->what, false, 0,
+                          SIM_MAX_REGS_PER_THREAD, &k->regs_per_thread,
+                          error) ||
         !sim_json_get_u32(L->doc, o, "static_smem_bytes", L->what, false, 0,
-                          1u << 24, &k->static_smem_bytes, error) ||
+                          SIM_MAX_SMEM_BYTES, &k->static_smem_bytes, error) ||
         !sim_json_get_u32(L->doc, o, "dynamic_smem_bytes", L->what, false, 0,
-                          1u << 24, &k->dynamic_smem_bytes, error) ||
+                          SIM_MAX_SMEM_BYTES, &k->dynamic_smem_bytes, error) ||
         !get_time_us(L, o, "duration_us", false, 1e12, &k->duration_ns,
                      error) ||
         !get_time_us(L, o, "block_time_us", false, 1e12, &k->block_time_ns,
@@ -365,7 +383,8 @@ static bool load_graph(Loader *L, const cJSON *o, long rep, SimOp *op,
     {
         SimGraphNode nd;
         memset(&nd, 0, sizeof nd);
-        if (!load_node(L, n, rep, &nd, error) ||
+        if (!count_expanded(L, n, error) || /* nodes count as ops */
+            !load_node(L, n, rep, &nd, error) ||
             !node_deps(L, n, i, ids, deps, error))
             return false;
         const char *id = NULL;
@@ -413,7 +432,7 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
         if (!cJSON_IsArray(inner))
             return fail(L, o, error, "repeat: field 'ops' must be an array");
         for (uint32_t i = 0; i < count; i++)
-            if (!load_ops(L, inner, i, error))
+            if (!count_expanded(L, o, error) || !load_ops(L, inner, i, error))
                 return false;
         return true;
     }
@@ -501,11 +520,8 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
     default:
         g_assert_not_reached();
     }
-    if (L->p->n_ops >= MAX_OPS_PER_PROCESS)
-        return fail(L, o, error,
-                    "more than %u ops after expanding repeats; use "
-                    "\"iterations\" for long loops",
-                    MAX_OPS_PER_PROCESS);
+    if (!count_expanded(L, o, error))
+        return false;
     sim_process_add_op(L->p, &op);
     return true;
 }
@@ -524,9 +540,11 @@ static bool load_ops(Loader *L, const cJSON *ops, long rep, GError **error)
 static bool load_streams(Loader *L, const cJSON *proc, GError **error)
 {
     const cJSON *streams = cJSON_GetObjectItemCaseSensitive(proc, "streams");
-    if (!cJSON_IsArray(streams) || cJSON_GetArraySize(streams) == 0)
+    /* May be empty: a process of host work only (imported traces have
+     * them); an op naming a stream then fails as "no stream named". */
+    if (!cJSON_IsArray(streams))
         return fail(L, streams ? streams : proc, error,
-                    "field 'streams': expected a non-empty array");
+                    "field 'streams': expected an array");
     const cJSON *s;
     cJSON_ArrayForEach(s, streams)
     {
@@ -543,6 +561,13 @@ static bool load_streams(Loader *L, const cJSON *proc, GError **error)
                               &count, error))
             return false;
         bool many = cJSON_HasObjectItem(s, "count");
+        if ((uint64_t)L->p->n_streams + (many ? count : 1) >
+            sim_limit(SIM_BOUND_STREAMS)) {
+            g_autofree char *hint = sim_limit_hint(SIM_BOUND_STREAMS);
+            return fail(L, s, error, "more than %llu streams %s",
+                        (unsigned long long)sim_limit(SIM_BOUND_STREAMS),
+                        hint);
+        }
         for (uint32_t i = 0; i < (many ? count : 1); i++) {
             g_autofree char *n = NULL;
             if (!many)
@@ -702,6 +727,19 @@ static bool load_process(Loader *L, const cJSON *proc, GError **error)
                     "field 'ops': expected an array");
     if (!load_ops(L, ops, -1, error) || !check_events(L, error))
         return false;
+    if (replicas > 1 &&
+        (sim_mul_sat(p->n_ops, replicas) > sim_limit(SIM_BOUND_OPS) ||
+         L->sc->processes->len - 1 + replicas >
+             sim_limit(SIM_BOUND_PROCESSES))) {
+        SimBound l = L->sc->processes->len - 1 + replicas >
+                             sim_limit(SIM_BOUND_PROCESSES)
+                         ? SIM_BOUND_PROCESSES
+                         : SIM_BOUND_OPS;
+        g_autofree char *hint = sim_limit_hint(l);
+        return fail(L, cJSON_GetObjectItemCaseSensitive(proc, "replicas"),
+                    error, "%u replicas of %u ops %s", replicas, p->n_ops,
+                    hint);
+    }
     if (replicas > 1)
         sim_scenario_replicate_process(L->sc, L->sc->processes->len - 1,
                                        replicas);
@@ -750,7 +788,7 @@ static SimScenario *load_doc(const SimJsonDoc *doc, GError **error)
                                                         g_str_equal);
         g_autoptr(GHashTable) recorded = g_hash_table_new(g_direct_hash,
                                                           g_direct_equal);
-        Loader L = {doc, lines, sc, NULL, streams, events, recorded, NULL};
+        Loader L = {doc, lines, sc, NULL, streams, events, recorded, NULL, 0};
         if (!load_process(&L, proc, error))
             return NULL;
     }
