@@ -9,6 +9,9 @@
 #   BENCH_TRACE_KERNELS=1000000 make bench   the size of the synthetic
 #                                         overlapping trace (default 1e5)
 set -eu
+# Benchmarks are meant to be big: above the default limits (README "Bad
+# input, limits and fuzzing").
+BIG="--limit ops=100M --limit work=100M --limit events=10G"
 "$BUILD/bench/bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,7 +26,7 @@ echo
 echo "whole command (hqsim run ... -q):"
 "$HQSIM" gen --kernels 100000 -o "$tmp/many.json"
 for f in "$tmp/many.json" traces/default.json; do
-    timed "run $(basename "$f")" "" "$HQSIM" run -q "$f"
+    timed "run $(basename "$f")" "" "$HQSIM" run -q $BIG "$f"
 done
 
 echo
@@ -31,15 +34,15 @@ echo "traces: import + solo-time inference + simulate + summary:"
 n=${BENCH_TRACE_KERNELS:-100000}
 bash bench/overlap_trace.sh "$HQSIM" "$n" "$tmp/overlap4.csv"
 timed "run overlap4.csv: $n nvprof kernels, 4 overlapping streams" \
-    "10^6 kernels < 5 s, < 1 GB" "$HQSIM" run -q "$tmp/overlap4.csv"
+    "10^6 kernels < 5 s, < 1 GB" "$HQSIM" run -q $BIG "$tmp/overlap4.csv"
 timed "the same --as-recorded (no inference)" "" \
-    "$HQSIM" run -q --as-recorded "$tmp/overlap4.csv"
+    "$HQSIM" run -q $BIG --as-recorded "$tmp/overlap4.csv"
 
 # Simulated seconds per wall second of the README's PyTorch case: resnet18
 # x 8 processes under MPS (makespan from the JSON summary).
 own=traces/measured/h100/pytorch/torch_profile_trace.json.gz
 s0=$(date +%s.%N)
-"$HQSIM" run -q "$own" --loop-request --iterations 300 --processes 8 \
+"$HQSIM" run -q $BIG "$own" --loop-request --iterations 300 --processes 8 \
     --mode mps --json "$tmp/mps8.json"
 s1=$(date +%s.%N)
 awk -v t0="$s0" -v t1="$s1" '/"makespan_ms"/ {
@@ -49,7 +52,7 @@ awk -v t0="$s0" -v t1="$s1" '/"makespan_ms"/ {
     exit
 }' "$tmp/mps8.json"
 timed "compare $(basename $own) --loop-request --iterations 300 --processes 8" \
-    "" "$HQSIM" compare -q "$own" --loop-request --iterations 300 --processes 8
+    "" "$HQSIM" compare -q $BIG "$own" --loop-request --iterations 300 --processes 8
 
 # Real traces.  The shared ones are read where they lie (two of them may
 # not be copied into the project).
@@ -61,9 +64,9 @@ if [ -d "$shared" ]; then
              "$shared"/kineto-v100-resnet50-2021/*.json.gz \
              "$shared"/nsys-sqlite-a100-cloverleaf/*.sqlite; do
         [ -f "$f" ] || continue
-        timed "run $(basename "$f")" "" "$HQSIM" run -q "$f"
+        timed "run $(basename "$f")" "" "$HQSIM" run -q $BIG "$f"
         timed "compare $(basename "$f") --processes 4" "" \
-            "$HQSIM" compare -q "$f" --processes 4
+            "$HQSIM" compare -q $BIG "$f" --processes 4
     done
 else
     echo "  ($shared not found: shared traces skipped)"
