@@ -21,6 +21,7 @@
 
 #include "error.h"
 #include "json.h"
+#include "occupancy.h"
 #include "trace.h"
 
 typedef struct {
@@ -490,8 +491,12 @@ static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
             return ev_fail(kn, line, name, error,
                            "field 'args.shared memory': out of range");
         k->regs_per_thread = (uint32_t)regs;
-        /* Kineto records static + dynamic shared memory as one number. */
-        k->static_smem_bytes = (uint32_t)smem;
+        /* Kineto records static + dynamic shared memory as one number;
+         * past the 48 KiB static limit it can only be dynamic (opt-in). */
+        if (smem > SIM_STATIC_SMEM_MAX_BYTES)
+            k->dynamic_smem_bytes = (uint32_t)smem;
+        else
+            k->static_smem_bytes = (uint32_t)smem;
         k->name = sim_trace_intern(kn->tr, name);
     } else {
         double bytes = 0;
@@ -638,6 +643,62 @@ static void api_only_syncs(Kineto *kn)
 }
 
 /* "baseTimeNanoseconds" read from the text: a double would round it. */
+/* ------------------------------------------------------------------------
+ * Device memory: PyTorch's "[memory]" events (profile_memory=True)
+ * ------------------------------------------------------------------------ */
+
+/* Kineto's "Device Type" for CUDA memory (c10::DeviceType::CUDA). */
+#define KINETO_DEVICE_CUDA 1
+
+/* Each "[memory]" instant event reports, after one allocation or free,
+ * what PyTorch's caching allocator holds on the device: "Total Allocated"
+ * (live tensors) and "Total Reserved" (what it took from the driver with
+ * cudaMalloc, which is what the GPU loses).  A process's device memory is
+ * the peak reservation on the imported GPU (the peak allocation where the
+ * reservation is not recorded).  Returns how many events were read. */
+static uint64_t memory_events(Kineto *kn, const cJSON *events)
+{
+    g_autoptr(GHashTable) peak =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    uint64_t n = 0;
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, events)
+    {
+        if (strcmp(ev_name(ev), "[memory]") != 0)
+            continue;
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+        if (arg_int(args, "Device Type", -1) != KINETO_DEVICE_CUDA ||
+            arg_int(args, "Device Id", -1) != kn->device)
+            continue;
+        int64_t held = arg_int(args, "Total Reserved", -1);
+        if (held < 0)
+            held = arg_int(args, "Total Allocated", -1);
+        int64_t pid = event_pid(ev);
+        if (held < 0 || pid < 0)
+            continue;
+        n++;
+        int64_t *p = g_hash_table_lookup(peak, &pid);
+        if (!p) {
+            p = g_new0(int64_t, 1);
+            g_hash_table_insert(peak, g_memdup2(&pid, sizeof pid), p);
+        }
+        *p = MAX(*p, held);
+    }
+    for (guint i = 0; i < kn->tr->processes->len; i++) {
+        SimTraceProcess *p = g_ptr_array_index(kn->tr->processes, i);
+        const int64_t *b = g_hash_table_lookup(peak, &p->pid);
+        if (b && *b > 0) {
+            p->mem_bytes = (uint64_t)*b;
+            sim_trace_note(kn->tr,
+                           "%s: process '%s': device memory %.1f MiB, the "
+                           "peak the PyTorch allocator reserved ([memory] "
+                           "events)",
+                           kn->tr->path, p->name, (double)*b / 1048576.0);
+        }
+    }
+    return n;
+}
+
 static int64_t base_time(const SimJsonDoc *doc)
 {
     const cJSON *b =
@@ -714,8 +775,10 @@ bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
             ok = sync_event(&kn, ev, line, error);
         }
     }
-    if (ok)
+    if (ok) {
         api_only_syncs(&kn);
+        memory_events(&kn, events);
+    }
     if (ok && !any_gpu) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                     "%s: no GPU events (kernel, gpu_memcpy, gpu_memset) in "

@@ -32,6 +32,7 @@
 #define T_SYNC "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
 #define T_EVENT "CUPTI_ACTIVITY_KIND_CUDA_EVENT"
 #define T_STREAM "TARGET_INFO_CUDA_STREAM"
+#define T_MEM "CUDA_GPU_MEMORY_USAGE_EVENTS"
 
 typedef struct {
     int64_t start, end;
@@ -705,6 +706,94 @@ static bool read_streams(Db *d, GError **error)
     return true;
 }
 
+/* ------------------------------------------------------------------------
+ * Device memory (nsys --cuda-memory-usage=true)
+ * ------------------------------------------------------------------------ */
+
+/* ENUM_CUDA_MEM_KIND values that live in device memory: device, array,
+ * device static (pageable/pinned host and managed memory do not take
+ * device memory for good). */
+static bool device_kind(int64_t k)
+{
+    return k == 2 || k == 3 || k == 5;
+}
+
+/* Each process's peak of device memory allocated and not yet freed
+ * (memoryOperationType 0 = allocation, 1 = release), on the imported GPU.
+ * Without the table, cudaMalloc calls are counted: their sizes are not
+ * recorded, so the note says how to get them. */
+static bool read_memory(Db *d, GError **error)
+{
+    if (!has_table(d, T_MEM)) {
+        uint64_t mallocs = 0;
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, d->api);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+            mallocs += ((Api *)v)->name &&
+                       g_str_has_prefix(((Api *)v)->name, "cudaMalloc");
+        if (mallocs)
+            sim_trace_note(d->tr,
+                           "%s: %llu cudaMalloc calls, but no " T_MEM
+                           " table to give their sizes (record with nsys "
+                           "--cuda-memory-usage=true, or give --mem-mib)",
+                           d->tr->path, (unsigned long long)mallocs);
+        return true;
+    }
+    static const char *const cols[] = {"start", "globalPid", "bytes",
+                                       "memKind", "memoryOperationType",
+                                       NULL};
+    if (!need_columns(d, T_MEM, cols, error))
+        return false;
+    bool by_dev = has_column(d, T_MEM, "deviceId");
+    g_autofree char *sql = g_strdup_printf(
+        "SELECT rowid, globalPid, bytes, memKind, memoryOperationType FROM "
+        T_MEM "%s ORDER BY start, rowid",
+        by_dev ? " WHERE deviceId = ?" : "");
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(d, T_MEM, error);
+    if (by_dev)
+        sqlite3_bind_int(st, 1, d->gpu_device);
+    g_autoptr(GHashTable) now =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t bytes, kind, op;
+        if (!col_u(d, st, 2, T_MEM, 0, (int64_t)1 << 50, &bytes, error) ||
+            !col_u(d, st, 3, T_MEM, 0, 255, &kind, error) ||
+            !col_u(d, st, 4, T_MEM, 0, 1, &op, error)) {
+            sqlite3_finalize(st);
+            return false;
+        }
+        if (!device_kind(kind))
+            continue;
+        int64_t pid = pid_of(col_i64(st, 1, 0));
+        int64_t *held = g_hash_table_lookup(now, &pid);
+        if (!held) {
+            held = g_new0(int64_t, 2); /* [0] now, [1] peak */
+            g_hash_table_insert(now, g_memdup2(&pid, sizeof pid), held);
+        }
+        held[0] += op == 0 ? bytes : -bytes;
+        held[1] = MAX(held[1], held[0]);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return db_fail(d, T_MEM, error);
+    for (guint i = 0; i < d->tr->processes->len; i++) {
+        SimTraceProcess *p = g_ptr_array_index(d->tr->processes, i);
+        const int64_t *held = g_hash_table_lookup(now, &p->pid);
+        if (held && held[1] > 0) {
+            p->mem_bytes = (uint64_t)held[1];
+            sim_trace_note(d->tr,
+                           "%s: process '%s': device memory %.1f MiB, its "
+                           "peak of allocations not yet freed (" T_MEM ")",
+                           d->tr->path, p->name, held[1] / 1048576.0);
+        }
+    }
+    return true;
+}
+
 bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
 {
     Db d;
@@ -745,7 +834,8 @@ bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
     ok = ok && read_meta(&d, error) && read_runtime(&d, error) &&
          read_kernels(&d, error) && read_memcpy(&d, error) &&
          read_memset(&d, error) && read_event_records(&d, error) &&
-         read_syncs(&d, error) && read_streams(&d, error) && read_gpu(&d);
+         read_syncs(&d, error) && read_streams(&d, error) && read_gpu(&d) &&
+         read_memory(&d, error);
     if (ok && tr->processes->len == 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                     "%s: table " T_KERNEL " has no rows", tr->path);

@@ -71,6 +71,10 @@ typedef struct {
     GArray *ops;             /* SimTraceOp, in any order */
     GArray *streams;         /* SimTraceStream the trace declares, in
                                 creation order; empty: order of first use */
+    uint64_t mem_bytes;      /* peak device memory the trace shows the
+                                process holding (allocator reservations,
+                                cudaMalloc'd bytes), beside its context;
+                                0: the trace does not say */
 } SimTraceProcess;
 
 /* Per-kernel facts from Nsight Compute, for enrichment or on their own. */

@@ -841,6 +841,7 @@ static void init_walk(Walk *w, SimScenario *sc, SimTrace *tr,
     w->Lc = lat[1];
     w->Lg = lat[2];
     w->ps = sim_scenario_add_process(sc, name);
+    w->ps->device_mem_bytes = tp->mem_bytes;
     w->streams = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                        NULL);
     w->events = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
@@ -1470,13 +1471,17 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                                               : native_gpu;
         if (model && !sc->gpu)
             sc->gpu = g_strdup(model);
+        if (gpu_src && gpu_src->gpu_name)
+            sc->gpu_recorded = g_strdup(gpu_src->gpu_name);
         if (gpu_src && suggested) {
-            if (gen)
-                g_ptr_array_add(notes, g_strdup_printf(
+            if (gen) {
+                sc->gpu_mapping = g_strdup_printf(
                     "GPU '%s': no hqsim model of that name; '%s' is the "
                     "closest by generation: %s",
                     gpu_src->gpu_name ? gpu_src->gpu_name : "(unnamed)",
-                    suggested, gen));
+                    suggested, gen);
+                g_ptr_array_add(notes, g_strdup(sc->gpu_mapping));
+            }
         }
         if (rep->ncu_matched || rep->ncu_unmatched)
             g_ptr_array_add(notes, g_strdup_printf(

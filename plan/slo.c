@@ -168,3 +168,102 @@ GArray *sim_slo_answer(const SimSweep *sw, const SimSlo *slo)
     }
     return out;
 }
+
+SimSloLimit sim_slo_limited_by(const SimSlo *slo, const SimSweepRow *row)
+{
+    if (row->error)
+        return SIM_SLO_LIMIT_ERROR;
+    if (row->limits & (SIM_SWEEP_LIMIT_DEVICE_MEM | SIM_SWEEP_LIMIT_MPS_MEM))
+        return SIM_SLO_LIMIT_MEMORY;
+    if (row->limits & SIM_SWEEP_LIMIT_MPS_CLIENTS)
+        return SIM_SLO_LIMIT_CLIENTS;
+    if (row->killed)
+        return SIM_SLO_LIMIT_FAULT;
+    if (row->refused)
+        return SIM_SLO_LIMIT_ERROR;
+    if (slo->p99_ms > 0 && sim_time_to_ms(row->p99_worst_ns) > slo->p99_ms)
+        return SIM_SLO_LIMIT_LATENCY;
+    if (slo->throughput > 0 && row->throughput < slo->throughput)
+        return SIM_SLO_LIMIT_THROUGHPUT;
+    return SIM_SLO_LIMIT_NONE;
+}
+
+const char *sim_slo_limit_name(SimSloLimit l)
+{
+    static const char *const names[] = {
+        NULL,    "memory", "client_limit", "fault",
+        "error", "latency", "throughput",
+    };
+    return (size_t)l < G_N_ELEMENTS(names) ? names[l] : NULL;
+}
+
+/* "under MPS", "time-sliced (no MPS)", "as the scenario says". */
+static const char *mode_phrase(SimShareMode m)
+{
+    switch (m) {
+    case SIM_SHARE_MPS: return "Under MPS";
+    case SIM_SHARE_TIMESLICE: return "Without MPS (time-sliced)";
+    default: return "As the scenario shares it";
+    }
+}
+
+/* "at 100% threads", "at equal threads (12.5%)", "" (time-slicing). */
+static char *pct_phrase(const SimSweepRow *r)
+{
+    if (r->cfg.mode == SIM_SHARE_TIMESLICE)
+        return g_strdup("");
+    if (r->cfg.pct.kind == SIM_SWEEP_PCT_EQUAL)
+        return g_strdup_printf(" at equal thread shares (%.3g%%)",
+                               r->thread_pct);
+    if (r->cfg.pct.kind == SIM_SWEEP_PCT_VALUE)
+        return g_strdup_printf(" at %g%% active threads", r->cfg.pct.value);
+    return g_strdup(" at the scenario's thread percentages");
+}
+
+char *sim_slo_sentence(const SimSweep *sw, const SimSlo *slo,
+                       const SimSloAnswer *a)
+{
+    const GpuModel *m = g_ptr_array_index(sw->space.gpus, a->gpu);
+    g_autofree char *goal = sim_slo_describe(slo);
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, "%s on %s%s", mode_phrase(a->mode), m->name,
+                           m->calibrated ? "" : " (uncalibrated model)");
+    if (sw->space.workloads->len > 1) {
+        const SimScenario *w =
+            g_ptr_array_index(sw->space.workloads, a->workload);
+        g_string_append_printf(s, ", %s", w->source);
+    }
+    if (a->best != SIM_SLO_NONE) {
+        const SimSweepRow *r = &sw->rows[a->best];
+        g_autofree char *pct = pct_phrase(r);
+        uint32_t swept = r->n_procs - MIN(sw->n_fixed_procs, r->n_procs);
+        g_autofree char *beside =
+            sw->n_fixed_procs
+                ? g_strdup_printf(" beside %u fixed process%s",
+                                  sw->n_fixed_procs,
+                                  sw->n_fixed_procs == 1 ? "" : "es")
+                              : g_strdup("");
+        g_string_append_printf(s,
+                               ", %u process%s fit (N = %u)%s%s within %s: "
+                               "%.1f iterations/s, worst p99 %.3f ms",
+                               swept, swept == 1 ? "" : "es", r->cfg.n,
+                               beside, pct, goal, r->throughput,
+                               sim_time_to_ms(r->p99_worst_ns));
+    } else {
+        g_string_append_printf(s, ", no N swept meets %s", goal);
+    }
+    if (a->next != SIM_SLO_NONE) {
+        const SimSweepRow *r = &sw->rows[a->next];
+        g_autoptr(GString) why = g_string_new(NULL);
+        sim_slo_meets(slo, r, why);
+        g_string_append_printf(s, "; N = %u is limited by %s (%s)",
+                               a->next_n,
+                               sim_slo_limit_name(sim_slo_limited_by(slo, r)),
+                               why->str);
+    } else if (a->best != SIM_SLO_NONE) {
+        g_string_append(s, "; that is the largest N swept: sweep further "
+                           "to find where it stops");
+    }
+    g_string_append_c(s, '.');
+    return g_string_free(s, FALSE);
+}

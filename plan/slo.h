@@ -58,6 +58,33 @@ bool sim_slo_meets(const SimSlo *slo, const SimSweepRow *row, GString *why);
  * Returns: (transfer full) GArray of SimSloAnswer. */
 GArray *sim_slo_answer(const SimSweep *sw, const SimSlo *slo);
 
+/* What stops the next N (SimSloAnswer.next): the first that applies of
+ * memory (a process refused for device or MPS memory), client limit (the
+ * MPS server's), fault (a process killed), error (the run failed),
+ * latency (worst p99 over the objective), throughput (under it). */
+typedef enum {
+    SIM_SLO_LIMIT_NONE,       /* nothing larger was swept, or it passed */
+    SIM_SLO_LIMIT_MEMORY,
+    SIM_SLO_LIMIT_CLIENTS,
+    SIM_SLO_LIMIT_FAULT,
+    SIM_SLO_LIMIT_ERROR,
+    SIM_SLO_LIMIT_LATENCY,
+    SIM_SLO_LIMIT_THROUGHPUT,
+} SimSloLimit;
+
+SimSloLimit sim_slo_limited_by(const SimSlo *slo, const SimSweepRow *row);
+
+/* "memory", "client_limit", "fault", "error", "latency", "throughput";
+ * NULL for SIM_SLO_LIMIT_NONE. */
+const char *sim_slo_limit_name(SimSloLimit l);
+
+/* The answer for @a as one sentence a planner can act on: "Under MPS on
+ * h100-sxm, 8 processes fit (N = 8) at 100% threads within worst p99
+ * <= 5 ms: 1606.5 iterations/s, worst p99 4.98 ms; N = 16 is limited by
+ * latency (worst p99 9.91 ms > 5 ms)."  Returns: (transfer full). */
+char *sim_slo_sentence(const SimSweep *sw, const SimSlo *slo,
+                       const SimSloAnswer *a);
+
 /* The objectives as a sentence ("worst process p99 <= 20 ms, throughput
  * >= 500 iterations/s"). Returns: (transfer full). */
 char *sim_slo_describe(const SimSlo *slo);

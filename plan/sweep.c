@@ -8,9 +8,10 @@
 
 #include "cli_common.h"
 #include "error.h"
+#include "optrange.h"
+#include "prepare.h"
 #include "report.h"
 
-#define MAX_PROCESSES 4096    /* as `hqsim run --processes` */
 #define MAX_AXIS_VALUES 4096  /* values of one axis */
 
 /* ------------------------------------------------------------------------
@@ -28,6 +29,8 @@ void sim_sweep_space_init(SimSweepSpace *sp)
     sp->modes = g_array_new(FALSE, FALSE, sizeof(SimShareMode));
     sp->pcts = g_array_new(FALSE, FALSE, sizeof(SimSweepPct));
     sp->processes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    sp->fixed = g_ptr_array_new_with_free_func(
+        (GDestroyNotify)sim_scenario_free);
 }
 
 void sim_sweep_space_clear(SimSweepSpace *sp)
@@ -44,6 +47,9 @@ void sim_sweep_space_clear(SimSweepSpace *sp)
         g_array_free(sp->pcts, TRUE);
     if (sp->processes)
         g_array_free(sp->processes, TRUE);
+    g_free(sp->models_dir);
+    if (sp->fixed)
+        g_ptr_array_free(sp->fixed, TRUE);
     memset(sp, 0, sizeof *sp);
 }
 
@@ -77,11 +83,13 @@ static char **split_list(const char *s, const char *option, GError **error)
     return items;
 }
 
-static bool parse_uint(const char *s, uint32_t min, uint32_t max,
-                       uint32_t *out)
+/* One item of a list option, checked against the option's row of the
+ * range table (sim/optrange.h). */
+static bool parse_item(const char *option, const char *s, uint32_t *out,
+                       GError **error)
 {
-    guint64 v = 0;
-    if (!g_ascii_string_to_unsigned(s, 10, min, max, &v, NULL))
+    int64_t v = 0;
+    if (!sim_opt_parse_int64(option, s, &v, error))
         return false;
     *out = (uint32_t)v;
     return true;
@@ -101,20 +109,16 @@ bool sim_sweep_parse_processes(const char *s, GArray *out, GError **error)
     for (guint i = 0; items[i]; i++) {
         uint32_t lo = 0, hi = 0;
         char *dash = strchr(items[i], '-');
-        bool ok;
-        if (dash) {
+        if (dash == items[i])
+            dash = NULL; /* "-3": a negative number, rejected below */
+        if (dash)
             *dash = 0;
-            ok = parse_uint(g_strstrip(items[i]), 1, MAX_PROCESSES, &lo) &&
-                 parse_uint(g_strstrip(dash + 1), 1, MAX_PROCESSES, &hi) &&
-                 lo <= hi;
-        } else {
-            ok = parse_uint(items[i], 1, MAX_PROCESSES, &lo);
-            hi = lo;
-        }
-        if (!ok)
+        if (!parse_item("processes", items[i], &lo, error) ||
+            !parse_item("processes", dash ? dash + 1 : items[i], &hi, error))
+            return false;
+        if (lo > hi)
             return usage_error(error, "processes", s,
-                               "expected N or FIRST-LAST with 1 <= FIRST <= "
-                               "LAST <= 4096, separated by commas");
+                               "a range FIRST-LAST needs FIRST <= LAST");
         for (uint32_t n = lo; n <= hi; n++)
             g_array_append_val(out, n);
     }
@@ -137,9 +141,8 @@ bool sim_sweep_parse_connections(const char *s, GArray *out, GError **error)
     for (guint i = 0; items[i]; i++) {
         uint32_t c = 0;
         if (strcmp(items[i], "default") != 0 &&
-            !parse_uint(items[i], 1, 32, &c))
-            return usage_error(error, "connections", s,
-                               "each value must be 1..32 or 'default'");
+            !parse_item("connections", items[i], &c, error))
+            return false;
         bool seen = false;
         for (guint j = 0; j < out->len; j++)
             seen |= g_array_index(out, uint32_t, j) == c;
@@ -179,16 +182,9 @@ bool sim_sweep_parse_pcts(const char *s, GArray *out, GError **error)
             p.kind = SIM_SWEEP_PCT_EQUAL;
         else if (!strcmp(items[i], "scenario"))
             p.kind = SIM_SWEEP_PCT_SCENARIO;
-        else {
-            char *end = NULL;
-            p.value = g_ascii_strtod(items[i], &end);
-            if (!end || *end || !isfinite(p.value) || p.value <= 0 ||
-                p.value > 100)
-                return usage_error(error, "thread-pct", s,
-                                   "each value must be a percentage in "
-                                   "(0, 100], 'equal' (100/N for N "
-                                   "processes) or 'scenario'");
-        }
+        else if (!sim_opt_parse_double("thread-pct", items[i], &p.value,
+                                        error))
+            return false;
         bool seen = false;
         for (guint j = 0; j < out->len; j++) {
             const SimSweepPct *q = &g_array_index(out, SimSweepPct, j);
@@ -352,9 +348,16 @@ void sim_sweep_summarize(const SimSweep *sw, const SimResult *r,
 
     row->n_procs = r->n_procs;
     row->thread_pct = opt.active_thread_pct;
-    row->throughput = sim_result_total_throughput(r);
-    row->p50_ns = sim_result_latency_pct(r, 50);
-    row->p99_ns = sim_result_latency_pct(r, 99);
+    /* The swept processes come first; --fixed ones are the background. */
+    uint32_t n_swept = r->n_procs - MIN(sw->n_fixed_procs, r->n_procs);
+    g_autoptr(GArray) lat = g_array_new(FALSE, FALSE, sizeof(SimTime));
+    for (uint32_t i = 0; i < n_swept; i++) {
+        row->throughput += sim_proc_throughput(&r->procs[i]);
+        g_array_append_vals(lat, r->procs[i].latency_ns->data,
+                            r->procs[i].latency_ns->len);
+    }
+    row->p50_ns = sim_percentile(lat, 50);
+    row->p99_ns = sim_percentile(lat, 99);
     row->makespan_ns = r->makespan_ns;
     row->mem_used_bytes = r->device_mem_used_bytes;
     row->mem_device_bytes = r->device_mem_bytes;
@@ -375,13 +378,14 @@ void sim_sweep_summarize(const SimSweep *sw, const SimResult *r,
         q->mem_bytes = p->mem_bytes;
         q->sm_limit = p->sm_limit;
         q->thread_pct = p->active_thread_pct;
+        q->fixed = i >= n_swept;
         uint32_t bit = 0;
         if (p->status == SIM_PROC_NOT_STARTED) {
             row->refused++;
             bit = refusal_bit(p->status_reason);
         } else {
             row->started++;
-            if (p->latency_ns->len)
+            if (p->latency_ns->len && !q->fixed)
                 row->p99_worst_ns = MAX(row->p99_worst_ns, q->p99_ns);
             if (p->status == SIM_PROC_KILLED) {
                 row->killed++;
@@ -452,15 +456,54 @@ void sim_sweep_summarize(const SimSweep *sw, const SimResult *r,
  * A sweep
  * ------------------------------------------------------------------------ */
 
-static SimScenario *prepare(const SimScenario *base, uint32_t n)
+static uint32_t n_prepared(const SimSweep *sw)
 {
-    SimScenario *sc = sim_scenario_copy(base);
-    /* As sim_cli_load does for --processes N: replicate from the last
-     * process so indices of earlier ones hold. */
-    uint32_t orig = sc->processes->len;
-    for (uint32_t i = orig; i-- > 0;)
-        sim_scenario_replicate_process(sc, i, n);
-    return sc;
+    return sw->space.workloads->len * sw->space.gpus->len *
+           sw->space.processes->len;
+}
+
+/* One scenario per workload, GPU and N, through the pipeline `hqsim run`
+ * uses (prep_target), so a configuration runs exactly what `run` runs. */
+static bool prepare_all(SimSweep *sw, GError **error)
+{
+    const SimSweepSpace *sp = &sw->space;
+    for (guint f = 0; f < sp->fixed->len; f++)
+        sw->n_fixed_procs +=
+            ((SimScenario *)g_ptr_array_index(sp->fixed, f))->processes->len;
+    PrepOptions po;
+    memset(&po, 0, sizeof po);
+    po.models_dir = sp->models_dir;
+    uint32_t n_n = sp->processes->len;
+    sw->prepared = g_new0(SimScenario *, n_prepared(sw));
+    for (uint32_t w = 0; w < sp->workloads->len; w++)
+        for (uint32_t g = 0; g < sp->gpus->len; g++)
+            for (uint32_t k = 0; k < n_n; k++) {
+                /* What rescaling did is in each scenario's gpu_mapping,
+                 * which every output reports (prep_caveats). */
+                SimScenario *sc = prep_target(
+                    g_ptr_array_index(sp->workloads, w),
+                    g_ptr_array_index(sp->gpus, g),
+                    g_array_index(sp->processes, uint32_t, k), &po, NULL,
+                    error);
+                if (!sc)
+                    return false;
+                sw->prepared[(w * sp->gpus->len + g) * n_n + k] = sc;
+                for (guint f = 0; f < sp->fixed->len; f++) {
+                    g_autoptr(SimScenario) fx = prep_target(
+                        g_ptr_array_index(sp->fixed, f),
+                        g_ptr_array_index(sp->gpus, g), 1, &po, NULL, error);
+                    if (!fx)
+                        return false;
+                    sim_scenario_append(sc, fx);
+                    if (fx->gpu_mapping) {
+                        g_autofree char *old = sc->gpu_mapping;
+                        sc->gpu_mapping = g_strdup_printf(
+                            "%s%s%s: %s", old ? old : "", old ? "; " : "",
+                            fx->source, fx->gpu_mapping);
+                    }
+                }
+            }
+    return true;
 }
 
 SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error)
@@ -533,13 +576,10 @@ SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error)
                 }
     g_assert(i == sw->n_configs);
 
-    uint32_t n_n = sp->processes->len;
-    sw->prepared = g_new0(SimScenario *, sp->workloads->len * n_n);
-    for (uint32_t w = 0; w < sp->workloads->len; w++)
-        for (uint32_t k = 0; k < n_n; k++)
-            sw->prepared[w * n_n + k] =
-                prepare(g_ptr_array_index(sp->workloads, w),
-                        g_array_index(sp->processes, uint32_t, k));
+    if (!prepare_all(sw, error)) {
+        sim_sweep_free(sw);
+        return NULL;
+    }
     return sw;
 }
 
@@ -548,8 +588,7 @@ void sim_sweep_free(SimSweep *sw)
     if (!sw)
         return;
     if (sw->prepared)
-        for (uint32_t i = 0;
-             i < sw->space.workloads->len * sw->space.processes->len; i++)
+        for (uint32_t i = 0; i < n_prepared(sw); i++)
             sim_scenario_free(sw->prepared[i]);
     g_free(sw->prepared);
     for (uint32_t i = 0; i < sw->n_configs && sw->rows; i++)
@@ -567,7 +606,9 @@ const SimScenario *sim_sweep_scenario(const SimSweep *sw, uint32_t i)
     uint32_t k = 0;
     while (g_array_index(sw->space.processes, uint32_t, k) != c->n)
         k++;
-    return sw->prepared[c->workload * sw->space.processes->len + k];
+    return sw->prepared[(c->workload * sw->space.gpus->len + c->gpu) *
+                            sw->space.processes->len +
+                        k];
 }
 
 void sim_sweep_options(const SimSweep *sw, uint32_t i, SimOptions *opt)
@@ -714,6 +755,7 @@ void sim_sweep_row_pack(const SimSweepRow *row, GByteArray *o)
         put_u64(o, p->mem_bytes);
         put_u32(o, p->sm_limit);
         put_f64(o, p->thread_pct);
+        put_u32(o, p->fixed);
     }
 }
 
@@ -827,6 +869,7 @@ bool sim_sweep_row_unpack(SimSweep *sw, const guint8 **p, const guint8 *end,
             q->mem_bytes = get_u64(&rd);
             q->sm_limit = get_u32(&rd);
             q->thread_pct = get_f64(&rd);
+            q->fixed = get_u32(&rd) != 0;
             if (q->status > SIM_PROC_KILLED)
                 rd.ok = false;
         }

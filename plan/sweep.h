@@ -49,7 +49,8 @@ typedef struct {
  * the thread-percentage axis: it contributes one configuration per point of
  * the other axes, not one per percentage. */
 typedef struct {
-    GPtrArray *workloads;  /* SimScenario*, owned, as loaded (N = 1) */
+    GPtrArray *workloads;  /* SimScenario*, owned, from prep_load (N = 1,
+                              on the GPU it was recorded on) */
     GPtrArray *gpus;       /* GpuModel*, owned */
     GArray *connections;   /* uint32_t; 0: the scenario's / model default */
     GArray *modes;         /* SimShareMode */
@@ -57,6 +58,11 @@ typedef struct {
     GArray *processes;     /* uint32_t N >= 1, ascending */
     uint64_t seed;         /* 0: each scenario's own */
     SimTime time_limit_ns; /* per configuration; 0: none */
+    char *models_dir;      /* where workloads' recorded GPUs are found
+                              (owned, nullable: the bundled models) */
+    GPtrArray *fixed;      /* SimScenario*, owned, from prep_load: run
+                              once beside every configuration (`--fixed`),
+                              not swept */
 } SimSweepSpace;
 
 /* An empty space (no axis values yet). */
@@ -122,6 +128,7 @@ typedef struct {
     uint64_t mem_bytes;  /* device memory charged to it */
     uint32_t sm_limit;   /* SMs it may use */
     double thread_pct;   /* active thread percentage it ran with */
+    bool fixed;          /* from a --fixed workload, not swept */
 } SimSweepProc;
 
 /* The summary of one configuration's run.  `done` is set once the row is
@@ -134,9 +141,11 @@ typedef struct {
     uint32_t n_procs;          /* processes in the configuration */
     double thread_pct;         /* applied to every MPS client; 0: as the
                                   scenario */
-    double throughput;         /* all processes, iterations per second */
-    SimTime p50_ns, p99_ns;    /* over every process's iterations */
-    SimTime p99_worst_ns;      /* the highest per-process p99 */
+    double throughput;         /* all swept processes, iterations per
+                                  second */
+    SimTime p50_ns, p99_ns;    /* over every swept process's iterations */
+    SimTime p99_worst_ns;      /* the highest per-process p99 (swept
+                                  processes; fixed ones are background) */
     SimTime makespan_ns;
     uint64_t mem_used_bytes;   /* peak device memory in use */
     uint64_t mem_device_bytes; /* the model's device memory */
@@ -169,14 +178,20 @@ typedef struct {
     SimSweepSpace space;
     SimSweepConfig *configs; /* n_configs, in sweep order */
     uint32_t n_configs;
-    SimScenario **prepared;  /* [workload * |processes| + k]: the workload
-                                with processes[k] copies of each process;
-                                read-only while configurations run */
+    SimScenario **prepared;  /* [(workload * |gpus| + gpu) * |processes| +
+                                k]: the workload moved to that GPU
+                                (prep_target) with processes[k] copies of
+                                each process; read-only while
+                                configurations run */
     SimSweepRow *rows;       /* n_configs; rows[i].cfg == configs[i] */
+    uint32_t n_fixed_procs;  /* processes of the --fixed workloads: the
+                                last ones of every prepared scenario */
 } SimSweep;
 
 /* Expand @space (taken over: left empty) into its configurations and
- * prepare one scenario per workload and N.  Fails on an empty axis.
+ * prepare one scenario per workload, GPU and N, as `hqsim run` prepares
+ * it (plan/prepare.h).  Fails on an empty axis or if a workload cannot be
+ * moved to a GPU.
  * Returns: (transfer full) (nullable). */
 SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error);
 void sim_sweep_free(SimSweep *sw);

@@ -2,6 +2,8 @@
  * sweep_report.h. */
 #include "sweep_report.h"
 
+#include "prepare.h"
+
 #include <cjson/cJSON.h>
 #include <string.h>
 
@@ -38,6 +40,16 @@ static const SimScenario *workload(const SimSweep *sw, uint32_t w)
 static const GpuModel *gpu(const SimSweep *sw, uint32_t g)
 {
     return g_ptr_array_index(sw->space.gpus, g);
+}
+
+/* The warnings of workload @w on GPU @g (prepare.h, prep_caveats), from
+ * the scenario its first configuration ran.  Returns: (transfer full). */
+static char **caveats(const SimSweep *sw, uint32_t w, uint32_t g)
+{
+    for (uint32_t i = 0; i < sw->n_configs; i++)
+        if (sw->configs[i].workload == w && sw->configs[i].gpu == g)
+            return prep_caveats(sim_sweep_scenario(sw, i), gpu(sw, g));
+    return g_new0(char *, 1);
 }
 
 /* "equal 3.57", "25", "scenario", "-". */
@@ -115,6 +127,18 @@ static void text_block(const SimSweep *sw, const SimSlo *slo, uint32_t w,
                            sc->source, sc->format, m->name, m->display_name,
                            sc->processes->len,
                            sc->processes->len == 1 ? "" : "es");
+    for (guint f = 0; f < sw->space.fixed->len; f++) {
+        const SimScenario *fx = g_ptr_array_index(sw->space.fixed, f);
+        g_string_append_printf(o, "  beside, not swept: %s (%u process%s)\n",
+                               fx->source, fx->processes->len,
+                               fx->processes->len == 1 ? "" : "es");
+    }
+    g_string_append_printf(o, "  GPU model %s: %s\n", m->name,
+                           m->calibrated ? "calibrated on hardware"
+                                         : "NOT calibrated");
+    g_auto(GStrv) warn = caveats(sw, w, g);
+    for (char **x = warn; *x; x++)
+        g_string_append_printf(o, "  warning: %s\n", *x);
     g_string_append_printf(o,
                            "  %4s  %-9s  %-11s  %-7s  %4s  %5s  %11s  %9s  "
                            "%9s  %9s  %7s  %4s  %s%s\n",
@@ -265,6 +289,20 @@ void sim_sweep_report_slo_text(const SimSweep *sw, const SimSlo *slo,
     }
 }
 
+void sim_sweep_report_answer_text(const SimSweep *sw, const SimSlo *slo,
+                                  const GArray *answers, GString *o)
+{
+    if (!sim_slo_active(slo) || !answers)
+        return;
+    g_string_append(o, "Answer\n");
+    for (guint k = 0; k < answers->len; k++) {
+        g_autofree char *a = sim_slo_sentence(
+            sw, slo, &g_array_index(answers, SimSloAnswer, k));
+        g_string_append_printf(o, "  %s\n", a);
+    }
+    g_string_append_c(o, '\n');
+}
+
 void sim_sweep_report_text(const SimSweep *sw, const SimSlo *slo,
                            const GArray *answers, GString *o)
 {
@@ -275,6 +313,7 @@ void sim_sweep_report_text(const SimSweep *sw, const SimSlo *slo,
                                (unsigned long long)sw->space.seed);
     else
         g_string_append(o, "as each scenario says\n\n");
+    sim_sweep_report_answer_text(sw, slo, answers, o);
     for (uint32_t w = 0; w < sw->space.workloads->len; w++)
         for (uint32_t g = 0; g < sw->space.gpus->len; g++) {
             text_block(sw, slo, w, g, o);
@@ -303,6 +342,7 @@ static cJSON *json_row(const SimSweep *sw, const SimSlo *slo,
     cJSON_AddNumberToObject(o, "config", c->index);
     cJSON_AddStringToObject(o, "workload", workload(sw, c->workload)->source);
     cJSON_AddStringToObject(o, "gpu", gpu(sw, c->gpu)->name);
+    cJSON_AddBoolToObject(o, "gpu_calibrated", gpu(sw, c->gpu)->calibrated);
     cJSON_AddStringToObject(o, "mode", sim_share_mode_name(c->mode));
     cJSON_AddNumberToObject(o, "n", c->n);
     cJSON_AddNumberToObject(o, "processes", r->n_procs);
@@ -350,6 +390,7 @@ static cJSON *json_row(const SimSweep *sw, const SimSlo *slo,
         const SimSweepProc *p = &r->procs[i];
         cJSON *po = cJSON_CreateObject();
         cJSON_AddStringToObject(po, "name", p->name);
+        cJSON_AddBoolToObject(po, "fixed", p->fixed);
         cJSON_AddStringToObject(po, "status", status_name(p->status));
         if (p->reason)
             cJSON_AddStringToObject(po, "reason", p->reason);
@@ -412,6 +453,26 @@ char *sim_sweep_report_json(const SimSweep *sw, const SimSlo *slo,
     else
         cJSON_AddNullToObject(o, "seed");
     cJSON_AddItemToObject(o, "axes", json_axes(sw));
+    /* What the numbers rest on, per workload and GPU. */
+    cJSON *cav = cJSON_AddArrayToObject(o, "gpus");
+    for (uint32_t w = 0; w < sw->space.workloads->len; w++)
+        for (uint32_t g = 0; g < sw->space.gpus->len; g++) {
+            const SimScenario *sc = workload(sw, w);
+            cJSON *co = cJSON_CreateObject();
+            cJSON_AddStringToObject(co, "workload", sc->source);
+            cJSON_AddStringToObject(co, "gpu", gpu(sw, g)->name);
+            cJSON_AddBoolToObject(co, "gpu_calibrated",
+                                  gpu(sw, g)->calibrated);
+            if (sc->gpu_recorded)
+                cJSON_AddStringToObject(co, "gpu_recorded", sc->gpu_recorded);
+            else
+                cJSON_AddNullToObject(co, "gpu_recorded");
+            g_auto(GStrv) warn = caveats(sw, w, g);
+            cJSON *wa = cJSON_AddArrayToObject(co, "warnings");
+            for (char **x = warn; *x; x++)
+                cJSON_AddItemToArray(wa, cJSON_CreateString(*x));
+            cJSON_AddItemToArray(cav, co);
+        }
     if (sim_slo_active(slo) && answers) {
         cJSON *s = cJSON_AddObjectToObject(o, "slo");
         if (slo->p99_ms > 0)
@@ -427,6 +488,17 @@ char *sim_sweep_report_json(const SimSweep *sw, const SimSlo *slo,
                                     workload(sw, a->workload)->source);
             cJSON_AddStringToObject(ao, "gpu", gpu(sw, a->gpu)->name);
             cJSON_AddStringToObject(ao, "mode", sim_share_mode_name(a->mode));
+            g_autofree char *sentence = sim_slo_sentence(sw, slo, a);
+            cJSON_AddStringToObject(ao, "answer", sentence);
+            const char *lim =
+                a->next != SIM_SLO_NONE
+                    ? sim_slo_limit_name(
+                          sim_slo_limited_by(slo, &sw->rows[a->next]))
+                    : NULL;
+            if (lim)
+                cJSON_AddStringToObject(ao, "limited_by", lim);
+            else
+                cJSON_AddNullToObject(ao, "limited_by");
             if (a->best != SIM_SLO_NONE)
                 cJSON_AddNumberToObject(ao, "largest_n",
                                         sw->rows[a->best].cfg.n);
@@ -487,7 +559,8 @@ static const char csv_header[] =
     "config,workload,gpu,mode,n,processes,thread_pct_setting,thread_pct,"
     "connections,process,status,throughput_per_s,latency_p50_ms,"
     "latency_p99_ms,latency_p99_worst_ms,makespan_ms,mem_mib,mem_device_mib,"
-    "fits_memory,started,refused,killed,limits,meets_slo,message\n";
+    "fits_memory,started,refused,killed,limits,meets_slo,message,"
+    "gpu_calibrated\n";
 
 static void csv_config_cols(GString *o, const SimSweep *sw,
                             const SimSweepRow *r, double pct)
@@ -518,20 +591,21 @@ bool sim_sweep_report_csv(const SimSweep *sw, const SimSlo *slo,
             with_slo ? (sim_slo_meets(slo, r, NULL) ? "yes" : "no") : "";
         const char *fits = sim_sweep_row_fits_memory(r) ? "yes" : "no";
         csv_config_cols(o, sw, r, r->thread_pct);
+        const char *cal = gpu(sw, r->cfg.gpu)->calibrated ? "yes" : "no";
         if (r->error) {
             g_string_append_printf(o, "all,error,,,,,,,,,,,,%s,%s,", lim,
                                    meets);
             csv_field(o, r->error);
-            g_string_append_c(o, '\n');
+            g_string_append_printf(o, ",%s\n", cal);
             continue;
         }
         g_string_append_printf(
             o, "all,ok,%.3f,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%s,%u,%u,%u,%s,%s,"
-               "\n",
+               ",%s\n",
             r->throughput, ms(r->p50_ns), ms(r->p99_ns), ms(r->p99_worst_ns),
             ms(r->makespan_ns), mib(r->mem_used_bytes),
             mib(r->mem_device_bytes), fits, r->started, r->refused,
-            r->killed, lim, meets);
+            r->killed, lim, meets, cal);
         for (uint32_t k = 0; k < r->n_procs && r->procs; k++) {
             const SimSweepProc *p = &r->procs[k];
             csv_config_cols(o, sw, r, p->thread_pct);
@@ -542,7 +616,7 @@ bool sim_sweep_report_csv(const SimSweep *sw, const SimSlo *slo,
                 ms(p->p99_ns), mib(p->mem_bytes), mib(r->mem_device_bytes),
                 fits, r->started, r->refused, r->killed, lim, meets);
             csv_field(o, p->reason);
-            g_string_append_c(o, '\n');
+            g_string_append_printf(o, ",%s\n", cal);
         }
     }
     return sim_write_file_atomic(path, o->str, o->len, error);
@@ -581,6 +655,17 @@ bool sim_sweep_report_html(const SimSweep *sw, const SimSlo *slo,
                        "</title>\n<style>\n");
     g_string_append(o, html_style);
     g_string_append(o, "</style>\n</head>\n<body>\n<h1>hqsim sweep</h1>\n");
+    if (with_slo && answers) {
+        g_string_append(o, "<h2>Answer</h2>\n<ul>\n");
+        for (guint k = 0; k < answers->len; k++) {
+            g_autofree char *a = sim_slo_sentence(
+                sw, slo, &g_array_index(answers, SimSloAnswer, k));
+            g_string_append(o, "<li>");
+            html_text(o, a);
+            g_string_append(o, "</li>\n");
+        }
+        g_string_append(o, "</ul>\n");
+    }
 
     g_string_append(o, "<p>");
     for (guint w = 0; w < sw->space.workloads->len; w++) {
@@ -601,6 +686,15 @@ bool sim_sweep_report_html(const SimSweep *sw, const SimSlo *slo,
         html_text(o, gpu(sw, g)->display_name);
     }
     g_string_append(o, ".</p>\n");
+    for (guint w = 0; w < sw->space.workloads->len; w++)
+        for (guint g = 0; g < sw->space.gpus->len; g++) {
+            g_auto(GStrv) warn = caveats(sw, w, g);
+            for (char **x = warn; *x; x++) {
+                g_string_append(o, "<p><b>Warning:</b> ");
+                html_text(o, *x);
+                g_string_append(o, "</p>\n");
+            }
+        }
 
     if (with_slo && answers) {
         g_autoptr(GString) t = g_string_new(NULL);

@@ -22,6 +22,11 @@ void sim_sweep_report_text(const SimSweep *sw, const SimSlo *slo,
                            const GArray *answers, GString *out);
 
 /* Only the answer to the objectives (part of the text report). */
+/* The answer first: one sentence per (workload, GPU, mode) group
+ * (sim_slo_sentence), under "Answer"; nothing without objectives. */
+void sim_sweep_report_answer_text(const SimSweep *sw, const SimSlo *slo,
+                                  const GArray *answers, GString *o);
+
 void sim_sweep_report_slo_text(const SimSweep *sw, const SimSlo *slo,
                                const GArray *answers, GString *out);
 

@@ -11,13 +11,6 @@
 #include "report.h"
 #include "viz.h"
 
-#define HAVE_IMPORTERS 1
-#if HAVE_IMPORTERS
-#include "../import/import.h"
-#include "../import/replay.h"
-#endif
-#include "retarget.h"
-#include "transform.h"
 
 GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own)
 {
@@ -29,11 +22,11 @@ GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own)
         {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->models_dir,
          "Folder of GPU model files (default: the bundled models/)", "DIR"},
         {"connections", 'c', 0, G_OPTION_ARG_INT, &o->connections,
-         "CUDA_DEVICE_MAX_CONNECTIONS for every process (1-32; default: as "
-         "the scenario, else 8, or 2 per MPS client)",
+         "CUDA_DEVICE_MAX_CONNECTIONS for every process (default: as the "
+         "scenario, else 8, or 2 per MPS client)",
          "N"},
         {"thread-pct", 't', 0, G_OPTION_ARG_DOUBLE, &o->thread_pct,
-         "MPS active thread percentage for every client (0-100]", "PCT"},
+         "MPS active thread percentage for every client", "PCT"},
         {"processes", 'n', 0, G_OPTION_ARG_INT, &o->processes,
          "Run N copies of each process (what-if: N of this process share "
          "the GPU)",
@@ -72,6 +65,11 @@ GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own)
          "Closed-loop iterations of every process (default: as the "
          "workload says; 100 with --loop-request)",
          "N"},
+        {"mem-mib", 0, 0, G_OPTION_ARG_STRING, &o->mem_mib,
+         "Device memory each process allocates, in MiB, beside its "
+         "context: MIB for every process or NAME=MIB,... (default: what "
+         "the scenario or trace says)",
+         "SPEC"},
         {"as-recorded", 0, 0, G_OPTION_ARG_NONE, &o->as_recorded,
          "Traces: take recorded durations as times alone (default: infer "
          "the times alone that reproduce the recording)",
@@ -85,6 +83,11 @@ GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own)
     return all;
 }
 
+bool sim_cli_json_to_stdout(const SimCliOpts *o)
+{
+    return o->json && !strcmp(o->json, "-");
+}
+
 void sim_cli_opts_clear(SimCliOpts *o)
 {
     g_free(o->gpu);
@@ -95,6 +98,7 @@ void sim_cli_opts_clear(SimCliOpts *o)
     g_free(o->report);
     g_free(o->picture);
     g_free(o->picture_kind);
+    g_free(o->mem_mib);
     memset(o, 0, sizeof *o);
 }
 
@@ -121,108 +125,37 @@ static gboolean sim_cli_check_outputs(const SimCliOpts *o, GError **error)
     return TRUE;
 }
 
+void sim_cli_prep_options(const SimCliOpts *o, PrepOptions *po)
+{
+    memset(po, 0, sizeof *po);
+    po->models_dir = o->models_dir;
+    po->as_recorded = o->as_recorded;
+    po->loop_request = o->loop_request;
+    po->iterations = o->iterations > 0 ? (uint32_t)o->iterations : 0;
+    po->host_scale = o->host_scale;
+    po->mem_mib = o->mem_mib;
+}
+
 SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
                           GError **error)
 {
-    if (n < 1) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "give a scenario file or a profiler trace");
-        return NULL;
-    }
-    if (o->connections < 0 || o->connections > 32) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "--connections must be between 1 and 32");
-        return NULL;
-    }
-    if (o->thread_pct < 0 || o->thread_pct > 100) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "--thread-pct must be in (0, 100]");
-        return NULL;
-    }
-    if (o->host_scale < 0 || o->iterations < 0 ||
-        o->iterations > 100000000) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "--host-scale must be > 0 and --iterations in 1..1e8");
-        return NULL;
-    }
+    /* Option values were range-checked when parsed (sim/optrange.h). */
     if (!sim_cli_check_outputs(o, error))
         return NULL;
-    if (o->time_limit_ms < 0 || o->seed < 0) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "--time-limit-ms and --seed must not be negative");
+    PrepOptions po;
+    sim_cli_prep_options(o, &po);
+    g_autoptr(SimScenario) base = prep_load(files, n, &po, error);
+    if (!base)
         return NULL;
-    }
-#if HAVE_IMPORTERS
-    /* Issue times are inferred with the latencies of the model closest to
-     * the GPU the trace was recorded on: the run being replayed. */
-    SimImportOptions io;
-    sim_import_options_init(&io);
-    io.models_dir = o->models_dir;
-    g_autoptr(SimImportReport) rep = NULL;
-    SimScenario *sc = sim_workload_load_report(files, n, &io, &rep, error);
-    if (sc && rep && rep->timed && !o->as_recorded) {
-        g_autoptr(GpuModel) src = sim_gpu_model_find(
-            sc->gpu ? sc->gpu : "h100-sxm", o->models_dir, error);
-        if (!src || sim_workload_infer_solo(sc, rep, src, 40, error) < 0) {
-            sim_scenario_free(sc);
-            return NULL;
-        }
-    }
-#else
-    if (n > 1) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "give one scenario file");
+    g_autoptr(GpuModel) to = sim_cli_model(o, base, error);
+    if (!to)
         return NULL;
-    }
-    SimScenario *sc = sim_scenario_load(files[0], error);
-#endif
-    if (sc && o->gpu && sc->gpu && strcmp(o->gpu, sc->gpu) != 0) {
-        g_autoptr(GpuModel) from =
-            sim_gpu_model_find(sc->gpu, o->models_dir, error);
-        g_autoptr(GpuModel) to =
-            from ? sim_gpu_model_find(o->gpu, o->models_dir, error) : NULL;
-        if (!to || !sim_scenario_retarget(sc, from, to, error)) {
-            sim_scenario_free(sc);
-            return NULL;
-        }
-        if (!o->quiet)
-            fprintf(stderr,
-                    "hqsim: %s was given for %s: its work is rescaled to %s "
-                    "(README, \"What-if from a trace\")\n",
-                    sc->source, from->name, to->name);
-    }
-    if (!sc)
-        return NULL;
-    if (o->loop_request &&
-        !sim_scenario_loop_request(sc, o->iterations ? (uint32_t)o->iterations
-                                                     : 100,
-                                   error)) {
-        sim_scenario_free(sc);
-        return NULL;
-    }
-    if (o->iterations && !o->loop_request)
-        for (guint i = 0; i < sc->processes->len; i++)
-            ((SimProcessSpec *)g_ptr_array_index(sc->processes, i))
-                ->iterations = (uint32_t)o->iterations;
-    if (o->host_scale > 0 && o->host_scale != 1)
-        sim_scenario_scale_host(sc, o->host_scale);
-    if (o->processes < 0 || o->processes > 4096) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "--processes must be between 1 and 4096");
-        sim_scenario_free(sc);
-        return NULL;
-    }
-    if (o->processes > 1 &&
-        !sim_scenario_check_copies(sc, (uint32_t)o->processes, error)) {
-        sim_scenario_free(sc);
-        return NULL;
-    }
-    if (o->processes > 1) {
-        uint32_t orig = sc->processes->len;
-        /* Replicate from the last so indices of earlier ones hold. */
-        for (uint32_t i = orig; i-- > 0;)
-            sim_scenario_replicate_process(sc, i, (uint32_t)o->processes);
-    }
+    g_autofree char *note = NULL;
+    SimScenario *sc = prep_target(
+        base, to, o->processes > 0 ? (uint32_t)o->processes : 1, &po, &note,
+        error);
+    if (sc && note && !o->quiet)
+        fprintf(stderr, "hqsim: %s\n", note);
     return sc;
 }
 
@@ -329,23 +262,9 @@ gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error)
 
 /* Write the outputs a run asked for; the first failure stops and is
  * returned (earlier outputs stay, complete). */
-static gboolean write_outputs(const SimCliOpts *o, SimResult *const *runs,
-                              uint32_t n, const GpuModel *m,
-                              const SimScenario *sc, GError **error);
-
-/* All the outputs appear, or none of them (sim_out_group_begin). */
 gboolean sim_cli_write_outputs(const SimCliOpts *o, SimResult *const *runs,
                                uint32_t n, const GpuModel *m,
                                const SimScenario *sc, GError **error)
-{
-    sim_out_group_begin();
-    gboolean ok = write_outputs(o, runs, n, m, sc, error);
-    return sim_out_group_end(ok, ok ? error : NULL) && ok;
-}
-
-static gboolean write_outputs(const SimCliOpts *o, SimResult *const *runs,
-                              uint32_t n, const GpuModel *m,
-                              const SimScenario *sc, GError **error)
 {
     if (o->json) {
         g_autofree char *j = n == 1 ? sim_report_json(runs[0], m, sc)

@@ -8,6 +8,7 @@
 
 #include "engine.h"
 #include "gpu_model.h"
+#include "prepare.h"
 #include "result.h"
 #include "scenario.h"
 
@@ -34,6 +35,7 @@ typedef struct {
     gboolean loop_request; /* --loop-request: one request as a loop */
     int iterations;     /* --iterations: closed-loop iterations (0: as
                            the workload says) */
+    char *mem_mib;      /* --mem-mib SPEC (prepare.h) */
 } SimCliOpts;
 
 /* A command's option table: the rows for SimCliOpts followed by @own
@@ -41,12 +43,12 @@ typedef struct {
  * GOptionEntry table.  Returns: (transfer full). */
 GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own);
 
-/* Load one native scenario or one or more profiler traces (format detected
- * from content).  For a trace, infer each op's time alone from its
- * recorded time (unless --as-recorded; see import/replay.h), on the model
- * of the GPU it was recorded on.  If --gpu names another GPU than the
- * workload's, rescale its work (sim/retarget.h).  Then apply --processes.
- * Returns: (transfer full) (nullable). */
+/* The preparation options (plan/prepare.h) the command line asks for. */
+void sim_cli_prep_options(const SimCliOpts *o, PrepOptions *po);
+
+/* Load one native scenario or one or more profiler traces and prepare it
+ * for the GPU of --gpu (else the workload's) with --processes copies: the
+ * whole pipeline of plan/prepare.h.  Returns: (transfer full) (nullable). */
 SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,
                           GError **error);
 
@@ -62,6 +64,10 @@ void sim_cli_sim_options(const SimCliOpts *o, SimOptions *so);
 gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error);
 
 void sim_cli_opts_clear(SimCliOpts *o);
+
+/* Whether --json - sends the JSON to stdout: then stdout holds it alone
+ * (no text summary), so scripts can parse it. */
+bool sim_cli_json_to_stdout(const SimCliOpts *o);
 
 /* Write the outputs the options ask for (--json, --csv, --perfetto,
  * --picture, --report) for one run or a comparison of @n runs: all of them

@@ -51,7 +51,7 @@ int sim_cmd_compare(int argc, char **argv)
                 runs[i] = sim_engine_run(m, sc, &so, &error);
         }
         if (!error && sim_cli_write_outputs(&o, runs, n, m, sc, &error) &&
-            !o.quiet) {
+            !o.quiet && !sim_cli_json_to_stdout(&o)) {
             g_autoptr(GString) out = g_string_new(NULL);
             sim_report_compare_text(runs, n, m, sc, out);
             fputs(out->str, stdout);

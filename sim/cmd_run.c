@@ -44,7 +44,7 @@ int sim_cmd_run(int argc, char **argv)
         (m = sim_cli_model(&o, sc, &error)) &&
         (r = sim_engine_run(m, sc, &so, &error)) &&
         sim_cli_write_outputs(&o, &r, 1, m, sc, &error)) {
-        if (!o.quiet) {
+        if (!o.quiet && !sim_cli_json_to_stdout(&o)) {
             g_autoptr(GString) out = g_string_new(NULL);
             sim_report_text(r, m, sc, out);
             fputs(out->str, stdout);

@@ -19,6 +19,7 @@
 #include "outfile.h"
 #include "mpi_world.h"
 #include "pool.h"
+#include "prepare.h"
 #include "slo.h"
 #include "sweep.h"
 #include "sweep_plot.h"
@@ -32,6 +33,12 @@ typedef struct {
     char *csv, *json, *plot, *report;
     double slo_p99_ms, slo_throughput;
     gboolean quiet;
+    /* how each workload is prepared, as in `hqsim run` (prepare.h) */
+    gboolean as_recorded, loop_request;
+    int iterations;
+    double host_scale;
+    char *mem_mib;
+    char **fixed;   /* --fixed FILE: beside every configuration, not swept */
     char **files;
 } SweepOpts;
 
@@ -47,6 +54,8 @@ static void opts_clear(SweepOpts *o)
     g_free(o->json);
     g_free(o->plot);
     g_free(o->report);
+    g_free(o->mem_mib);
+    g_strfreev(o->fixed);
     g_strfreev(o->files);
 }
 
@@ -58,7 +67,29 @@ typedef struct {
     gint64 start_us, last_us; /* monotonic clock */
     int size;                 /* MPI ranks */
     bool shown;               /* a line is on the terminal: clear it */
+    double *cum_cost;         /* [k]: cost of this rank's first k
+                                 configurations in hand-out order */
 } Progress;
+
+/* The cost of running configuration @i: the ops it simulates (every
+ * process's ops times its iterations or requests).  Configurations differ
+ * in cost by orders of magnitude, so the time left is estimated from cost
+ * done, not from the count. */
+static double config_cost(const SimSweep *sw, uint32_t i)
+{
+    const SimScenario *sc = sim_sweep_scenario(sw, i);
+    double c = 1;
+    for (guint p = 0; p < sc->processes->len; p++) {
+        const SimProcessSpec *ps = g_ptr_array_index(sc->processes, p);
+        uint32_t reps = ps->arrivals.kind == SIM_ARRIVALS_NONE
+                            ? ps->iterations
+                        : ps->arrivals.kind == SIM_ARRIVALS_LIST
+                            ? ps->arrivals.n_times
+                            : ps->arrivals.count;
+        c += (double)ps->n_ops * MAX(reps, 1u);
+    }
+    return c;
+}
 
 static void progress_cb(uint32_t done, uint32_t total, gpointer data)
 {
@@ -74,13 +105,18 @@ static void progress_cb(uint32_t done, uint32_t total, gpointer data)
         return;
     p->last_us = now;
     p->shown = true;
-    /* No time-left estimate: configurations differ in cost by orders of
-     * magnitude and run largest first, so a count-based one misleads. */
+    double elapsed = (now - p->start_us) / 1e6;
     fprintf(stderr, "\r\033[Khqsim sweep: %u/%u configurations done",
             done, total);
     if (p->size > 1)
         fprintf(stderr, " on rank 0 (of %d ranks)", p->size);
-    fprintf(stderr, ", %.0f s", (now - p->start_us) / 1e6);
+    fprintf(stderr, ", %.0f s", elapsed);
+    /* Handed out largest first: the finished ones are about the first
+     * `done` (the ones running count as half done). */
+    double all = p->cum_cost[total];
+    double got = p->cum_cost[done];
+    if (done > 0 && got > 0 && all > got)
+        fprintf(stderr, ", about %.0f s left", elapsed * (all - got) / got);
     fflush(stderr);
 }
 
@@ -97,18 +133,7 @@ static bool build_space(const SweepOpts *o, SimSweepSpace *sp, GError **error)
                     "give one or more scenario files or profiler traces");
         return false;
     }
-    if (o->seed < 0 || o->time_limit_ms < 0 || o->slo_p99_ms < 0 ||
-        o->slo_throughput < 0) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "--seed, --time-limit-ms and the --slo-* values must "
-                    "not be negative");
-        return false;
-    }
-    if (o->threads < 0 || o->threads > 4096) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "--threads must be between 1 and 4096");
-        return false;
-    }
+    /* Numeric options were range-checked when parsed (sim/optrange.h). */
     if (!sim_sweep_parse_processes(o->processes ? o->processes : "1,2,4,8",
                                    sp->processes, error) ||
         !sim_sweep_parse_modes(o->modes ? o->modes : "timeslice,mps",
@@ -122,15 +147,29 @@ static bool build_space(const SweepOpts *o, SimSweepSpace *sp, GError **error)
     sp->time_limit_ns =
         o->time_limit_ms > 0 ? (SimTime)(o->time_limit_ms * 1e6) : 0;
 
-    /* Each file is one workload of the sweep, loaded as `hqsim run` loads
-     * it (a native scenario, or a profiler trace once importers land). */
-    SimCliOpts load;
-    memset(&load, 0, sizeof load);
+    /* Each file is one workload of the sweep, prepared as `hqsim run`
+     * prepares it (plan/prepare.h); sim_sweep_new moves it to each GPU
+     * and replicates it. */
+    PrepOptions po;
+    memset(&po, 0, sizeof po);
+    po.models_dir = o->models_dir;
+    po.as_recorded = o->as_recorded;
+    po.loop_request = o->loop_request;
+    po.iterations = o->iterations > 0 ? (uint32_t)o->iterations : 0;
+    po.host_scale = o->host_scale;
+    po.mem_mib = o->mem_mib;
+    sp->models_dir = g_strdup(o->models_dir);
     for (int i = 0; i < n_files; i++) {
-        SimScenario *sc = sim_cli_load(&o->files[i], 1, &load, error);
+        SimScenario *sc = prep_load(&o->files[i], 1, &po, error);
         if (!sc)
             return false;
         g_ptr_array_add(sp->workloads, sc);
+    }
+    for (int i = 0; o->fixed && o->fixed[i]; i++) {
+        SimScenario *sc = prep_load(&o->fixed[i], 1, &po, error);
+        if (!sc)
+            return false;
+        g_ptr_array_add(sp->fixed, sc);
     }
     const SimScenario *first = g_ptr_array_index(sp->workloads, 0);
     const char *dflt = first->gpu ? first->gpu : "h100-sxm";
@@ -174,7 +213,10 @@ static bool run_sweep(SimSweep *sw, const SimMpiWorld *world,
     for (uint32_t k = (uint32_t)world->rank; k < sw->n_configs;
          k += (uint32_t)world->size)
         mine[n_mine++] = order[k];
-    Progress pr = {g_get_monotonic_time(), 0, world->size, false};
+    g_autofree double *cum = g_new0(double, n_mine + 1);
+    for (uint32_t k = 0; k < n_mine; k++)
+        cum[k + 1] = cum[k] + config_cost(sw, mine[k]);
+    Progress pr = {g_get_monotonic_time(), 0, world->size, false, cum};
     bool tty = world->rank == 0 && isatty(STDERR_FILENO);
     sim_pool_run(mine, n_mine, threads, run_one, sw, tty ? progress_cb : NULL,
                  &pr);
@@ -237,7 +279,9 @@ static bool write_outputs(const SweepOpts *o, const SimSweep *sw,
     if (o->report &&
         !sim_sweep_report_html(sw, slo, answers, o->report, error))
         return false;
-    if (!o->quiet) {
+    /* With --json -, stdout holds the JSON alone. */
+    bool json_out = o->json && !strcmp(o->json, "-");
+    if (!o->quiet && !json_out) {
         g_autoptr(GString) out = g_string_new(NULL);
         sim_sweep_report_text(sw, slo, answers, out);
         fputs(out->str, stdout);
@@ -273,12 +317,12 @@ static int sweep_main(const SimMpiWorld *world, int argc, char **argv)
          "Sharing modes: timeslice, mps, scenario (default timeslice,mps)",
          "LIST"},
         {"thread-pct", 't', 0, G_OPTION_ARG_STRING, &o.pcts,
-         "MPS active thread percentages: 'equal' (100/processes), values in "
-         "(0,100], 'scenario' (default: as the scenario)",
+         "MPS active thread percentages: 'equal' (100/processes), values, "
+         "'scenario' (default: as the scenario)",
          "LIST"},
         {"connections", 'c', 0, G_OPTION_ARG_STRING, &o.connections,
-         "CUDA_DEVICE_MAX_CONNECTIONS values, 1-32 or 'default' (default: "
-         "as the scenario, else the model's)",
+         "CUDA_DEVICE_MAX_CONNECTIONS values or 'default' (default: as the "
+         "scenario, else the model's)",
          "LIST"},
         {"gpu", 'g', 0, G_OPTION_ARG_STRING, &o.gpus,
          "GPU models (default: the first workload's, else h100-sxm)",
@@ -313,6 +357,27 @@ static int sweep_main(const SimMpiWorld *world, int argc, char **argv)
          "FILE"},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
          "No table on stdout", NULL},
+        {"loop-request", 0, 0, G_OPTION_ARG_NONE, &o.loop_request,
+         "Traces: loop one representative request of each process (as "
+         "'hqsim run --loop-request')",
+         NULL},
+        {"iterations", 'i', 0, G_OPTION_ARG_INT, &o.iterations,
+         "Closed-loop iterations of every process (default: as the "
+         "workload says; 100 with --loop-request)",
+         "N"},
+        {"host-scale", 0, 0, G_OPTION_ARG_DOUBLE, &o.host_scale,
+         "Multiply all host time (gaps, API calls) by F", "F"},
+        {"as-recorded", 0, 0, G_OPTION_ARG_NONE, &o.as_recorded,
+         "Traces: take recorded durations as times alone", NULL},
+        {"fixed", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.fixed,
+         "A workload run once beside every configuration and not swept "
+         "(N inference servers beside one trainer); objectives, throughput "
+         "and latency count the swept processes only (repeatable)",
+         "FILE"},
+        {"mem-mib", 0, 0, G_OPTION_ARG_STRING, &o.mem_mib,
+         "Device memory each process allocates, in MiB: MIB or "
+         "NAME=MIB,...",
+         "SPEC"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.files,
          NULL, NULL},
         G_OPTION_ENTRY_NULL};

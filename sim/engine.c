@@ -289,11 +289,25 @@ static void proc_start(Engine *E, Proc *P)
         need += m->context_mem_bytes;
     }
     if (E->mem_used + need > m->device_mem_bytes) {
+        /* Say why: its allocations, the overhead its context brings, and
+         * what the processes already started hold. */
+        uint64_t alloc = P->spec->device_mem_bytes;
+        uint32_t holding = 0;
+        for (uint32_t i = 0; i < E->n_procs; i++)
+            holding += E->procs[i].mem_bytes > 0;
         refuse(E, P,
-               "out of device memory: it needs %.0f MiB, %.0f MiB of %.0f "
-               "MiB are free",
-               need / 1048576.0, (m->device_mem_bytes - E->mem_used) / 1048576.0,
-               m->device_mem_bytes / 1048576.0);
+               "out of device memory: it needs %.0f MiB (%.0f MiB "
+               "allocations + %.0f MiB %s), %.0f MiB of %.0f MiB are free "
+               "(%.0f MiB in use by the %u processes started before it and "
+               "their contexts)",
+               need / 1048576.0, alloc / 1048576.0,
+               (need - alloc) / 1048576.0,
+               !mps     ? "for its own context"
+               : E->mps ? "for its MPS client"
+                        : "for its MPS client and the MPS server",
+               (m->device_mem_bytes - E->mem_used) / 1048576.0,
+               m->device_mem_bytes / 1048576.0, E->mem_used / 1048576.0,
+               holding);
         return;
     }
     E->mem_used += need;
@@ -301,6 +315,7 @@ static void proc_start(Engine *E, Proc *P)
         MAX(E->res->device_mem_used_bytes, E->mem_used);
     P->mem_bytes = need;
     r->mem_bytes = need;
+    r->mem_alloc_bytes = P->spec->device_mem_bytes;
     if (mps) {
         if (!E->mps)
             E->mps = ctx_new(E, "MPS server", true, m->mps_server_mem_bytes);

@@ -6,11 +6,13 @@
  */
 #include <locale.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "bounds.h"
 #include "commands.h"
 #include "error.h"
+#include "optrange.h"
 
 static const SimCommand commands[] = {
     {"run", "simulate a scenario or profiler trace", sim_cmd_run},
@@ -94,6 +96,79 @@ int sim_cli_report_error(const GError *error)
                                                                         : 1;
 }
 
+/* Numeric options go through the range table (sim/optrange.h): each is
+ * parsed by a callback that checks the value and stores it where the
+ * command's entry said, so an option left out keeps the command's default
+ * and one given outside its range is an error naming the range. */
+typedef struct {
+    const GOptionEntry *orig; /* the command's entries */
+} CliParse;
+
+static const GOptionEntry *cli_find(const CliParse *cp, const char *opt)
+{
+    for (const GOptionEntry *e = cp->orig; e->long_name; e++)
+        if ((opt[1] == '-' && !strcmp(opt + 2, e->long_name)) ||
+            (opt[1] != '-' && e->short_name && opt[1] == e->short_name &&
+             !opt[2]))
+            return e;
+    return NULL;
+}
+
+static gboolean cli_numeric_cb(const gchar *opt, const gchar *value,
+                               gpointer data, GError **error)
+{
+    const GOptionEntry *e = cli_find(data, opt);
+    g_return_val_if_fail(e, FALSE);
+    if (e->arg == G_OPTION_ARG_DOUBLE)
+        return sim_opt_parse_double(e->long_name, value, e->arg_data, error);
+    int64_t v = 0;
+    if (!sim_opt_parse_int64(e->long_name, value, &v, error))
+        return FALSE;
+    if (e->arg == G_OPTION_ARG_INT64)
+        *(gint64 *)e->arg_data = v;
+    else
+        *(int *)e->arg_data = (int)v; /* rows of int options fit an int */
+    return TRUE;
+}
+
+static bool cli_numeric(GOptionArg a)
+{
+    return a == G_OPTION_ARG_INT || a == G_OPTION_ARG_INT64 ||
+           a == G_OPTION_ARG_DOUBLE;
+}
+
+/* @entries with numeric options turned into range-checked callbacks and
+ * their ranges appended to the help text (strings kept in @keep). */
+static GArray *cli_wrap(const GOptionEntry *entries, CliParse *cp,
+                        GPtrArray *keep)
+{
+    GArray *out = g_array_new(TRUE, TRUE, sizeof(GOptionEntry));
+    for (const GOptionEntry *e = entries; e->long_name; e++) {
+        GOptionEntry w = *e;
+        const SimOptRange *r = sim_opt_range(e->long_name);
+        if (cli_numeric(e->arg) && !r)
+            g_error("option --%s has no row in sim/optrange.c",
+                    e->long_name);
+        /* A list option (sweep -n 1-8, --mem-mib NAME=MIB) checks each
+         * item against its row. */
+        if (r && (cli_numeric(e->arg) || e->arg == G_OPTION_ARG_STRING)) {
+            g_autofree char *range = sim_opt_range_text(r);
+            char *d = g_strdup_printf("%s [%s%s]", e->description,
+                                      cli_numeric(e->arg) ? "" : "each ",
+                                      range);
+            g_ptr_array_add(keep, d);
+            w.description = d;
+        }
+        if (cli_numeric(e->arg)) {
+            w.arg = G_OPTION_ARG_CALLBACK;
+            w.arg_data = (gpointer)cli_numeric_cb;
+        }
+        g_array_append_val(out, w);
+    }
+    cp->orig = entries;
+    return out;
+}
+
 gboolean sim_cli_parse(const char *command, const char *params,
                        const char *description, const GOptionEntry *entries,
                        int *argc, char ***argv, int *status)
@@ -103,7 +178,12 @@ gboolean sim_cli_parse(const char *command, const char *params,
     g_autoptr(GOptionContext) ctx = g_option_context_new(params);
     if (description)
         g_option_context_set_description(ctx, description);
-    g_option_context_add_main_entries(ctx, entries, NULL);
+    CliParse cp = {NULL};
+    g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GArray) wrapped = cli_wrap(entries, &cp, keep);
+    GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, &cp, NULL);
+    g_option_group_add_entries(main_group, (GOptionEntry *)wrapped->data);
+    g_option_context_set_main_group(ctx, main_group);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, argc, argv, &error)) {
         fprintf(stderr, "hqsim %s: %s\n(see 'hqsim %s --help')\n", command,

@@ -86,6 +86,14 @@ bool sim_block_needs(const GpuModel *m, const SimKernelSpec *k,
         return false;
     }
 
+    if (k->static_smem_bytes > SIM_STATIC_SMEM_MAX_BYTES) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT,
+                    "static shared memory per block: %u bytes exceeds the "
+                    "%u-byte (48 KiB) static limit of every architecture; "
+                    "shared memory above it must be dynamic",
+                    k->static_smem_bytes, SIM_STATIC_SMEM_MAX_BYTES);
+        return false;
+    }
     uint64_t smem = (uint64_t)k->static_smem_bytes + k->dynamic_smem_bytes;
     if (smem > m->max_smem_per_block_bytes) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT,

@@ -20,6 +20,13 @@
 #include "gpu_model.h"
 #include "scenario.h"
 
+/* Static shared memory per block (__shared__ arrays) is limited to 48 KiB
+ * on every architecture; more needs dynamic shared memory and the
+ * cudaFuncAttributeMaxDynamicSharedMemorySize opt-in, up to the model's
+ * max_smem_per_block_bytes.  A kernel declaring more static memory does
+ * not compile ("uses too much shared data"): sim_block_needs refuses it. */
+#define SIM_STATIC_SMEM_MAX_BYTES 49152u
+
 typedef enum {
     SIM_LIMIT_WARPS,  /* threads/warps per SM */
     SIM_LIMIT_BLOCKS, /* block slots per SM */

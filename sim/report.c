@@ -1,6 +1,8 @@
 /* report.c -- text, JSON and CSV views of results.  See report.h. */
 #include "report.h"
 
+#include "prepare.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
@@ -58,7 +60,7 @@ static SimTime proc_span(const SimProcResult *p)
  * Text
  * ------------------------------------------------------------------------ */
 
-static void text_gpu(const SimResult *r, GString *o)
+static void text_gpu(const SimResult *r, const GpuModel *m, GString *o)
 {
     g_string_append_printf(
         o,
@@ -79,10 +81,35 @@ static void text_gpu(const SimResult *r, GString *o)
                            ms(r->copy_busy_ns[SIM_COPY_H2D]),
                            ms(r->copy_busy_ns[SIM_COPY_D2H]),
                            ms(r->copy_busy_ns[SIM_COPY_D2D]));
+    uint64_t alloc = 0, total = 0;
+    for (uint32_t i = 0; i < r->n_procs; i++) {
+        alloc += r->procs[i].mem_alloc_bytes;
+        total += r->procs[i].mem_bytes;
+    }
     g_string_append_printf(o,
-                           "  device memory (peak)     %.0f of %.0f MiB\n",
+                           "  device memory (peak)     %.0f of %.0f MiB: "
+                           "%.0f MiB allocations + %.0f MiB contexts (%.0f "
+                           "MiB per own context; MPS: %.0f per client, %.0f "
+                           "for the server)\n",
                            r->device_mem_used_bytes / 1048576.0,
-                           r->device_mem_bytes / 1048576.0);
+                           r->device_mem_bytes / 1048576.0, alloc / 1048576.0,
+                           (total - alloc) / 1048576.0,
+                           m->context_mem_bytes / 1048576.0,
+                           m->mps_client_mem_bytes / 1048576.0,
+                           m->mps_server_mem_bytes / 1048576.0);
+}
+
+/* The model's calibration and the trace's GPU mapping, one line each
+ * (prepare.h, prep_caveats). */
+static void text_caveats(const GpuModel *m, const SimScenario *sc,
+                         GString *o)
+{
+    g_auto(GStrv) w = prep_caveats(sc, m);
+    g_string_append_printf(o, "GPU model %s: %s\n", m->name,
+                           m->calibrated ? "calibrated on hardware"
+                                         : "NOT calibrated");
+    for (char **s = w; *s; s++)
+        g_string_append_printf(o, "warning: %s\n", *s);
 }
 
 void sim_report_text(const SimResult *r, const GpuModel *m,
@@ -91,6 +118,7 @@ void sim_report_text(const SimResult *r, const GpuModel *m,
     g_string_append_printf(o, "hqsim run: %s (%s) on %s (%s), mode %s\n",
                            sc->source, sc->format, m->name, m->display_name,
                            r->mode);
+    text_caveats(m, sc, o);
     g_string_append_printf(o, "makespan %.3f ms; %llu events\n\n",
                            ms(r->makespan_ns), (unsigned long long)r->events);
     g_string_append(o, "Processes\n");
@@ -145,7 +173,7 @@ void sim_report_text(const SimResult *r, const GpuModel *m,
             break;
     }
     g_string_append_c(o, '\n');
-    text_gpu(r, o);
+    text_gpu(r, m, o);
     if (r->notes->len) {
         g_string_append(o, "\nNotes\n");
         for (guint i = 0; i < r->notes->len; i++)
@@ -173,12 +201,15 @@ static cJSON *json_run(const SimResult *r)
     cJSON_AddNumberToObject(o, "latency_p99_ms",
                             ms(sim_result_latency_pct(r, 99)));
     cJSON *g = cJSON_AddObjectToObject(o, "gpu_metrics");
-    cJSON_AddNumberToObject(g, "gpu_util", r->gpu_util);
-    cJSON_AddNumberToObject(g, "gpu_util_max_sample", r->gpu_util_max_sample);
+    /* Names as the tools that measure them: nvidia-smi's utilization.gpu
+     * (as a fraction), DCGM's sm_active and sm_occupancy. */
+    cJSON_AddNumberToObject(g, "utilization.gpu", r->gpu_util);
+    cJSON_AddNumberToObject(g, "utilization.gpu_max_sample",
+                            r->gpu_util_max_sample);
     cJSON_AddNumberToObject(g, "nvml_sample_period_ms",
                             ms(r->nvml_period_ns));
     cJSON_AddNumberToObject(g, "sm_active", r->sm_active);
-    cJSON_AddNumberToObject(g, "achieved_occupancy", r->achieved_occupancy);
+    cJSON_AddNumberToObject(g, "sm_occupancy", r->achieved_occupancy);
     cJSON_AddNumberToObject(g, "context_switches",
                             (double)r->context_switches);
     cJSON_AddNumberToObject(g, "copy_busy_h2d_ms",
@@ -191,7 +222,7 @@ static cJSON *json_run(const SimResult *r)
                             r->device_mem_used_bytes / 1048576.0);
     cJSON_AddNumberToObject(g, "device_mem_mib",
                             r->device_mem_bytes / 1048576.0);
-    cJSON *samples = cJSON_AddArrayToObject(g, "gpu_util_samples");
+    cJSON *samples = cJSON_AddArrayToObject(g, "utilization.gpu_samples");
     for (guint i = 0; i < r->util_samples->len; i++)
         cJSON_AddItemToArray(
             samples,
@@ -211,6 +242,11 @@ static cJSON *json_run(const SimResult *r)
         cJSON_AddNumberToObject(po, "active_thread_pct",
                                 p->active_thread_pct);
         cJSON_AddNumberToObject(po, "mem_mib", p->mem_bytes / 1048576.0);
+        cJSON_AddNumberToObject(po, "mem_alloc_mib",
+                                p->mem_alloc_bytes / 1048576.0);
+        cJSON_AddNumberToObject(po, "mem_context_mib",
+                                (p->mem_bytes - p->mem_alloc_bytes) /
+                                    1048576.0);
         cJSON_AddNumberToObject(po, "start_ms", ms(p->start_ns));
         cJSON_AddNumberToObject(po, "end_ms", ms(p->end_ns));
         cJSON_AddNumberToObject(po, "makespan_ms", ms(proc_span(p)));
@@ -260,6 +296,18 @@ static void json_header(cJSON *o, const GpuModel *m, const SimScenario *sc)
     cJSON_AddStringToObject(o, "gpu_model", m->name);
     cJSON_AddStringToObject(o, "gpu_display_name", m->display_name);
     cJSON_AddBoolToObject(o, "gpu_calibrated", m->calibrated);
+    if (sc->gpu_recorded)
+        cJSON_AddStringToObject(o, "gpu_recorded", sc->gpu_recorded);
+    else
+        cJSON_AddNullToObject(o, "gpu_recorded");
+    if (sc->gpu_mapping)
+        cJSON_AddStringToObject(o, "gpu_mapping", sc->gpu_mapping);
+    else
+        cJSON_AddNullToObject(o, "gpu_mapping");
+    g_auto(GStrv) w = prep_caveats(sc, m);
+    cJSON *arr = cJSON_AddArrayToObject(o, "warnings");
+    for (char **s = w; *s; s++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(*s));
 }
 
 char *sim_report_json(const SimResult *r, const GpuModel *m,
@@ -338,8 +386,10 @@ void sim_report_compare_text(SimResult *const *runs, uint32_t n,
                              const GpuModel *m, const SimScenario *sc,
                              GString *o)
 {
-    g_string_append_printf(o, "hqsim compare: %s (%s) on %s (%s)\n\n",
+    g_string_append_printf(o, "hqsim compare: %s (%s) on %s (%s)\n",
                            sc->source, sc->format, m->name, m->display_name);
+    text_caveats(m, sc, o);
+    g_string_append_c(o, '\n');
     g_string_append_printf(o, "  %-26s", "");
     for (uint32_t i = 0; i < n; i++)
         g_string_append_printf(o, " %14s", runs[i]->mode);

@@ -67,6 +67,8 @@ typedef struct {
     double active_thread_pct;
     uint64_t mem_bytes;         /* device memory charged to it (allocations
                                    + its context or MPS client share) */
+    uint64_t mem_alloc_bytes;   /* of which its own allocations; the rest
+                                   is per-context overhead */
     SimTime start_ns;
     SimTime end_ns;             /* its last op finished (or it died) */
     uint64_t kernels, copies;

@@ -13,10 +13,31 @@ static double copy_bw(const GpuModel *m, SimCopyDir d)
                                : m->d2d_bandwidth_gbps;
 }
 
+/* Cut @k's shared memory to @to's per-block maximum, dynamic first.
+ * Returns whether it had to. */
+static bool clamp_smem(SimKernelSpec *k, const GpuModel *to)
+{
+    uint64_t max = to->max_smem_per_block_bytes;
+    uint64_t total = (uint64_t)k->static_smem_bytes + k->dynamic_smem_bytes;
+    if (total <= max)
+        return false;
+    uint64_t cut = total - max;
+    uint64_t from_dyn = MIN(cut, (uint64_t)k->dynamic_smem_bytes);
+    k->dynamic_smem_bytes -= (uint32_t)from_dyn;
+    k->static_smem_bytes -= (uint32_t)(cut - from_dyn);
+    return true;
+}
+
+/* How shared memory that does not fit the target is handled. */
+typedef struct {
+    bool fit_smem;    /* give such kernels the target's maximum */
+    uint32_t clamped; /* kernels that got it */
+} Fit;
+
 /* Rescale one kernel or copy op's work from @from to @to. */
 static bool retarget_op(SimOp *op, const GpuModel *from, const GpuModel *to,
                         const SimScenario *sc, const SimProcessSpec *p,
-                        uint32_t i, GError **error)
+                        uint32_t i, Fit *fit, GError **error)
 {
     const double clk = (double)from->sm_clock_mhz / to->sm_clock_mhz;
     if (op->kind == SIM_OP_COPY && op->u.copy.duration_ns) {
@@ -31,6 +52,7 @@ static bool retarget_op(SimOp *op, const GpuModel *from, const GpuModel *to,
     if (k->block_time_ns) {
         k->block_time_ns =
             (SimTime)MAX(1.0, llround((double)k->block_time_ns * clk));
+        fit->clamped += fit->fit_smem && clamp_smem(k, to);
         return true;
     }
     SimOccupancy occ;
@@ -49,12 +71,15 @@ static bool retarget_op(SimOp *op, const GpuModel *from, const GpuModel *to,
     double block = (double)k->duration_ns / (double)waves * clk;
     k->block_time_ns = (SimTime)MAX(1.0, llround(block));
     k->duration_ns = 0;
+    fit->clamped += fit->fit_smem && clamp_smem(k, to);
     return true;
 }
 
 bool sim_scenario_retarget(SimScenario *sc, const GpuModel *from,
-                           const GpuModel *to, GError **error)
+                           const GpuModel *to, bool fit_smem,
+                           uint32_t *n_clamped, GError **error)
 {
+    Fit fit = {fit_smem, 0};
     /* A graph launched by several ops is rescaled once. */
     g_autoptr(GHashTable) done = g_hash_table_new(NULL, NULL);
     for (guint pi = 0; pi < sc->processes->len; pi++) {
@@ -62,7 +87,7 @@ bool sim_scenario_retarget(SimScenario *sc, const GpuModel *from,
         for (uint32_t i = 0; i < p->n_ops; i++) {
             SimOp *op = &p->ops[i];
             if (op->kind != SIM_OP_GRAPH) {
-                if (!retarget_op(op, from, to, sc, p, i, error))
+                if (!retarget_op(op, from, to, sc, p, i, &fit, error))
                     return false;
                 continue;
             }
@@ -70,11 +95,13 @@ bool sim_scenario_retarget(SimScenario *sc, const GpuModel *from,
                 continue;
             for (uint32_t n = 0; n < op->u.graph->n_nodes; n++)
                 if (!retarget_op(&op->u.graph->nodes[n].op, from, to, sc, p,
-                                 i, error))
+                                 i, &fit, error))
                     return false;
         }
     }
     g_free(sc->gpu);
     sc->gpu = g_strdup(to->name);
+    if (n_clamped)
+        *n_clamped = fit.clamped;
     return true;
 }

@@ -9,7 +9,13 @@
  *    the engine then finds B's own waves from B's occupancy;
  *  - a copy with a recorded duration scales by the ratio of the two GPUs'
  *    bandwidths in its direction;
- *  - kernels given by block time scale by the clock ratio alone.
+ *  - kernels given by block time scale by the clock ratio alone;
+ *  - with @fit_smem (imported traces), a kernel asking for more shared
+ *    memory per block than B allows (an sm_90 cuDNN kernel of 227 KiB
+ *    moved to a K40's 48 KiB) is given B's maximum, dynamic memory cut
+ *    first: a library picks the variant that fits the GPU it runs on, and
+ *    hqsim keeps the work, not the variant.  A native scenario's kernels
+ *    keep what their author wrote (one that does not fit B fails there).
  */
 #ifndef SIM_RETARGET_H
 #define SIM_RETARGET_H
@@ -20,9 +26,11 @@
 #include "gpu_model.h"
 #include "scenario.h"
 
-/* Rewrite @sc's work from @from to @to.  Fails (naming the op) if a kernel
- * does not fit on @from. */
+/* Rewrite @sc's work from @from to @to.  *@n_clamped (nullable) counts
+ * the kernels whose shared memory was cut to @to's maximum.  Fails (naming
+ * the op) if a kernel does not fit on @from. */
 bool sim_scenario_retarget(SimScenario *sc, const GpuModel *from,
-                           const GpuModel *to, GError **error);
+                           const GpuModel *to, bool fit_smem,
+                           uint32_t *n_clamped, GError **error);
 
 #endif /* SIM_RETARGET_H */

@@ -170,6 +170,8 @@ void sim_scenario_free(SimScenario *sc)
     g_free(sc->format);
     g_free(sc->description);
     g_free(sc->gpu);
+    g_free(sc->gpu_recorded);
+    g_free(sc->gpu_mapping);
     g_free(sc);
 }
 
@@ -273,10 +275,28 @@ SimScenario *sim_scenario_copy(const SimScenario *sc)
     SimScenario *c = sim_scenario_new(sc->source, sc->format);
     c->description = g_strdup(sc->description);
     c->gpu = g_strdup(sc->gpu);
+    c->gpu_recorded = g_strdup(sc->gpu_recorded);
+    c->gpu_mapping = g_strdup(sc->gpu_mapping);
     c->seed = sc->seed;
     for (guint i = 0; i < sc->processes->len; i++)
         process_copy(c, g_ptr_array_index(sc->processes, i), NULL);
     return c;
+}
+
+void sim_scenario_append(SimScenario *dst, const SimScenario *src)
+{
+    for (guint i = 0; i < src->processes->len; i++) {
+        const SimProcessSpec *p = g_ptr_array_index(src->processes, i);
+        bool taken = false;
+        for (guint j = 0; j < dst->processes->len && !taken; j++)
+            taken = !strcmp(((SimProcessSpec *)g_ptr_array_index(
+                                 dst->processes, j))
+                                ->name,
+                            p->name);
+        g_autofree char *name =
+            taken ? g_strdup_printf("%s (fixed)", p->name) : NULL;
+        process_copy(dst, p, name);
+    }
 }
 
 void sim_scenario_replicate_process(SimScenario *sc, uint32_t index,

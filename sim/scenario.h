@@ -188,6 +188,12 @@ typedef struct SimScenario {
     char *format;               /* "hqsim", "nvprof", "nsys-sqlite"... */
     char *description;          /* (nullable, owned) */
     char *gpu;                  /* suggested GPU model name (nullable) */
+    char *gpu_recorded;         /* the GPU a trace names, as it names it
+                                   (nullable, owned) */
+    char *gpu_mapping;          /* why `gpu` is not exactly the recorded
+                                   GPU (nearest by generation, or no GPU
+                                   named and one assumed); NULL when exact
+                                   or native (owned) */
     uint64_t seed;
     GStringChunk *strings;
     GPtrArray *processes;       /* SimProcessSpec*, owned */
@@ -244,6 +250,10 @@ SimScenario *sim_scenario_copy(const SimScenario *sc);
  * ops limits (bounds.h), checked before the memory is spent. */
 bool sim_scenario_check_copies(const SimScenario *sc, uint32_t n,
                                GError **error);
+
+/* Append a copy of every process of @src to @dst (a process whose name
+ * @dst already has gets " (fixed)" appended).  Used by `sweep --fixed`. */
+void sim_scenario_append(SimScenario *dst, const SimScenario *src);
 
 /* Append @n copies of process @index named NAME#1..NAME#n (the original
  * becomes NAME#0 when n >= 1).  Used by --processes N. */

@@ -94,6 +94,16 @@ static inline double jnum(const cJSON *j, const char *path)
     for (int i = 0; parts[i]; i++) {
         char *end = NULL;
         long idx = strtol(parts[i], &end, 10);
+        /* A key with dots in it (nvidia-smi's "utilization.gpu") matches
+         * the whole rest of the path. */
+        g_autofree char *rest = g_strjoinv(".", parts + i);
+        const cJSON *whole =
+            cJSON_IsObject(cur) ? cJSON_GetObjectItemCaseSensitive(cur, rest)
+                                : NULL;
+        if (whole && parts[i + 1]) {
+            cur = whole;
+            break;
+        }
         if (end && *end == 0 && cJSON_IsArray(cur))
             cur = cJSON_GetArrayItem(cur, (int)idx);
         else

@@ -72,13 +72,13 @@ static void test_e2e_spin_one_thread_gpu_util_myth(void **state)
     (void)state;
     g_autofree char *f = source_path("traces/spin-1thread.json");
     cJSON *j = run_hqsim_json("run", f, "--json", "-", "-q", NULL);
-    double util = jnum(j, "run.gpu_metrics.gpu_util");
+    double util = jnum(j, "run.gpu_metrics.utilization.gpu");
     double active = jnum(j, "run.gpu_metrics.sm_active");
-    double occ = jnum(j, "run.gpu_metrics.achieved_occupancy");
+    double occ = jnum(j, "run.gpu_metrics.sm_occupancy");
     assert_true(util > 0.9999 && util <= 1.0);
     assert_true(fabs(active - util / 132) < 1e-9);
     assert_true(fabs(occ - util / (132 * 64.0)) < 1e-9);
-    assert_true(jnum(j, "run.gpu_metrics.gpu_util_max_sample") == 1.0);
+    assert_true(jnum(j, "run.gpu_metrics.utilization.gpu_max_sample") == 1.0);
     cJSON_Delete(j);
 }
 

@@ -139,12 +139,15 @@ static void test_e2e_sweep_bad_usage(void **state)
     const struct {
         const char *opt, *val, *msg;
     } bad[] = {
-        {"--processes", "0", "--processes: '0'"},
+        {"--processes", "0", "--processes 0: expected a whole number in "
+                             "1-4096"},
         {"--processes", "4-2", "--processes: '4-2'"},
-        {"--thread-pct", "150", "--thread-pct: '150'"},
+        {"--thread-pct", "150", "--thread-pct 150: expected a number in "
+                                "(0, 100]"},
         {"--modes", "shared", "unknown mode 'shared'"},
-        {"--connections", "64", "--connections: '64'"},
-        {"--threads", "-1", "--threads must be"},
+        {"--connections", "64", "--connections 64: expected a whole "
+                                "number in 1-32"},
+        {"--threads", "-1", "--threads -1: expected a whole number"},
         {"--gpu", "h999", "h999"},
         {"--plot", "x.gif", "must end in .png or .svg"},
     };

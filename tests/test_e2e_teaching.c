@@ -54,11 +54,11 @@ static void test_teaching_a_one_thread_reads_100pct(void **state)
 {
     (void)state;
     cJSON *j = teach("run", "a-one-thread-100pct");
-    assert_true(jnum(j, "run.gpu_metrics.gpu_util") > 0.9999);
+    assert_true(jnum(j, "run.gpu_metrics.utilization.gpu") > 0.9999);
     const cJSON *samples = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(j, "run"), "gpu_metrics"),
-        "gpu_util_samples");
+        "utilization.gpu_samples");
     /* one nvidia-smi sample per sampling period of the model */
     double period = jnum(j, "run.gpu_metrics.nvml_sample_period_ms");
     double ms = jnum(j, "run.makespan_ms");
@@ -67,7 +67,7 @@ static void test_teaching_a_one_thread_reads_100pct(void **state)
     cJSON_ArrayForEach(s, samples)
         assert_true(s->valuedouble > 0.999);
     assert_true(jnum(j, "run.gpu_metrics.sm_active") < 1.0 / 132 + 1e-6);
-    assert_true(jnum(j, "run.gpu_metrics.achieved_occupancy") <
+    assert_true(jnum(j, "run.gpu_metrics.sm_occupancy") <
                 1.0 / (132 * 64) + 1e-6);
     cJSON_Delete(j);
 }
@@ -78,8 +78,8 @@ static void test_teaching_b_mps_lower_util_yet_faster(void **state)
 {
     (void)state;
     cJSON *j = teach("compare", "b-mps-lower-util-faster");
-    double util_ts = jnum(j, "runs.0.gpu_metrics.gpu_util");
-    double util_mps = jnum(j, "runs.1.gpu_metrics.gpu_util");
+    double util_ts = jnum(j, "runs.0.gpu_metrics.utilization.gpu");
+    double util_mps = jnum(j, "runs.1.gpu_metrics.utilization.gpu");
     double thr_ts = jnum(j, "runs.0.throughput_per_s");
     double thr_mps = jnum(j, "runs.1.throughput_per_s");
     if (!(util_mps < util_ts - 0.3 && thr_mps > 1.5 * thr_ts))
@@ -105,7 +105,7 @@ static void test_teaching_c_utilization_is_not_speed(void **state)
     double period = jnum(j, "run.gpu_metrics.nvml_sample_period_ms");
     const cJSON *samples = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(run, "gpu_metrics"),
-        "gpu_util_samples");
+        "utilization.gpu_samples");
     /* the nvidia-smi samples that lie wholly inside each phase */
     double s_sum[2] = {0, 0};
     int s_n[2] = {0, 0};
@@ -165,8 +165,8 @@ static void test_teaching_e_mps_gains_nothing_on_full_gpu(void **state)
     double ratio = jnum(j, "ratios_last_over_first.throughput");
     if (!(ratio > 1.0 && ratio < 1.3))
         fail_msg("MPS / timeslice throughput %.4f", ratio);
-    assert_true(jnum(j, "runs.0.gpu_metrics.achieved_occupancy") > 0.85);
-    assert_true(jnum(j, "runs.1.gpu_metrics.achieved_occupancy") > 0.99);
+    assert_true(jnum(j, "runs.0.gpu_metrics.sm_occupancy") > 0.85);
+    assert_true(jnum(j, "runs.1.gpu_metrics.sm_occupancy") > 0.99);
     cJSON_Delete(j);
 }
 

@@ -29,7 +29,7 @@ static SimOp fat(uint32_t stream, const char *name, uint32_t grid,
                  SimTime d)
 {
     SimOp op = test_kernel(stream, name, grid, 1024, d);
-    op.u.kernel.static_smem_bytes = 120 * 1024;
+    op.u.kernel.dynamic_smem_bytes = 120 * 1024; /* over 48 KiB: dynamic */
     return op;
 }
 
@@ -151,7 +151,7 @@ static void test_engine_occupancy_limits_concurrency(void **state)
     p = test_process(sc, "p", 2);
     a = test_kernel(0, "a", 4, 512, MS(1));
     b = test_kernel(1, "b", 4, 512, MS(1));
-    a.u.kernel.static_smem_bytes = b.u.kernel.static_smem_bytes = 64 * 1024;
+    a.u.kernel.dynamic_smem_bytes = b.u.kernel.dynamic_smem_bytes = 64 * 1024;
     sim_process_add_op(p, &a);
     sim_process_add_op(p, &b);
     g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
@@ -693,7 +693,7 @@ static void test_engine_batched_placement_matches_exact(void **state)
             k.u.kernel.regs_per_thread =
                 8u * (uint32_t)g_rand_int_range(rng, 1, 9);
             if (g_rand_boolean(rng))
-                k.u.kernel.static_smem_bytes =
+                k.u.kernel.dynamic_smem_bytes =
                     1024u * (uint32_t)g_rand_int_range(rng, 0, 100);
             sim_process_add_op(p, &k);
         }

@@ -526,6 +526,26 @@ static void test_kineto_two_pids_two_processes(void **state)
     assert_string_equal(proc(sc, 1)->ops[0].u.kernel.name, "b");
 }
 
+/* PyTorch's [memory] events: the process's device memory is the peak the
+ * caching allocator reserved on the imported GPU (64 MiB); events of
+ * another GPU (512 MiB on device 1) and of the CPU (900 MiB) do not
+ * count.  Without such events the memory stays unknown (0). */
+static void test_kineto_memory_events(void **state)
+{
+    (void)state;
+    g_autoptr(SimImportReport) rep = NULL;
+    g_autoptr(SimScenario) sc =
+        import1(DATA "kineto_memory.json", US(2), &rep);
+    assert_int_equal(proc(sc, 0)->device_mem_bytes, 64u << 20);
+    bool noted = false;
+    for (char **n = rep->notes; n && *n; n++)
+        noted |= contains(*n, "device memory 64.0 MiB");
+    assert_true(noted);
+    g_autoptr(SimScenario) plain =
+        import1(DATA "kineto_2024.json", US(2), NULL);
+    assert_int_equal(proc(plain, 0)->device_mem_bytes, 0);
+}
+
 /* --process keeps processes by name, base name or pid. */
 static void test_process_filter(void **state)
 {
@@ -772,6 +792,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nvprof_v20_program),
+        cmocka_unit_test(test_kineto_memory_events),
         cmocka_unit_test(test_nvprof_v20_identity_replay),
         cmocka_unit_test(test_nvprof_skips_unified_memory_rows),
         cmocka_unit_test(test_nvprof_peer_columns),

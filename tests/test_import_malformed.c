@@ -460,6 +460,84 @@ static void test_mutated_fixtures_never_crash(void **state)
     assert_true(failed > 0);
 }
 
+/* Device memory from an nsys export: the peak of device allocations not
+ * yet freed per process (CUDA_GPU_MEMORY_USAGE_EVENTS, recorded with
+ * --cuda-memory-usage=true): 16 + 32 MiB, then 16 freed, then 8 more: the
+ * peak is 48 MiB; pinned host memory (memKind 1) and another GPU's (device
+ * 1) do not count.  Without the table, cudaMalloc calls give a note and
+ * the memory stays unknown. */
+#define MEM_TABLE                                                           \
+    "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS(start INTEGER,"              \
+    " globalPid INTEGER, deviceId INTEGER, contextId INTEGER,"              \
+    " address INTEGER, pc INTEGER, bytes INTEGER, memKind INTEGER,"         \
+    " memoryOperationType INTEGER, name TEXT, correlationId INTEGER);"
+
+static void test_sqlite_memory(void **state)
+{
+    Tmp *t = *state;
+    const char *kernel_row =
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(10000, 30000, 0, 1,"
+        " 13, 5, " GPID ", 1, 2, 32, 64, 1, 1, 256, 1, 1, 0, 1024);";
+    g_autofree char *sql = g_strconcat(
+        NSYS_BASE KERNEL_TABLE, kernel_row,
+        MEM_TABLE
+        "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES"
+        " (100, " GPID ", 0, 1, 1, 0, 16777216, 2, 0, NULL, 1),"
+        " (200, " GPID ", 0, 1, 2, 0, 33554432, 2, 0, NULL, 2),"
+        " (300, " GPID ", 0, 1, 1, 0, 16777216, 2, 1, NULL, 3),"
+        " (400, " GPID ", 0, 1, 3, 0, 8388608, 2, 0, NULL, 4),"
+        " (500, " GPID ", 0, 1, 4, 0, 1073741824, 1, 0, NULL, 5),"
+        " (600, " GPID ", 1, 2, 5, 0, 1073741824, 2, 0, NULL, 6);",
+        NULL);
+    g_autofree char *db = make_db(t, "mem.sqlite", sql);
+    char *paths[] = {db};
+    SimImportOptions opt;
+    sim_import_options_init(&opt);
+    opt.launch_latency_ns = 3000;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(SimImportReport) rep = NULL;
+    g_autoptr(SimScenario) sc =
+        sim_workload_load_report(paths, 1, &opt, &rep, &error);
+    if (!sc)
+        fail_msg("%s", error->message);
+    const SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
+    assert_int_equal(p->device_mem_bytes, 48u << 20);
+
+    /* cudaMalloc calls without sizes: a note, memory unknown. */
+    g_autofree char *sql2 = g_strconcat(
+        NSYS_BASE KERNEL_TABLE, kernel_row,
+        "INSERT INTO StringIds VALUES(9, 'cudaMalloc_v3020');"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER, end INTEGER,"
+        " eventClass INTEGER, globalTid INTEGER, correlationId INTEGER,"
+        " nameId INTEGER, returnValue INTEGER, callchainId INTEGER);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES"
+        " (500, 900, 0, " GPID ", 4, 9, 0, NULL),"
+        " (2000, 6000, 0, " GPID ", 5, 3, 0, NULL);",
+        NULL);
+    g_autofree char *db2 = make_db(t, "malloc.sqlite", sql2);
+    char *paths2[] = {db2};
+    g_autoptr(SimImportReport) rep2 = NULL;
+    g_autoptr(SimScenario) sc2 =
+        sim_workload_load_report(paths2, 1, &opt, &rep2, &error);
+    if (!sc2)
+        fail_msg("%s", error->message);
+    p = g_ptr_array_index(sc2->processes, 0);
+    assert_int_equal(p->device_mem_bytes, 0);
+    bool noted = false;
+    for (char **n = rep2->notes; n && *n; n++)
+        noted |= strstr(*n, "1 cudaMalloc calls") != NULL;
+    assert_true(noted);
+
+    /* A negative size is refused, naming the table and column. */
+    g_autofree char *sql3 = g_strconcat(
+        NSYS_BASE KERNEL_TABLE, kernel_row, MEM_TABLE
+        "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES"
+        " (100, " GPID ", 0, 1, 1, 0, -5, 2, 0, NULL, 1);",
+        NULL);
+    g_autofree char *db3 = make_db(t, "badmem.sqlite", sql3);
+    expect_error(db3, "CUDA_GPU_MEMORY_USAGE_EVENTS", "'bytes'", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -470,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_kineto_bad_inputs),
         cmocka_unit_test(test_gzip_inputs),
         cmocka_unit_test(test_sqlite_inputs),
+        cmocka_unit_test(test_sqlite_memory),
         cmocka_unit_test(test_mutated_fixtures_never_crash),
     };
     return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);

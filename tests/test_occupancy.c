@@ -401,13 +401,29 @@ static void test_occupancy_regs_per_block_rounds_warps_up(void **state)
 static void test_occupancy_rejects_too_much_smem(void **state)
 {
     Models *f = *state;
-    /* 100 KiB static + 128 KiB dynamic = 233472 > 227 KiB = 232448. */
-    check_nofit(f->h100, kernel(32, 32, 102400, 131072), SIM_ERROR_NOFIT,
-                "shared memory per block: 233472 bytes (102400 static + "
-                "131072 dynamic) exceeds the maximum of 232448");
+    /* 40 KiB static + 188 KiB dynamic = 233472 > 227 KiB = 232448. */
+    check_nofit(f->h100, kernel(32, 32, 40960, 192512), SIM_ERROR_NOFIT,
+                "shared memory per block: 233472 bytes (40960 static + "
+                "192512 dynamic) exceeds the maximum of 232448");
     /* V100: 96 KiB + 1 byte. */
-    check_nofit(f->v100, kernel(32, 32, 98305, 0), SIM_ERROR_NOFIT,
+    check_nofit(f->v100, kernel(32, 32, 0, 98305), SIM_ERROR_NOFIT,
                 "exceeds the maximum of 98304 bytes on v100");
+    /* Static shared memory stops at 48 KiB on every architecture, even
+     * where the total would fit (H100: 227 KiB with the opt-in). */
+    check_nofit(f->h100, kernel(32, 32, 49153, 0), SIM_ERROR_NOFIT,
+                "static shared memory per block: 49153 bytes exceeds the "
+                "49152-byte (48 KiB) static limit");
+    SimOccupancy occ;
+    g_autoptr(GError) e = NULL;
+    assert_true(sim_occupancy(f->h100, &(SimKernelSpec){.name = "k",
+                                                        .grid = {1, 1, 1},
+                                                        .block = {32, 1, 1},
+                                                        .regs_per_thread = 32,
+                                                        .static_smem_bytes =
+                                                            49152,
+                                                        .dynamic_smem_bytes =
+                                                            65536},
+                              &occ, &e));
 }
 
 static void test_occupancy_rejects_empty_block(void **state)

@@ -1,0 +1,195 @@
+/* prepare.c -- load, infer, rewrite, retarget and replicate a workload.
+ * See prepare.h. */
+#include "prepare.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../import/import.h"
+#include "../import/replay.h"
+#include "error.h"
+#include "optrange.h"
+#include "retarget.h"
+#include "transform.h"
+
+/* Rounds of the time-alone inference (import/replay.h): enough for every
+ * bundled trace to converge. */
+#define PREP_INFER_ROUNDS 40
+/* The model assumed for a trace that names no GPU (and the default of
+ * every command). */
+#define PREP_DEFAULT_GPU "h100-sxm"
+
+/* @want names process @proc: its whole name, or the name before a
+ * trace's "[pid]" or a copy's "#k" ("python3" names "python3[1924]#2"). */
+static bool name_matches(const char *proc, const char *want)
+{
+    size_t n = strlen(want);
+    return !strncmp(proc, want, n) &&
+           (proc[n] == 0 || proc[n] == '#' || proc[n] == '[');
+}
+
+bool prep_set_memory(SimScenario *sc, const char *spec, GError **error)
+{
+    g_auto(GStrv) items = g_strsplit(spec, ",", -1);
+    if (!items[0]) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--mem-mib: give MIB or NAME=MIB,...");
+        return false;
+    }
+    for (int i = 0; items[i]; i++) {
+        char *eq = strchr(items[i], '=');
+        const char *num = eq ? eq + 1 : items[i];
+        if (eq)
+            *eq = 0;
+        const char *who = eq ? g_strstrip(items[i]) : NULL;
+        double mib = 0;
+        if (!sim_opt_parse_double("mem-mib", num, &mib, error))
+            return false;
+        uint32_t hit = 0;
+        for (guint p = 0; p < sc->processes->len; p++) {
+            SimProcessSpec *ps = g_ptr_array_index(sc->processes, p);
+            if (who && !name_matches(ps->name, who))
+                continue;
+            ps->device_mem_bytes = (uint64_t)llround(mib * 1048576.0);
+            hit++;
+        }
+        if (!hit) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                        "--mem-mib: %s: no process named '%s' in %s", num,
+                        who, sc->source);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Steps 1-2: the workload as recorded, with times alone inferred. */
+static SimScenario *load_inferred(char *const *files, int n,
+                                  const PrepOptions *o, GError **error)
+{
+    SimImportOptions io;
+    sim_import_options_init(&io);
+    io.models_dir = o->models_dir;
+    g_autoptr(SimImportReport) rep = NULL;
+    SimScenario *sc = sim_workload_load_report(files, n, &io, &rep, error);
+    if (!sc || !rep || !rep->timed)
+        return sc;
+    /* A trace that names no GPU was recorded on one we must assume: say
+     * so, and rescale from it when another GPU is asked for. */
+    if (!sc->gpu) {
+        sc->gpu = g_strdup(PREP_DEFAULT_GPU);
+        sc->gpu_mapping = g_strdup(
+            "the trace names no GPU: recorded on " PREP_DEFAULT_GPU
+            " assumed");
+    }
+    if (o->as_recorded)
+        return sc;
+    /* Issue times are inferred with the latencies of the model closest to
+     * the GPU the trace was recorded on: the run being replayed. */
+    g_autoptr(GpuModel) src = sim_gpu_model_find(sc->gpu, o->models_dir,
+                                                 error);
+    if (!src ||
+        sim_workload_infer_solo(sc, rep, src, PREP_INFER_ROUNDS, error) < 0) {
+        sim_scenario_free(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
+                       GError **error)
+{
+    if (n < 1) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "give a scenario file or a profiler trace");
+        return NULL;
+    }
+    SimScenario *sc = load_inferred(files, n, o, error);
+    if (!sc)
+        return NULL;
+    bool ok = !o->mem_mib || prep_set_memory(sc, o->mem_mib, error);
+    if (ok && o->loop_request)
+        ok = sim_scenario_loop_request(
+            sc, o->iterations ? o->iterations : 100, error);
+    if (ok && o->iterations && !o->loop_request)
+        for (guint i = 0; i < sc->processes->len; i++)
+            ((SimProcessSpec *)g_ptr_array_index(sc->processes, i))
+                ->iterations = o->iterations;
+    if (ok && o->host_scale > 0 && o->host_scale != 1)
+        sim_scenario_scale_host(sc, o->host_scale);
+    if (!ok) {
+        sim_scenario_free(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+SimScenario *prep_target(const SimScenario *base, const GpuModel *to,
+                         uint32_t n_copies, const PrepOptions *o,
+                         char **note, GError **error)
+{
+    if (note)
+        *note = NULL;
+    SimScenario *sc = sim_scenario_copy(base);
+    if (base->gpu) {
+        g_autoptr(GpuModel) from =
+            sim_gpu_model_find(base->gpu, o->models_dir, error);
+        if (!from) {
+            sim_scenario_free(sc);
+            return NULL;
+        }
+        if (strcmp(from->name, to->name) != 0) {
+            uint32_t clamped = 0;
+            /* Imported kernels are a library's choice for the recorded
+             * GPU: give them the variant that fits the target. */
+            bool fit = !base->format || strcmp(base->format, "hqsim") != 0;
+            if (!sim_scenario_retarget(sc, from, to, fit, &clamped, error)) {
+                sim_scenario_free(sc);
+                return NULL;
+            }
+            g_autofree char *cut =
+                clamped ? g_strdup_printf(
+                              "; %u kernel launch%s asked for more shared "
+                              "memory per block than %s allows and got its "
+                              "maximum, %u bytes",
+                              clamped, clamped == 1 ? "" : "es", to->name,
+                              to->max_smem_per_block_bytes)
+                        : g_strdup("");
+            g_autofree char *old = sc->gpu_mapping;
+            sc->gpu_mapping = g_strdup_printf(
+                "%s%swork recorded on %s rescaled to %s by clock and "
+                "bandwidth ratios (instructions per clock not modelled)%s",
+                old ? old : "", old ? "; " : "", from->name, to->name, cut);
+            if (note)
+                *note = g_strdup_printf(
+                    "%s was given for %s: its work is rescaled to %s "
+                    "(README, \"What-if from a trace\")%s",
+                    base->source, from->name, to->name, cut);
+        }
+    }
+    if (n_copies > 1 && !sim_scenario_check_copies(sc, n_copies, error)) {
+        sim_scenario_free(sc);
+        return NULL;
+    }
+    if (n_copies > 1) {
+        /* Replicate from the last so indices of earlier ones hold. */
+        for (uint32_t i = sc->processes->len; i-- > 0;)
+            sim_scenario_replicate_process(sc, i, n_copies);
+    }
+    return sc;
+}
+
+char **prep_caveats(const SimScenario *sc, const GpuModel *m)
+{
+    GPtrArray *w = g_ptr_array_new();
+    if (!m->calibrated)
+        g_ptr_array_add(w, g_strdup_printf(
+            "GPU model '%s' is not calibrated on hardware: its parameters "
+            "come from documentation, and its errors are unmeasured (README, "
+            "\"GPU models\")",
+            m->name));
+    if (sc->gpu_mapping)
+        g_ptr_array_add(w, g_strdup(sc->gpu_mapping));
+    g_ptr_array_add(w, NULL);
+    return (char **)g_ptr_array_free(w, FALSE);
+}

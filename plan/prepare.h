@@ -1,0 +1,72 @@
+/* prepare.h -- the one preparation pipeline of the simulate commands.
+ *
+ * `run`, `compare` and `sweep` turn their input files into the scenario the
+ * engine runs through these two calls, so every option means the same in
+ * every command and `sweep` gives, configuration for configuration, the
+ * numbers `run` gives (tests/test_e2e_prepare.c checks it):
+ *
+ *   prep_load     once per workload, independent of the GPU it will run on:
+ *     1. load the scenario or traces (formats detected from content);
+ *     2. traces: infer each op's time alone from its recorded time on the
+ *        model of the GPU it was recorded on (unless --as-recorded);
+ *     3. device memory: --mem-mib overrides what the trace says;
+ *     4. --loop-request: loop one representative request; the request is
+ *        picked by its *recorded* GPU work, before any retargeting, so the
+ *        same request is looped whatever GPU the workload then runs on;
+ *     5. --iterations;
+ *     6. --host-scale.
+ *   prep_target   once per (workload, GPU, N):
+ *     7. retarget: if the workload was recorded on (or names) another model
+ *        than the target, rescale its work (sim/retarget.h);
+ *     8. replicate: N copies of each process (--processes N).
+ *
+ * `replay` does not use it: an identity replay simulates the recording
+ * itself on the recorded GPU, with none of these what-if rewrites.
+ */
+#ifndef PLAN_PREPARE_H
+#define PLAN_PREPARE_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpu_model.h"
+#include "scenario.h"
+
+typedef struct {
+    const char *models_dir; /* nullable: the bundled models */
+    bool as_recorded;       /* take recorded durations as times alone */
+    bool loop_request;      /* loop one representative request */
+    uint32_t iterations;    /* 0: as the workload says (100 with
+                               loop_request) */
+    double host_scale;      /* 0 or 1: host time unchanged */
+    const char *mem_mib;    /* --mem-mib: "MIB" for every process or
+                               "NAME=MIB,..." (nullable) */
+} PrepOptions;
+
+/* Steps 1-6 on @n files (several make one workload).
+ * Returns: (transfer full) (nullable). */
+SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
+                       GError **error);
+
+/* Steps 7-8: a copy of @base (from prep_load) for GPU @to with @n_copies
+ * copies of each process (0 or 1: as loaded).  If the work was rescaled,
+ * *@note (nullable) gets a sentence saying so, else NULL.
+ * Returns: (transfer full) (nullable). */
+SimScenario *prep_target(const SimScenario *base, const GpuModel *to,
+                         uint32_t n_copies, const PrepOptions *o,
+                         char **note, GError **error);
+
+/* Parse a --mem-mib value and set the device memory of the processes it
+ * names in @sc (a name matches the process, the name before a trace's
+ * "[pid]", and copies NAME#k).
+ * Fails naming the item for a malformed value or an unknown process. */
+bool prep_set_memory(SimScenario *sc, const char *spec, GError **error);
+
+/* What a result for @sc (as prep_target left it) on @m should warn about:
+ * an uncalibrated model, a trace's GPU mapped to a model inexactly (or
+ * assumed), work rescaled to another GPU.  Every report prints these.
+ * Returns: (transfer full) NULL-terminated, possibly empty. */
+char **prep_caveats(const SimScenario *sc, const GpuModel *m);
+
+#endif /* PLAN_PREPARE_H */
