@@ -748,7 +748,7 @@ static void test_engine_incremental_dispatch_matches_full_scan(void **state)
                 k.u.kernel.regs_per_thread =
                     8u * (uint32_t)g_rand_int_range(rng, 1, 9);
                 if (g_rand_int_range(rng, 0, 3) == 0)
-                    k.u.kernel.static_smem_bytes =
+                    k.u.kernel.dynamic_smem_bytes =
                         1024u * (uint32_t)g_rand_int_range(rng, 0, 100);
                 sim_process_add_op(p, &k);
             }
