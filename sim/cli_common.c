@@ -262,9 +262,23 @@ gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error)
 
 /* Write the outputs a run asked for; the first failure stops and is
  * returned (earlier outputs stay, complete). */
+static gboolean write_outputs(const SimCliOpts *o, SimResult *const *runs,
+                              uint32_t n, const GpuModel *m,
+                              const SimScenario *sc, GError **error);
+
+/* All the outputs appear, or none of them (sim_out_group_begin). */
 gboolean sim_cli_write_outputs(const SimCliOpts *o, SimResult *const *runs,
                                uint32_t n, const GpuModel *m,
                                const SimScenario *sc, GError **error)
+{
+    sim_out_group_begin();
+    gboolean ok = write_outputs(o, runs, n, m, sc, error);
+    return sim_out_group_end(ok, ok ? error : NULL) && ok;
+}
+
+static gboolean write_outputs(const SimCliOpts *o, SimResult *const *runs,
+                              uint32_t n, const GpuModel *m,
+                              const SimScenario *sc, GError **error)
 {
     if (o->json) {
         g_autofree char *j = n == 1 ? sim_report_json(runs[0], m, sc)
