@@ -27,6 +27,7 @@
 #include "error.h"
 #include "gpu_model.h"
 #include "import.h"
+#include "jitter.h"
 #include "json.h"
 #include "trace.h"
 
@@ -1107,6 +1108,7 @@ static SimProcessSpec *copy_process(SimScenario *dst, const SimProcessSpec *p,
     c->n_events = 0;
     c->arrivals.times_ns = g_memdup2(p->arrivals.times_ns,
                                      sizeof(SimTime) * p->arrivals.n_times);
+    c->jitter = sim_jitter_copy(p->jitter);
     for (uint32_t i = 0; i < p->n_streams; i++)
         sim_process_add_stream(dst, c, p->streams[i].name,
                                p->streams[i].priority);
@@ -1363,6 +1365,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
             if (!native_seen) {
                 native_seen = true;
                 sc->seed = in->native->seed;
+                sc->host_cores = in->native->host_cores;
                 if (in->native->gpu)
                     native_gpu = in->native->gpu;
                 if (in->native->description)

@@ -357,7 +357,9 @@ void sim_sweep_summarize(const SimSweep *sw, const SimResult *r,
                             r->procs[i].latency_ns->len);
     }
     row->p50_ns = sim_percentile(lat, 50);
+    row->p90_ns = sim_percentile(lat, 90);
     row->p99_ns = sim_percentile(lat, 99);
+    row->mean_ns = sim_time_mean(lat);
     row->makespan_ns = r->makespan_ns;
     row->mem_used_bytes = r->device_mem_used_bytes;
     row->mem_device_bytes = r->device_mem_bytes;
@@ -374,7 +376,9 @@ void sim_sweep_summarize(const SimSweep *sw, const SimResult *r,
         q->reason = g_strdup(p->status_reason);
         q->throughput = sim_proc_throughput(p);
         q->p50_ns = sim_percentile(p->latency_ns, 50);
+        q->p90_ns = sim_percentile(p->latency_ns, 90);
         q->p99_ns = sim_percentile(p->latency_ns, 99);
+        q->mean_ns = sim_time_mean(p->latency_ns);
         q->mem_bytes = p->mem_bytes;
         q->sm_limit = p->sm_limit;
         q->thread_pct = p->active_thread_pct;
@@ -621,6 +625,8 @@ void sim_sweep_options(const SimSweep *sw, uint32_t i, SimOptions *opt)
     opt->record_timeline = false;
     opt->seed = sw->space.seed;
     opt->time_limit_ns = sw->space.time_limit_ns;
+    opt->host_cores = sw->space.host_cores;
+    opt->no_jitter = sw->space.no_jitter;
     if (c->mode == SIM_SHARE_TIMESLICE)
         return;
     if (c->pct.kind == SIM_SWEEP_PCT_VALUE)
@@ -732,7 +738,9 @@ void sim_sweep_row_pack(const SimSweepRow *row, GByteArray *o)
     put_f64(o, row->thread_pct);
     put_f64(o, row->throughput);
     put_u64(o, row->p50_ns);
+    put_u64(o, row->p90_ns);
     put_u64(o, row->p99_ns);
+    put_u64(o, row->mean_ns);
     put_u64(o, row->p99_worst_ns);
     put_u64(o, row->makespan_ns);
     put_u64(o, row->mem_used_bytes);
@@ -751,7 +759,9 @@ void sim_sweep_row_pack(const SimSweepRow *row, GByteArray *o)
         put_str(o, p->reason);
         put_f64(o, p->throughput);
         put_u64(o, p->p50_ns);
+        put_u64(o, p->p90_ns);
         put_u64(o, p->p99_ns);
+        put_u64(o, p->mean_ns);
         put_u64(o, p->mem_bytes);
         put_u32(o, p->sm_limit);
         put_f64(o, p->thread_pct);
@@ -841,7 +851,9 @@ bool sim_sweep_row_unpack(SimSweep *sw, const guint8 **p, const guint8 *end,
     row->thread_pct = get_f64(&rd);
     row->throughput = get_f64(&rd);
     row->p50_ns = get_u64(&rd);
+    row->p90_ns = get_u64(&rd);
     row->p99_ns = get_u64(&rd);
+    row->mean_ns = get_u64(&rd);
     row->p99_worst_ns = get_u64(&rd);
     row->makespan_ns = get_u64(&rd);
     row->mem_used_bytes = get_u64(&rd);
@@ -865,7 +877,9 @@ bool sim_sweep_row_unpack(SimSweep *sw, const guint8 **p, const guint8 *end,
             q->reason = get_str(&rd);
             q->throughput = get_f64(&rd);
             q->p50_ns = get_u64(&rd);
+            q->p90_ns = get_u64(&rd);
             q->p99_ns = get_u64(&rd);
+            q->mean_ns = get_u64(&rd);
             q->mem_bytes = get_u64(&rd);
             q->sm_limit = get_u32(&rd);
             q->thread_pct = get_f64(&rd);

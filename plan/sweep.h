@@ -63,6 +63,8 @@ typedef struct {
     GPtrArray *fixed;      /* SimScenario*, owned, from prep_load: run
                               once beside every configuration (`--fixed`),
                               not swept */
+    uint32_t host_cores;   /* 0: as the scenario / model (SimOptions) */
+    bool no_jitter;        /* every request as specified (SimOptions) */
 } SimSweepSpace;
 
 /* An empty space (no axis values yet). */
@@ -124,7 +126,7 @@ typedef struct {
     SimProcStatus status;
     char *reason;        /* why not OK (nullable) */
     double throughput;   /* completed iterations per second */
-    SimTime p50_ns, p99_ns;
+    SimTime p50_ns, p90_ns, p99_ns, mean_ns;
     uint64_t mem_bytes;  /* device memory charged to it */
     uint32_t sm_limit;   /* SMs it may use */
     double thread_pct;   /* active thread percentage it ran with */
@@ -143,7 +145,8 @@ typedef struct {
                                   scenario */
     double throughput;         /* all swept processes, iterations per
                                   second */
-    SimTime p50_ns, p99_ns;    /* over every swept process's iterations */
+    SimTime p50_ns, p90_ns, p99_ns, mean_ns; /* over every swept
+                                                process's iterations */
     SimTime p99_worst_ns;      /* the highest per-process p99 (swept
                                   processes; fixed ones are background) */
     SimTime makespan_ns;

@@ -141,9 +141,10 @@ static void text_block(const SimSweep *sw, const SimSlo *slo, uint32_t w,
         g_string_append_printf(o, "  warning: %s\n", *x);
     g_string_append_printf(o,
                            "  %4s  %-9s  %-11s  %-7s  %4s  %5s  %11s  %9s  "
-                           "%9s  %9s  %7s  %4s  %s%s\n",
+                           "%9s  %9s  %9s  %9s  %7s  %4s  %s%s\n",
                            "#", "mode", "thread%", "conn", "N", "procs",
-                           "iters/s", "p50_ms", "p99_ms", "worst_p99",
+                           "iters/s", "p50_ms", "p90_ms", "p99_ms", "mean_ms",
+                           "worst_p99",
                            "mem_GiB", "fits", with_slo ? "SLO  " : "",
                            "limits");
     g_autoptr(GArray) failed = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -164,10 +165,10 @@ static void text_block(const SimSweep *sw, const SimSlo *slo, uint32_t w,
             g_array_append_val(failed, i);
             g_string_append_printf(o,
                                    "  %4u  %-9s  %-11s  %-7s  %4u  %5u  %11s  "
-                                   "%9s  %9s  %9s  %7s  %4s  %s%s\n",
+                                   "%9s  %9s  %9s  %9s  %9s  %7s  %4s  %s%s\n",
                                    i, sim_share_mode_name(r->cfg.mode), pct,
                                    conn, r->cfg.n, r->n_procs, "-", "-", "-",
-                                   "-", "-", "-", slo_cell, lim);
+                                   "-", "-", "-", "-", "-", slo_cell, lim);
             continue;
         }
         for (uint32_t b = 0; b < SIM_SWEEP_N_LIMITS; b++)
@@ -176,10 +177,10 @@ static void text_block(const SimSweep *sw, const SimSlo *slo, uint32_t w,
         g_string_append_printf(
             o,
             "  %4u  %-9s  %-11s  %-7s  %4u  %5u  %11.2f  %9.3f  %9.3f  "
-            "%9.3f  %7.2f  %4s  %s%s\n",
+            "%9.3f  %9.3f  %9.3f  %7.2f  %4s  %s%s\n",
             i, sim_share_mode_name(r->cfg.mode), pct, conn, r->cfg.n,
-            r->n_procs, r->throughput, ms(r->p50_ns), ms(r->p99_ns),
-            ms(r->p99_worst_ns), r->mem_used_bytes / 1073741824.0,
+            r->n_procs, r->throughput, ms(r->p50_ns), ms(r->p90_ns),
+            ms(r->p99_ns), ms(r->mean_ns), ms(r->p99_worst_ns), r->mem_used_bytes / 1073741824.0,
             sim_sweep_row_fits_memory(r) ? "yes" : "no", slo_cell, lim);
     }
     bool header = false;
@@ -363,7 +364,9 @@ static cJSON *json_row(const SimSweep *sw, const SimSlo *slo,
     }
     cJSON_AddNumberToObject(o, "throughput_per_s", r->throughput);
     cJSON_AddNumberToObject(o, "latency_p50_ms", ms(r->p50_ns));
+    cJSON_AddNumberToObject(o, "latency_p90_ms", ms(r->p90_ns));
     cJSON_AddNumberToObject(o, "latency_p99_ms", ms(r->p99_ns));
+    cJSON_AddNumberToObject(o, "latency_mean_ms", ms(r->mean_ns));
     cJSON_AddNumberToObject(o, "latency_p99_worst_ms", ms(r->p99_worst_ns));
     cJSON_AddNumberToObject(o, "makespan_ms", ms(r->makespan_ns));
     cJSON_AddNumberToObject(o, "mem_used_mib", mib(r->mem_used_bytes));
@@ -396,7 +399,9 @@ static cJSON *json_row(const SimSweep *sw, const SimSlo *slo,
             cJSON_AddStringToObject(po, "reason", p->reason);
         cJSON_AddNumberToObject(po, "throughput_per_s", p->throughput);
         cJSON_AddNumberToObject(po, "latency_p50_ms", ms(p->p50_ns));
+        cJSON_AddNumberToObject(po, "latency_p90_ms", ms(p->p90_ns));
         cJSON_AddNumberToObject(po, "latency_p99_ms", ms(p->p99_ns));
+        cJSON_AddNumberToObject(po, "latency_mean_ms", ms(p->mean_ns));
         cJSON_AddNumberToObject(po, "mem_mib", mib(p->mem_bytes));
         cJSON_AddNumberToObject(po, "sm_limit", p->sm_limit);
         cJSON_AddNumberToObject(po, "thread_pct", p->thread_pct);
@@ -558,7 +563,8 @@ static void csv_field(GString *o, const char *s)
 static const char csv_header[] =
     "config,workload,gpu,mode,n,processes,thread_pct_setting,thread_pct,"
     "connections,process,status,throughput_per_s,latency_p50_ms,"
-    "latency_p99_ms,latency_p99_worst_ms,makespan_ms,mem_mib,mem_device_mib,"
+    "latency_p90_ms,latency_p99_ms,latency_mean_ms,latency_p99_worst_ms,"
+    "makespan_ms,mem_mib,mem_device_mib,"
     "fits_memory,started,refused,killed,limits,meets_slo,message,"
     "gpu_calibrated\n";
 
@@ -593,16 +599,17 @@ bool sim_sweep_report_csv(const SimSweep *sw, const SimSlo *slo,
         csv_config_cols(o, sw, r, r->thread_pct);
         const char *cal = gpu(sw, r->cfg.gpu)->calibrated ? "yes" : "no";
         if (r->error) {
-            g_string_append_printf(o, "all,error,,,,,,,,,,,,%s,%s,", lim,
+            g_string_append_printf(o, "all,error,,,,,,,,,,,,,,%s,%s,", lim,
                                    meets);
             csv_field(o, r->error);
             g_string_append_printf(o, ",%s\n", cal);
             continue;
         }
         g_string_append_printf(
-            o, "all,ok,%.3f,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%s,%u,%u,%u,%s,%s,"
-               ",%s\n",
-            r->throughput, ms(r->p50_ns), ms(r->p99_ns), ms(r->p99_worst_ns),
+            o, "all,ok,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%s,%u,%u,"
+               "%u,%s,%s,,%s\n",
+            r->throughput, ms(r->p50_ns), ms(r->p90_ns), ms(r->p99_ns),
+            ms(r->mean_ns), ms(r->p99_worst_ns),
             ms(r->makespan_ns), mib(r->mem_used_bytes),
             mib(r->mem_device_bytes), fits, r->started, r->refused,
             r->killed, lim, meets, cal);
@@ -611,9 +618,9 @@ bool sim_sweep_report_csv(const SimSweep *sw, const SimSlo *slo,
             csv_config_cols(o, sw, r, p->thread_pct);
             csv_field(o, p->name);
             g_string_append_printf(
-                o, ",%s,%.3f,%.6f,%.6f,,,%.1f,%.1f,%s,%u,%u,%u,%s,%s,",
+                o, ",%s,%.3f,%.6f,%.6f,%.6f,%.6f,,,%.1f,%.1f,%s,%u,%u,%u,%s,%s,",
                 status_name(p->status), p->throughput, ms(p->p50_ns),
-                ms(p->p99_ns), mib(p->mem_bytes), mib(r->mem_device_bytes),
+                ms(p->p90_ns), ms(p->p99_ns), ms(p->mean_ns), mib(p->mem_bytes), mib(r->mem_device_bytes),
                 fits, r->started, r->refused, r->killed, lim, meets);
             csv_field(o, p->reason);
             g_string_append_printf(o, ",%s\n", cal);
@@ -718,7 +725,8 @@ bool sim_sweep_report_html(const SimSweep *sw, const SimSlo *slo,
     g_string_append(o, "<h2>Configurations</h2>\n<table>\n<tr>");
     static const char *const cols[] = {
         "#", "workload", "GPU", "mode", "thread%", "conn", "N", "procs",
-        "iters/s", "p50 ms", "p99 ms", "worst p99 ms", "mem GiB", "fits",
+        "iters/s", "p50 ms", "p90 ms", "p99 ms", "mean ms", "worst p99 ms",
+        "mem GiB", "fits",
         "SLO", "limits"};
     for (size_t c = 0; c < G_N_ELEMENTS(cols); c++) {
         if (!with_slo && !strcmp(cols[c], "SLO"))
@@ -752,14 +760,14 @@ bool sim_sweep_report_html(const SimSweep *sw, const SimSlo *slo,
                                r->cfg.n, r->n_procs);
         if (r->error)
             g_string_append(o, "<td>-</td><td>-</td><td>-</td><td>-</td>"
-                               "<td>-</td><td>-</td>");
+                               "<td>-</td><td>-</td><td>-</td><td>-</td>");
         else
             g_string_append_printf(
                 o,
                 "<td>%.2f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>"
-                "<td>%.2f</td><td>%s</td>",
-                r->throughput, ms(r->p50_ns), ms(r->p99_ns),
-                ms(r->p99_worst_ns), r->mem_used_bytes / 1073741824.0,
+                "<td>%.3f</td><td>%.3f</td><td>%.2f</td><td>%s</td>",
+                r->throughput, ms(r->p50_ns), ms(r->p90_ns), ms(r->p99_ns),
+                ms(r->mean_ns), ms(r->p99_worst_ns), r->mem_used_bytes / 1073741824.0,
                 sim_sweep_row_fits_memory(r) ? "yes" : "no");
         if (with_slo)
             g_string_append_printf(o, "<td>%s</td>", meets ? "yes" : "no");

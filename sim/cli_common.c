@@ -32,7 +32,16 @@ GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own)
          "the GPU)",
          "N"},
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o->seed,
-         "Seed for random arrivals (default: the scenario's)", "S"},
+         "Seed for random arrivals and jitter (default: the scenario's)",
+         "S"},
+        {"host-cores", 0, 0, G_OPTION_ARG_INT, &o->host_cores,
+         "CPU cores the processes' host threads share (default: the "
+         "scenario's, else the GPU model's, else unlimited)",
+         "N"},
+        {"no-jitter", 0, 0, G_OPTION_ARG_NONE, &o->no_jitter,
+         "Ignore the workload's jitter (and --loop-request's per-request "
+         "spread): every request as specified",
+         NULL},
         {"time-limit-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->time_limit_ms,
          "Stop with an error after this much simulated time", "MS"},
         {"json", 0, 0, G_OPTION_ARG_FILENAME, &o->json,
@@ -232,6 +241,8 @@ void sim_cli_sim_options(const SimCliOpts *o, SimOptions *so)
     so->connections = o->connections > 0 ? (uint32_t)o->connections : 0;
     so->active_thread_pct = o->thread_pct;
     so->seed = (uint64_t)o->seed;
+    so->host_cores = (uint32_t)o->host_cores;
+    so->no_jitter = o->no_jitter;
     so->time_limit_ns = o->time_limit_ms > 0
                             ? (SimTime)(o->time_limit_ms * 1e6)
                             : 0;

@@ -20,6 +20,8 @@ typedef struct {
     double thread_pct;  /* --thread-pct */
     int processes;      /* --processes: copies of each process */
     gint64 seed;        /* --seed */
+    int host_cores;     /* --host-cores (0: scenario / model) */
+    gboolean no_jitter; /* --no-jitter */
     double time_limit_ms;
     char *json;         /* --json FILE */
     char *csv;          /* --csv FILE */

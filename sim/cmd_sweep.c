@@ -28,6 +28,8 @@
 typedef struct {
     char *processes, *modes, *pcts, *connections, *gpus, *models_dir;
     gint64 seed;
+    int host_cores;
+    gboolean no_jitter;
     double time_limit_ms;
     int threads;
     char *csv, *json, *plot, *report;
@@ -144,6 +146,8 @@ static bool build_space(const SweepOpts *o, SimSweepSpace *sp, GError **error)
                                       error)))
         return false;
     sp->seed = (uint64_t)o->seed;
+    sp->host_cores = (uint32_t)o->host_cores;
+    sp->no_jitter = o->no_jitter;
     sp->time_limit_ns =
         o->time_limit_ms > 0 ? (SimTime)(o->time_limit_ms * 1e6) : 0;
 
@@ -330,7 +334,14 @@ static int sweep_main(const SimMpiWorld *world, int argc, char **argv)
         {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &o.models_dir,
          "Folder of GPU model files (default: the bundled models/)", "DIR"},
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed,
-         "Seed for random arrivals (default: each scenario's)", "S"},
+         "Seed for random arrivals and jitter (default: each scenario's)",
+         "S"},
+        {"host-cores", 0, 0, G_OPTION_ARG_INT, &o.host_cores,
+         "CPU cores the processes' host threads share (default: the "
+         "scenario's, else the GPU model's, else unlimited)",
+         "N"},
+        {"no-jitter", 0, 0, G_OPTION_ARG_NONE, &o.no_jitter,
+         "Ignore the workloads' jitter: every request as specified", NULL},
         {"time-limit-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o.time_limit_ms,
          "Give up on a configuration after this much simulated time", "MS"},
         {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads,

@@ -23,6 +23,7 @@
 #include "bounds.h"
 #include "engine_internal.h"
 #include "error.h"
+#include "jitter.h"
 
 void sim_options_init(SimOptions *o)
 {
@@ -52,6 +53,7 @@ OpInst *eng_inst_new(Engine *E)
     else
         in = g_new(OpInst, 1);
     memset(in, 0, sizeof *in);
+    in->scale = 1.0;
     in->record = SIM_NO_INDEX;
     in->node = SIM_NO_INDEX;
     return in;
@@ -470,10 +472,43 @@ static void host_poke(Engine *E, Proc *P)
     }
 }
 
+/* The host thread waits @d without using a core (a recorded call time). */
 static void host_busy(Engine *E, Proc *P, SimTime d)
 {
     P->host = HOST_BUSY;
     sim_eventq_schedule(&E->q, &P->ev_host, E->now + d);
+}
+
+/* The jitter factor of class @c for ops[pc] in this iteration: exactly 1
+ * without a jitter (or with --no-jitter). */
+static double jitter_factor(const Engine *E, const Proc *P, SimJitClass c)
+{
+    const SimJitter *j = P->spec->jitter;
+    if (!E->jitter || !j)
+        return 1.0;
+    return sim_jitter_factor(j, P->jit_row, E->seed, P->index, P->iteration,
+                             P->pc, c);
+}
+
+double eng_node_scale(const Engine *E, const OpInst *g, uint32_t node,
+                      const SimOp *op)
+{
+    const Proc *P = g->proc;
+    const SimJitter *j = P->spec->jitter;
+    if (!E->jitter || !j)
+        return 1.0;
+    /* its own request's row: the host may be past that request */
+    const double *row = sim_jitter_row(j, E->seed, P->index, g->iteration);
+    return sim_jitter_factor_node(j, row, E->seed, P->index, g->iteration,
+                                  g->op_index, node,
+                                  sim_jitter_class_of(op->kind));
+}
+
+/* The host thread works @d ns of CPU time (scaled by its host jitter) on
+ * the machine's shared cores (engine_host.c). */
+static void host_work(Engine *E, Proc *P, SimTime d)
+{
+    host_cpu_work(E, P, sim_jitter_scale(d, jitter_factor(E, P, SIM_JIT_HOST)));
 }
 
 static void issue_op(Engine *E, Proc *P, const SimOp *op)
@@ -484,6 +519,7 @@ static void issue_op(Engine *E, Proc *P, const SimOp *op)
     in->op_index = P->pc;
     in->iteration = P->iteration;
     in->issue = E->now;
+    in->scale = jitter_factor(E, P, sim_jitter_class_of(op->kind));
     StreamRt *s = &P->streams[op->stream];
     if (s->queue == SIM_NO_INDEX) {
         /* First use: the next queue round-robin; pre-Volta MPS clients
@@ -566,6 +602,10 @@ static void start_next_iteration(Engine *E, Proc *P)
 {
     const SimProcessSpec *sp = P->spec;
     P->pc = 0;
+    /* this request's jitter row (open loop: also while it waits) */
+    if (E->jitter)
+        P->jit_row = sim_jitter_row(sp->jitter, E->seed, P->index,
+                                    P->iteration);
     if (sp->arrivals.kind != SIM_ARRIVALS_NONE) {
         if (P->next_arrival >= P->n_arrivals) {
             proc_finish(E, P);
@@ -627,9 +667,9 @@ static void host_run(Engine *E, Proc *P)
         }
         switch (op->kind) {
         case SIM_OP_HOST_GAP:
-            P->pc++;
             if (op->u.gap_ns)
-                host_busy(E, P, op->u.gap_ns);
+                host_work(E, P, op->u.gap_ns); /* jitter keyed by pc */
+            P->pc++;
             break;
         case SIM_OP_KERNEL:
         case SIM_OP_COPY:
@@ -639,7 +679,7 @@ static void host_run(Engine *E, Proc *P)
             SimTime a = api_time(E, P, op);
             P->issue_pending = true;
             if (a)
-                host_busy(E, P, a);
+                host_work(E, P, a);
             break;
         }
         case SIM_OP_STREAM_SYNC:
@@ -662,7 +702,7 @@ static void host_run(Engine *E, Proc *P)
             P->wait = WAIT_NONE;
             SimTime a = api_time(E, P, op);
             if (a)
-                host_busy(E, P, a);
+                host_work(E, P, a);
             break;
         }
         default:
@@ -675,13 +715,14 @@ static void host_event(Engine *E, Proc *P)
 {
     if (!P->alive)
         return;
+    host_cpu_done(E, P); /* its host work, if any, is over */
     if (P->wait != WAIT_NONE && P->host == HOST_BUSY && P->after_wait &&
         wait_satisfied(P)) {
         /* Woken from a sync: the API call returns sync_api later. */
         P->wait = WAIT_NONE;
         SimTime a = api_time(E, P, &P->spec->ops[P->pc]);
         if (a) {
-            host_busy(E, P, a);
+            host_work(E, P, a);
             return;
         }
     }
@@ -713,6 +754,7 @@ void eng_launch_kernel(Engine *E, OpInst *in, SimTime latency)
         g_free(k);
         return;
     }
+    k->work *= in->scale; /* its jitter: this instance's work varies */
     k->priority = P->streams[in->op->stream].priority;
     P->ctx->resident++;
     sim_event_init(&k->ev, EV_ADMIT, k);
@@ -900,6 +942,7 @@ static void kill_proc(Engine *E, Proc *P, const char *why)
         return;
     P->alive = false;
     P->host = HOST_DEAD;
+    host_cpu_done(E, P);
     sim_eventq_cancel(&E->q, &P->ev_host);
     SimProcResult *pr = &E->res->procs[P->index];
     pr->status = SIM_PROC_KILLED;
@@ -1259,6 +1302,7 @@ static void engine_free(Engine *E)
             g_free(g_ptr_array_index(E->copy[d].active, i));
     }
     copy_free(E);
+    host_cpu_free(E);
     for (guint i = 0; i < E->ctxs->len; i++)
         ctx_free(E, g_ptr_array_index(E->ctxs, i));
     g_ptr_array_free(E->ctxs, TRUE);
@@ -1331,6 +1375,8 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     else
         sim_options_init(&E.opt);
     uint64_t seed = E.opt.seed ? E.opt.seed : sc->seed;
+    E.seed = seed;
+    E.jitter = !E.opt.no_jitter;
     E.sm_words = (m->sm_count + 63) / 64;
     sim_eventq_init(&E.q);
     E.ctxs = g_ptr_array_new();
@@ -1346,6 +1392,9 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     sim_event_init(&E.ev_yield, EV_YIELD, &E);
     met_init(&E);
     copy_init(&E);
+    host_cpu_init(&E, E.opt.host_cores    ? E.opt.host_cores
+                      : sc->host_cores    ? sc->host_cores
+                                          : m->host_cores);
     for (uint32_t i = 0; i < E.n_procs; i++) {
         Proc *P = &E.procs[i];
         P->spec = g_ptr_array_index(sc->processes, i);

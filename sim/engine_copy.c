@@ -146,7 +146,7 @@ static void copy_start_waiting(Engine *E, CopyDir *cd)
             in->proc->copy_active[cd->dir]++;
             in->state = INST_COPY_RUN;
             in->start = E->now;
-            in->copy_left = copy_work(E, &in->op->u.copy);
+            in->copy_left = copy_work(E, &in->op->u.copy) * in->scale;
             if (cd->active->len == 0)
                 cd->busy_since = E->now;
             g_ptr_array_add(cd->active, in);

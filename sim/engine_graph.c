@@ -107,6 +107,7 @@ static OpInst *node_inst(Engine *E, NodeRt *n)
     in->queue = g->queue;
     in->gnode = n;
     in->node = n->index;
+    in->scale = eng_node_scale(E, g, n->index, op);
     if (E->opt.record_ops) {
         SimOpRecord r;
         memset(&r, 0, sizeof r);

@@ -9,6 +9,7 @@
  *   engine_copy.c    copy engines
  *   engine_metrics.c GPU-Util, SM-active, occupancy accumulators
  *   engine_graph.c   CUDA graphs: node dependencies, device-side spacing
+ *   engine_host.c    the host CPU's cores, shared by the host threads
  *
  * Ownership: one Engine owns everything below; runtime objects point at the
  * (const) scenario and model, never the other way round.  OpInst and Group
@@ -76,6 +77,8 @@ typedef struct OpInst {
     SimTime start;            /* copies: when it started moving data */
     double copy_left;         /* copies: ns of transfer left at full
                                  bandwidth */
+    double scale;             /* kernels and copies: their jitter factor
+                                 (1: as specified; sim/jitter.h) */
     KernelRt *k;              /* kernels */
     GraphRt *graph;           /* graph op: its nodes' state (INST_GRAPH) */
     NodeRt *gnode;             /* a graph node's own instance: its node
@@ -298,6 +301,12 @@ struct Proc {
     SimTime *arrivals;        /* open loop request times */
     uint32_t n_arrivals, next_arrival;
     SimEvent ev_start, ev_host;
+    const double *jit_row;    /* this iteration's request jitter row, or
+                                 NULL (sim/jitter.h) */
+    double cpu_left;          /* engine_host.c: ns of CPU work left at a
+                                 whole core's speed */
+    uint32_t cpu_slot;        /* its index in HostCpu.busy while on_cpu */
+    bool on_cpu;              /* doing host work on a shared core */
     bool started, alive;
     uint64_t mem_bytes;
 };
@@ -319,6 +328,17 @@ typedef enum {
     GPU_DRAIN,     /* cur finishes its resident blocks before a switch */
     GPU_SWITCH,    /* switching to next */
 } GpuPhase;
+
+/* The host CPU (engine_host.c): host threads doing host work share
+ * `cores` by processor sharing.  cores == 0: not shared (as many cores as
+ * processes or more), host work takes its own time. */
+typedef struct {
+    uint32_t cores;
+    GPtrArray *busy;          /* Proc* with on_cpu */
+    SimTime last;             /* progress accounted up to here */
+    uint32_t share;           /* max(busy threads, cores): each busy
+                                 thread runs at cores / share of a core */
+} HostCpu;
 
 /* Running metric integrals (engine_metrics.c). */
 typedef struct {
@@ -355,6 +375,9 @@ struct Engine {
     SimTime slice_start;
 
     CopyDir copy[SIM_COPY_N_DIRS];
+    HostCpu cpu;
+    uint64_t seed;            /* the run's seed: arrivals and jitter */
+    bool jitter;              /* apply the processes' jitter */
 
     GQueue dirty_queues;      /* Queue* to pump, FIFO: in the order their
                                  work arrived */
@@ -458,6 +481,16 @@ void copy_init(Engine *E);
 void copy_free(Engine *E);
 void copy_submit(Engine *E, OpInst *in);
 void copy_event(Engine *E, CopyDir *cd);
+
+/* The jitter factor of node @node (spec @op) of the graph instance @g. */
+double eng_node_scale(const Engine *E, const OpInst *g, uint32_t node,
+                      const SimOp *op);
+
+/* engine_host.c */
+void host_cpu_init(Engine *E, uint32_t cores);
+void host_cpu_free(Engine *E);
+void host_cpu_work(Engine *E, Proc *P, SimTime d);
+void host_cpu_done(Engine *E, Proc *P);
 
 /* engine_metrics.c */
 void met_init(Engine *E);

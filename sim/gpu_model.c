@@ -146,7 +146,7 @@ static const FieldSpec model_fields[] = {
 static const char *const special_fields[] = {
     "schema",  "name",          "display_name",       "calibrated",
     "compute_capability", "smem_carveouts_kib", "dispatch_order", "source",
-    NULL};
+    "host_cores", NULL};
 
 #define MODEL_SCHEMA "hqsim-gpu-model-1"
 
@@ -429,7 +429,10 @@ GpuModel *sim_gpu_model_load(const char *path, GError **error)
         !sim_json_get_bool(doc, root, "calibrated", NULL, true, &m->calibrated,
                            error) ||
         !sim_json_get_string(doc, root, "compute_capability", NULL, true, &cc,
-                             error))
+                             error) ||
+        /* optional: the machine's CPU cores (engine_host.c); 0: unlimited */
+        !sim_json_get_u32(doc, root, "host_cores", NULL, false, 1, 1u << 20,
+                          &m->host_cores, error))
         return NULL;
     m->name = g_strdup(name);
     m->display_name = g_strdup(display);

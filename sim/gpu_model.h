@@ -170,6 +170,9 @@ typedef struct GpuModel {
     /* --- Metrics --- */
     SimTime nvml_sample_period_ns;    /* nvidia-smi GPU-Util window */
     uint32_t sm_clock_mhz;
+    uint32_t host_cores;              /* CPU cores of the machine, shared by
+                                         the processes' host threads
+                                         (optional; 0: unlimited) */
 } GpuModel;
 
 /* Load and validate one model file.

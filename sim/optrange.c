@@ -20,6 +20,7 @@ static const SimOptRange ranges[] = {
     {"connections", 1, 32, false, true},
     {"thread-pct", 0, 100, true, false},
     {"seed", 0, EXACT_MAX, false, true},
+    {"host-cores", 0, 1048576, false, true},
     {"time-limit-ms", 0, 1e12, true, false},
     {"host-scale", 0, 1000, true, false},
     {"iterations", 1, 1e8, false, true},

@@ -43,12 +43,16 @@ SimTime sim_result_latency_pct(const SimResult *r, double pct)
 
 static SimTime mean_time(const GArray *a)
 {
-    if (!a || a->len == 0)
-        return 0;
-    double s = 0;
-    for (guint i = 0; i < a->len; i++)
-        s += (double)g_array_index(a, SimTime, i);
-    return (SimTime)llround(s / a->len);
+    return sim_time_mean(a);
+}
+
+SimTime sim_result_latency_mean(const SimResult *r)
+{
+    g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(SimTime));
+    for (uint32_t i = 0; i < r->n_procs; i++)
+        g_array_append_vals(all, r->procs[i].latency_ns->data,
+                            r->procs[i].latency_ns->len);
+    return mean_time(all);
 }
 
 static SimTime proc_span(const SimProcResult *p)
@@ -122,16 +126,16 @@ void sim_report_text(const SimResult *r, const GpuModel *m,
     g_string_append_printf(o, "makespan %.3f ms; %llu events\n\n",
                            ms(r->makespan_ns), (unsigned long long)r->events);
     g_string_append(o, "Processes\n");
-    g_string_append_printf(o, "  %-16s %-8s %-7s %8s %6s %11s %10s %10s %12s "
-                              "%8s %5s\n",
+    g_string_append_printf(o, "  %-16s %-8s %-7s %8s %6s %11s %10s %10s %10s "
+                              "%10s %12s %8s %5s\n",
                            "name", "context", "status", "kernels", "iters",
-                           "makespan_ms", "p50_ms", "p99_ms", "iters_per_s",
-                           "mem_MiB", "SMs");
+                           "makespan_ms", "p50_ms", "p90_ms", "p99_ms",
+                           "mean_ms", "iters_per_s", "mem_MiB", "SMs");
     for (uint32_t i = 0; i < r->n_procs; i++) {
         const SimProcResult *p = &r->procs[i];
         g_string_append_printf(
-            o, "  %-16s %-8s %-7s %8llu %6u %11.3f %10.3f %10.3f %12.2f %8.0f "
-               "%5u\n",
+            o, "  %-16s %-8s %-7s %8llu %6u %11.3f %10.3f %10.3f %10.3f %10.3f "
+               "%12.2f %8.0f %5u\n",
             p->name,
             p->status == SIM_PROC_NOT_STARTED ? "-"
             : p->mps                          ? "mps"
@@ -139,7 +143,9 @@ void sim_report_text(const SimResult *r, const GpuModel *m,
             status_name(p->status), (unsigned long long)p->kernels,
             p->iterations_done, ms(proc_span(p)),
             ms(sim_percentile(p->latency_ns, 50)),
-            ms(sim_percentile(p->latency_ns, 99)), sim_proc_throughput(p),
+            ms(sim_percentile(p->latency_ns, 90)),
+            ms(sim_percentile(p->latency_ns, 99)), ms(mean_time(p->latency_ns)),
+            sim_proc_throughput(p),
             p->mem_bytes / 1048576.0, p->sm_limit);
         if (p->status_reason)
             g_string_append_printf(o, "    %s\n", p->status_reason);
@@ -198,8 +204,12 @@ static cJSON *json_run(const SimResult *r)
                             sim_result_total_throughput(r));
     cJSON_AddNumberToObject(o, "latency_p50_ms",
                             ms(sim_result_latency_pct(r, 50)));
+    cJSON_AddNumberToObject(o, "latency_p90_ms",
+                            ms(sim_result_latency_pct(r, 90)));
     cJSON_AddNumberToObject(o, "latency_p99_ms",
                             ms(sim_result_latency_pct(r, 99)));
+    cJSON_AddNumberToObject(o, "latency_mean_ms",
+                            ms(sim_result_latency_mean(r)));
     cJSON *g = cJSON_AddObjectToObject(o, "gpu_metrics");
     /* Names as the tools that measure them: nvidia-smi's utilization.gpu
      * (as a fraction), DCGM's sm_active and sm_occupancy. */
@@ -257,6 +267,8 @@ static cJSON *json_run(const SimResult *r)
                                 sim_proc_throughput(p));
         cJSON_AddNumberToObject(po, "latency_p50_ms",
                                 ms(sim_percentile(p->latency_ns, 50)));
+        cJSON_AddNumberToObject(po, "latency_p90_ms",
+                                ms(sim_percentile(p->latency_ns, 90)));
         cJSON_AddNumberToObject(po, "latency_p99_ms",
                                 ms(sim_percentile(p->latency_ns, 99)));
         cJSON_AddNumberToObject(po, "latency_mean_ms",
@@ -416,7 +428,9 @@ void sim_report_compare_text(SimResult *const *runs, uint32_t n,
     ROW("makespan (ms)", "%14.3f", ms(r->makespan_ns));
     ROW("throughput (iters/s)", "%14.2f", sim_result_total_throughput(r));
     ROW("latency p50 (ms)", "%14.3f", ms(sim_result_latency_pct(r, 50)));
+    ROW("latency p90 (ms)", "%14.3f", ms(sim_result_latency_pct(r, 90)));
     ROW("latency p99 (ms)", "%14.3f", ms(sim_result_latency_pct(r, 99)));
+    ROW("latency mean (ms)", "%14.3f", ms(sim_result_latency_mean(r)));
     ROW("GPU-Util, nvidia-smi (%)", "%14.1f", 100 * r->gpu_util);
     ROW("SM-active (%)", "%14.1f", 100 * r->sm_active);
     ROW("achieved occupancy (%)", "%14.1f", 100 * r->achieved_occupancy);

@@ -40,7 +40,10 @@ char *sim_report_compare_json(SimResult *const *runs, uint32_t n,
  * all processes together. */
 double sim_result_total_throughput(const SimResult *r);
 
-/* p50/p99 over every process's iteration latencies. */
+/* A percentile (p50, p90, p99...) over every process's iteration
+ * latencies. */
 SimTime sim_result_latency_pct(const SimResult *r, double pct);
+/* Their mean (rounded to the ns). */
+SimTime sim_result_latency_mean(const SimResult *r);
 
 #endif /* SIM_REPORT_H */

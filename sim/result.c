@@ -89,6 +89,16 @@ SimTime sim_percentile(const GArray *times, double pct)
     return r;
 }
 
+SimTime sim_time_mean(const GArray *times)
+{
+    if (!times || times->len == 0)
+        return 0;
+    double s = 0;
+    for (guint i = 0; i < times->len; i++)
+        s += (double)g_array_index(times, SimTime, i);
+    return (SimTime)llround(s / times->len);
+}
+
 double sim_proc_throughput(const SimProcResult *p)
 {
     SimTime span = p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0;

@@ -143,6 +143,8 @@ void sim_result_note(SimResult *r, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
 /* Percentile (0..100) of a SimTime array by nearest rank; 0 when empty. */
 SimTime sim_percentile(const GArray *times, double pct);
+/* Mean of a SimTime array, rounded to the ns; 0 when empty. */
+SimTime sim_time_mean(const GArray *times);
 
 /* Completed iterations per second of simulated time for a process. */
 double sim_proc_throughput(const SimProcResult *p);

@@ -8,6 +8,7 @@
 
 #include "bounds.h"
 #include "error.h"
+#include "jitter.h"
 
 static const char *const op_kind_names[SIM_OP_N_KINDS] = {
     "kernel",       "copy",       "host_gap",   "stream_sync",
@@ -152,6 +153,7 @@ static void process_free(SimProcessSpec *p)
     g_free(p->streams);
     g_free(p->ops);
     g_free(p->event_names);
+    sim_jitter_free(p->jitter);
     g_free(p);
 }
 
@@ -239,6 +241,7 @@ static SimProcessSpec *process_copy(SimScenario *dst, const SimProcessSpec *p,
     c->name = cname;
     c->arrivals.times_ns =
         g_memdup2(p->arrivals.times_ns, sizeof(SimTime) * p->arrivals.n_times);
+    c->jitter = sim_jitter_copy(p->jitter);
     c->streams = g_new(SimStreamSpec, cap_for(p->n_streams));
     for (uint32_t i = 0; i < p->n_streams; i++) {
         c->streams[i] = p->streams[i];
@@ -278,6 +281,7 @@ SimScenario *sim_scenario_copy(const SimScenario *sc)
     c->gpu_recorded = g_strdup(sc->gpu_recorded);
     c->gpu_mapping = g_strdup(sc->gpu_mapping);
     c->seed = sc->seed;
+    c->host_cores = sc->host_cores;
     for (guint i = 0; i < sc->processes->len; i++)
         process_copy(c, g_ptr_array_index(sc->processes, i), NULL);
     return c;

@@ -181,6 +181,8 @@ typedef struct {
     uint32_t n_ops;
     const char **event_names;   /* in the string chunk */
     uint32_t n_events;
+    struct SimJitter *jitter;   /* spread of its op times (sim/jitter.h,
+                                   owned); NULL: every request the same */
 } SimProcessSpec;
 
 typedef struct SimScenario {
@@ -195,6 +197,9 @@ typedef struct SimScenario {
                                    named and one assumed); NULL when exact
                                    or native (owned) */
     uint64_t seed;
+    uint32_t host_cores;        /* CPU cores the processes' host threads
+                                   share (sim/engine_host.c); 0: the GPU
+                                   model's, else unlimited */
     GStringChunk *strings;
     GPtrArray *processes;       /* SimProcessSpec*, owned */
     GPtrArray *graphs;          /* SimGraph*, owned (graph ops point here) */

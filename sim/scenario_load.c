@@ -22,6 +22,7 @@
 
 #include "bounds.h"
 #include "error.h"
+#include "jitter.h"
 #include "json.h"
 #include "scenario.h"
 
@@ -39,6 +40,8 @@ typedef struct {
     uint64_t expanded;       /* ops and repeat rounds expanded so far: the
                                 ops limit bounds it, so empty or nested
                                 repeats cannot spin either */
+    const SimJitter *jitter; /* the scenario's "jitter", for processes
+                                without their own (nullable) */
 } Loader;
 
 static uint32_t line_of(const Loader *L, const cJSON *node)
@@ -668,7 +671,7 @@ static bool load_process(Loader *L, const cJSON *proc, GError **error)
         "name",         "start_us",  "mps",         "active_thread_pct",
         "device_mem_mib", "mps_mem_limit_mib", "connections", "replicas",
         "iterations",   "arrivals",  "streams",     "events",
-        "ops",          NULL};
+        "ops",          "jitter",    NULL};
     const char *name = NULL;
     if (!cJSON_IsObject(proc))
         return fail(L, proc, error, "a process must be an object");
@@ -702,6 +705,11 @@ static bool load_process(Loader *L, const cJSON *proc, GError **error)
     p->device_mem_bytes = (uint64_t)llround(mem_mib * 1048576.0);
     p->mps_mem_limit_bytes = (uint64_t)llround(limit_mib * 1048576.0);
     if (!load_streams(L, proc, error) || !load_arrivals(L, proc, error))
+        return false;
+    const cJSON *jit = cJSON_GetObjectItemCaseSensitive(proc, "jitter");
+    p->jitter = jit ? sim_jitter_parse(L->doc, jit, L->what, error)
+                    : sim_jitter_copy(L->jitter);
+    if (jit && !p->jitter)
         return false;
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(proc, "events");
     if (events) {
@@ -754,7 +762,8 @@ static SimScenario *load_doc(const SimJsonDoc *doc, GError **error)
         return NULL;
     }
     static const char *const keys[] = {"hqsim_scenario", "description", "gpu",
-                                       "seed", "processes", NULL};
+                                       "seed", "host_cores", "jitter",
+                                       "processes", NULL};
     int version = 0;
     if (!sim_json_check_keys(doc, root, keys, NULL, error) ||
         !sim_json_get_int(doc, root, "hqsim_scenario", NULL, true, 1,
@@ -767,7 +776,14 @@ static SimScenario *load_doc(const SimJsonDoc *doc, GError **error)
                              error) ||
         !sim_json_get_string(doc, root, "gpu", NULL, false, &gpu, error) ||
         !sim_json_get_u64(doc, root, "seed", NULL, false, 0,
-                          (uint64_t)1 << 53, &seed, error))
+                          (uint64_t)1 << 53, &seed, error) ||
+        !sim_json_get_u32(doc, root, "host_cores", NULL, false, 1, 1u << 20,
+                          &sc->host_cores, error))
+        return NULL;
+    const cJSON *jit = cJSON_GetObjectItemCaseSensitive(root, "jitter");
+    g_autoptr(SimJitter) jitter =
+        jit ? sim_jitter_parse(doc, jit, NULL, error) : NULL;
+    if (jit && !jitter)
         return NULL;
     sc->description = g_strdup(desc);
     sc->gpu = g_strdup(gpu);
@@ -788,7 +804,8 @@ static SimScenario *load_doc(const SimJsonDoc *doc, GError **error)
                                                         g_str_equal);
         g_autoptr(GHashTable) recorded = g_hash_table_new(g_direct_hash,
                                                           g_direct_equal);
-        Loader L = {doc, lines, sc, NULL, streams, events, recorded, NULL, 0};
+        Loader L = {doc,      lines,    sc,   NULL, streams,
+                    events,   recorded, NULL, 0,    jitter};
         if (!load_process(&L, proc, error))
             return NULL;
     }

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "jitter.h"
 #include "outfile.h"
 #include "scenario.h"
 
@@ -310,6 +311,11 @@ static void put_process(GString *o, const SimProcessSpec *p)
             a->rate_per_s, a->count,
             a->kind == SIM_ARRIVALS_UNIFORM ? "uniform" : "poisson");
     }
+    if (p->jitter) {
+        g_string_append(o, "      \"jitter\": ");
+        sim_jitter_to_json(p->jitter, o);
+        g_string_append(o, ",\n");
+    }
     g_string_append(o, "      \"streams\": [");
     for (uint32_t i = 0; i < p->n_streams; i++) {
         g_string_append(o, i ? ",\n        " : "\n        ");
@@ -368,6 +374,8 @@ char *sim_scenario_to_json(const SimScenario *sc)
     }
     g_string_append_printf(o, "  \"seed\": %llu,\n",
                            (unsigned long long)sc->seed);
+    if (sc->host_cores)
+        g_string_append_printf(o, "  \"host_cores\": %u,\n", sc->host_cores);
     g_string_append(o, "  \"processes\": [\n");
     for (guint i = 0; i < sc->processes->len; i++) {
         if (i)

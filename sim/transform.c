@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "jitter.h"
 
 static SimTime scale(SimTime t, double f)
 {
@@ -31,7 +32,56 @@ void sim_scenario_scale_host(SimScenario *sc, double f)
 typedef struct {
     uint32_t from, to; /* ops [from, to) */
     double gpu_ns;     /* kernel and copy time in it */
+    double t[SIM_JIT_N_CLASSES]; /* kernel, copy and host time in it */
 } Segment;
+
+/* Add @op's time to its jitter classes in @s. */
+static void seg_add(Segment *s, const SimOp *op)
+{
+    if (op->kind == SIM_OP_KERNEL) {
+        s->gpu_ns += (double)op->u.kernel.duration_ns;
+        s->t[SIM_JIT_KERNEL] += (double)(op->u.kernel.duration_ns
+                                             ? op->u.kernel.duration_ns
+                                             : op->u.kernel.block_time_ns);
+    } else if (op->kind == SIM_OP_COPY) {
+        s->gpu_ns += (double)op->u.copy.duration_ns;
+        s->t[SIM_JIT_COPY] += (double)op->u.copy.duration_ns;
+    } else if (op->kind == SIM_OP_HOST_GAP) {
+        s->t[SIM_JIT_HOST] += (double)op->u.gap_ns;
+    } else if (op->kind == SIM_OP_GRAPH) {
+        /* its nodes' device work; the launch's host time is counted below */
+        for (uint32_t n = 0; n < op->u.graph->n_nodes; n++) {
+            const SimOp *x = &op->u.graph->nodes[n].op;
+            double t = (double)(x->kind == SIM_OP_KERNEL
+                                    ? x->u.kernel.duration_ns
+                                    : x->u.copy.duration_ns);
+            s->gpu_ns += t;
+            s->t[x->kind == SIM_OP_KERNEL ? SIM_JIT_KERNEL : SIM_JIT_COPY] +=
+                t;
+        }
+    }
+    if (op->api_ns != SIM_TIME_NEVER)
+        s->t[SIM_JIT_HOST] += (double)op->api_ns;
+}
+
+/* The requests' spread as jitter rows: each request's time per class over
+ * the kept one's (1 where the kept one has none).  The warm-up request is
+ * left out, as it is left out of the choice. */
+static void request_rows(SimProcessSpec *p, const Segment *rest, uint32_t n,
+                         const Segment *pick)
+{
+    if (!p->jitter)
+        p->jitter = g_new0(SimJitter, 1);
+    if (p->jitter->n_rows)
+        return; /* the scenario's own rows win */
+    p->jitter->rows = g_new(double, (size_t)n * SIM_JIT_N_CLASSES);
+    p->jitter->n_rows = n;
+    for (uint32_t i = 0; i < n; i++)
+        for (int c = 0; c < SIM_JIT_N_CLASSES; c++)
+            p->jitter->rows[(size_t)i * SIM_JIT_N_CLASSES + c] =
+                pick->t[c] > 0 ? CLAMP(rest[i].t[c] / pick->t[c], 1e-3, 100)
+                               : 1.0;
+}
 
 static int cmp_seg(const void *a, const void *b)
 {
@@ -45,24 +95,14 @@ bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
     for (guint pi = 0; pi < sc->processes->len; pi++) {
         SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
         g_autoptr(GArray) segs = g_array_new(FALSE, FALSE, sizeof(Segment));
-        Segment cur = {0, 0, 0};
+        Segment cur = {0};
         for (uint32_t i = 0; i < p->n_ops; i++) {
             const SimOp *op = &p->ops[i];
-            if (op->kind == SIM_OP_KERNEL)
-                cur.gpu_ns += (double)op->u.kernel.duration_ns;
-            else if (op->kind == SIM_OP_COPY)
-                cur.gpu_ns += (double)op->u.copy.duration_ns;
-            else if (op->kind == SIM_OP_GRAPH)
-                for (uint32_t n = 0; n < op->u.graph->n_nodes; n++) {
-                    const SimOp *x = &op->u.graph->nodes[n].op;
-                    cur.gpu_ns += (double)(x->kind == SIM_OP_KERNEL
-                                               ? x->u.kernel.duration_ns
-                                               : x->u.copy.duration_ns);
-                }
+            seg_add(&cur, op);
             if (op->kind == SIM_OP_DEVICE_SYNC) {
                 cur.to = i + 1;
                 g_array_append_val(segs, cur);
-                cur = (Segment){i + 1, i + 1, 0};
+                cur = (Segment){.from = i + 1, .to = i + 1};
             }
         }
         if (segs->len < 2) {
@@ -76,6 +116,7 @@ bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
         Segment *rest = &g_array_index(segs, Segment, 1);
         qsort(rest, segs->len - 1, sizeof(Segment), cmp_seg);
         const Segment *pick = &rest[(segs->len - 1) / 2];
+        request_rows(p, rest, segs->len - 1, pick);
         uint32_t n = pick->to - pick->from;
         SimOp *ops = g_new(SimOp, (size_t)1 << g_bit_storage(n));
         memcpy(ops, p->ops + pick->from, n * sizeof(SimOp));

@@ -210,6 +210,65 @@ static void test_e2e_default_mps_helps_small_kernels(void **state)
     cJSON_Delete(j);
 }
 
+/* traces/spread.json: its jitter spreads the latencies (p50 < p90 < p99,
+ * the mean in between), --no-jitter makes every request of a process the
+ * same (p50 = p99 under MPS, where nothing else varies them), the same
+ * seed gives the same bytes and another seed other draws; its host threads
+ * share 2 cores: 4 cores serve more under MPS, 1 core far less. */
+static void test_e2e_latency_spread_and_host_cores(void **state)
+{
+    (void)state;
+    g_autofree char *f = source_path("traces/spread.json");
+    Run a = run_hqsim("run", f, "--mode", "mps", "--json", "-", "-q", NULL);
+    Run b = run_hqsim("run", f, "--mode", "mps", "--json", "-", "-q", NULL);
+    assert_int_equal(a.status, 0);
+    assert_string_equal(a.out, b.out);
+    cJSON *j = cJSON_Parse(a.out);
+    double p50 = jnum(j, "run.latency_p50_ms"), p90 = jnum(j, "run.latency_p90_ms");
+    double p99 = jnum(j, "run.latency_p99_ms"), mean = jnum(j, "run.latency_mean_ms");
+    assert_true(p50 < p90 && p90 < p99 && mean > p50 * 0.9 && mean < p99);
+    assert_true(p99 > 1.2 * p50);
+    assert_true(jnum(j, "run.processes.0.latency_p90_ms") > 0);
+    double tp2 = jnum(j, "run.throughput_per_s");
+    cJSON_Delete(j);
+    run_clear(&a);
+    run_clear(&b);
+    j = run_hqsim_json("run", f, "--mode", "mps", "--seed", "7", "--json", "-",
+                       "-q", NULL);
+    assert_true(jnum(j, "run.latency_p99_ms") != p99);
+    cJSON_Delete(j);
+    j = run_hqsim_json("run", f, "--mode", "mps", "--no-jitter", "--json", "-",
+                       "-q", NULL);
+    assert_true(jnum(j, "run.latency_p50_ms") == jnum(j, "run.latency_p99_ms"));
+    cJSON_Delete(j);
+    j = run_hqsim_json("run", f, "--mode", "mps", "--host-cores", "4",
+                       "--json", "-", "-q", NULL);
+    assert_true(jnum(j, "run.throughput_per_s") > 1.03 * tp2);
+    cJSON_Delete(j);
+    j = run_hqsim_json("run", f, "--mode", "mps", "--host-cores", "1",
+                       "--json", "-", "-q", NULL);
+    assert_true(jnum(j, "run.throughput_per_s") < 0.75 * tp2);
+    cJSON_Delete(j);
+    Run t = run_hqsim("compare", f, NULL);
+    assert_int_equal(t.status, 0);
+    assert_contains(t.out, "latency p90 (ms)");
+    assert_contains(t.out, "latency mean (ms)");
+    run_clear(&t);
+    t = run_hqsim("run", f, NULL);
+    assert_contains(t.out, "p90_ms");
+    assert_contains(t.out, "mean_ms");
+    run_clear(&t);
+    t = run_hqsim("run", f, "--host-cores", "-1", NULL);
+    assert_int_equal(t.status, 2);
+    assert_contains(t.err, "--host-cores");
+    run_clear(&t);
+    t = run_hqsim("sweep", f, "-n", "1,2", "--host-cores", "1", "--no-jitter",
+                  "--csv", "-", "-q", NULL);
+    assert_int_equal(t.status, 0);
+    assert_contains(t.out, "latency_p90_ms,latency_p99_ms,latency_mean_ms");
+    run_clear(&t);
+}
+
 /* Bad input: clear message, non-zero exit, no output file left behind. */
 static void test_e2e_bad_input_is_reported(void **state)
 {
@@ -272,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_e2e_mps_thread_percentage),
         cmocka_unit_test(test_e2e_csv_lists_sms_used),
         cmocka_unit_test(test_e2e_default_mps_helps_small_kernels),
+        cmocka_unit_test(test_e2e_latency_spread_and_host_cores),
         cmocka_unit_test(test_e2e_bad_input_is_reported),
         cmocka_unit_test(test_e2e_start_times_survive_loading),
     };

@@ -102,9 +102,17 @@ static double m_p50(const SimResult *r)
 {
     return ms(sim_result_latency_pct(r, 50));
 }
+static double m_p90(const SimResult *r)
+{
+    return ms(sim_result_latency_pct(r, 90));
+}
 static double m_p99(const SimResult *r)
 {
     return ms(sim_result_latency_pct(r, 99));
+}
+static double m_mean(const SimResult *r)
+{
+    return ms(sim_result_latency_mean(r));
 }
 static double m_util(const SimResult *r) { return 100 * r->gpu_util; }
 static double m_util_max(const SimResult *r)
@@ -134,7 +142,9 @@ static const Metric METRICS[] = {
     {"makespan (ms)", m_makespan, "%.3f", -1, true},
     {"throughput (iterations/s)", m_thr, "%.2f", +1, true},
     {"latency p50 (ms)", m_p50, "%.3f", -1, false},
+    {"latency p90 (ms)", m_p90, "%.3f", -1, false},
     {"latency p99 (ms)", m_p99, "%.3f", -1, true},
+    {"latency mean (ms)", m_mean, "%.3f", -1, false},
     {"GPU-Util, nvidia-smi (%)", m_util, "%.1f", 0, true},
     {"GPU-Util, highest sample (%)", m_util_max, "%.1f", 0, false},
     {"SM-active (%)", m_active, "%.1f", 0, true},
