@@ -29,20 +29,21 @@ static const LimitRow rows[SIM_BOUND_N] = {
     [SIM_BOUND_JSON_VALUES] = {"json_values", 4000000,
                                "values (numbers, strings, arrays, objects) "
                                "in one JSON input"},
-    [SIM_BOUND_OPS] = {"ops", 500000,
+    [SIM_BOUND_OPS] = {"ops", 2000000,
                        "ops of a scenario after expanding repeats and "
                        "replicas"},
     [SIM_BOUND_PROCESSES] = {"processes", 4096,
                              "processes after replicas and --processes"},
     [SIM_BOUND_STREAMS] = {"streams", 100000,
                            "streams of one process (after \"count\")"},
-    [SIM_BOUND_WORK] = {"work", 500000,
+    [SIM_BOUND_WORK] = {"work", 5000000,
                         "ops one run simulates: ops x iterations (or "
                         "arrivals), all processes"},
     [SIM_BOUND_BLOCKS] = {"blocks", (uint64_t)1 << 40,
                           "blocks of one kernel (grid x * y * z)"},
     [SIM_BOUND_EVENTS] = {"events", 20000000,
-                          "engine events one run processes"},
+                          "engine events one run processes (at least "
+                           "256 per op it simulates)"},
     [SIM_BOUND_SIM_TIME_S] = {"sim_time_s", 1000,
                               "simulated seconds before a run stops"},
     [SIM_BOUND_SAMPLES] = {"samples", 1000000,
@@ -58,6 +59,14 @@ uint64_t sim_limit(SimBound which)
 {
     g_assert(which < SIM_BOUND_N);
     return set_by_user[which] ? current[which] : rows[which].def;
+}
+
+uint64_t sim_limit_events_for(uint64_t work)
+{
+    if (set_by_user[SIM_BOUND_EVENTS])
+        return current[SIM_BOUND_EVENTS];
+    return MAX(rows[SIM_BOUND_EVENTS].def,
+               sim_mul_sat(work, SIM_EVENTS_PER_OP));
 }
 
 const char *sim_limit_name(SimBound which)

@@ -39,6 +39,16 @@ typedef enum {
 /* The current value of a limit. */
 uint64_t sim_limit(SimBound which);
 
+/* The events limit for a run that simulates @work ops: the user's
+ * --limit events=N if given, else the larger of the default and
+ * SIM_EVENTS_PER_OP events per op.  An op costs tens of events (a
+ * kernel's launch, dispatch rounds and block completions on shared SMs),
+ * so real workloads stay well under it, while events that grow with
+ * simulated time and not with ops (contexts time-slicing endless
+ * kernels) still stop at the default. */
+#define SIM_EVENTS_PER_OP 256u
+uint64_t sim_limit_events_for(uint64_t work);
+
 /* The limit's name as --limit spells it ("ops"). */
 const char *sim_limit_name(SimBound which);
 

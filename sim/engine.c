@@ -1426,7 +1426,7 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     SimTime max_ns =
         (SimTime)MIN(sim_limit(SIM_BOUND_SIM_TIME_S), (uint64_t)1 << 33) *
         (SimTime)1000000000;
-    uint64_t max_events = sim_limit(SIM_BOUND_EVENTS);
+    uint64_t max_events = sim_limit_events_for(sim_scenario_work(sc));
     SimEvent *ev;
     while ((ev = sim_eventq_peek(&E.q))) {
         if (E.opt.time_limit_ns && ev->when > E.opt.time_limit_ns) {
@@ -1440,7 +1440,12 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
             E.n_events >= max_events) {
             SimBound l = E.n_events >= max_events ? SIM_BOUND_EVENTS
                                                   : SIM_BOUND_SIM_TIME_S;
-            g_autofree char *hint = sim_limit_hint(l);
+            g_autofree char *hint =
+                l == SIM_BOUND_EVENTS
+                    ? g_strdup_printf("(limit 'events' = %llu for this run; "
+                                      "raise it with --limit events=N)",
+                                      (unsigned long long)max_events)
+                    : sim_limit_hint(l);
             fail(&E, SIM_ERROR_LIMIT,
                  "%s: stopped after %llu events with work left, the next "
                  "at %.3f s of simulated time %s",

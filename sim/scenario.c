@@ -463,24 +463,33 @@ static bool validate_graph(const SimScenario *sc, const SimProcessSpec *p,
 const uint32_t sim_cuda_grid_max[3] = {2147483647u, 65535u, 65535u};
 const uint32_t sim_cuda_block_max[3] = {1024u, 1024u, 64u};
 
-/* The work a run asks for, against the ops, processes and work limits
- * (bounds.h): ops after repeats and replicas, and ops x iterations (or
- * arrivals).  Saturating products: counts never wrap. */
-static bool check_work(const SimScenario *sc, GError **error)
+uint64_t sim_scenario_work(const SimScenario *sc)
 {
-    uint64_t ops = 0, work = 0;
-    if (sc->processes->len > sim_limit(SIM_BOUND_PROCESSES))
-        return sim_limit_fail(error, SIM_BOUND_PROCESSES,
-                              "%s: %u processes", sc->source,
-                              sc->processes->len);
+    uint64_t work = 0;
     for (guint pi = 0; pi < sc->processes->len; pi++) {
         const SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
         const SimArrivals *a = &p->arrivals;
         uint64_t times = a->kind == SIM_ARRIVALS_NONE   ? p->iterations
                          : a->kind == SIM_ARRIVALS_LIST ? a->n_times
                                                         : a->count;
-        ops += p->n_ops;
         work = sim_add_sat(work, sim_mul_sat(p->n_ops, MAX(times, 1)));
+    }
+    return work;
+}
+
+/* The work a run asks for, against the ops, processes and work limits
+ * (bounds.h): ops after repeats and replicas, and ops x iterations (or
+ * arrivals).  Saturating products: counts never wrap. */
+static bool check_work(const SimScenario *sc, GError **error)
+{
+    uint64_t ops = 0, work = sim_scenario_work(sc);
+    if (sc->processes->len > sim_limit(SIM_BOUND_PROCESSES))
+        return sim_limit_fail(error, SIM_BOUND_PROCESSES,
+                              "%s: %u processes", sc->source,
+                              sc->processes->len);
+    for (guint pi = 0; pi < sc->processes->len; pi++) {
+        const SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
+        ops += p->n_ops;
     }
     if (ops > sim_limit(SIM_BOUND_OPS))
         return sim_limit_fail(error, SIM_BOUND_OPS,

@@ -253,6 +253,10 @@ SimScenario *sim_scenario_copy(const SimScenario *sc);
 
 /* Before copying every process @n times (--processes): the processes and
  * ops limits (bounds.h), checked before the memory is spent. */
+/* Ops one run simulates: each process's ops x its iterations (or
+ * arrivals), summed, saturating at UINT64_MAX. */
+uint64_t sim_scenario_work(const SimScenario *sc);
+
 bool sim_scenario_check_copies(const SimScenario *sc, uint32_t n,
                                GError **error);
 

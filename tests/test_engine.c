@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 
+#include "bounds.h"
 #include "engine_internal.h"
 #include "error.h"
 #include "gen.h"
@@ -830,6 +831,26 @@ static void test_engine_invariants_hold_under_load(void **state)
     }
 }
 
+/* The events limit grows with the work a run asks for (256 events per
+ * op) but never falls below the default, and --limit events=N is taken
+ * as given: so real workloads are not refused while events that grow
+ * with simulated time alone still stop at the default. */
+static void test_engine_event_budget_follows_work(void **state)
+{
+    (void)state;
+    sim_limits_reset();
+    uint64_t def = sim_limit(SIM_BOUND_EVENTS);
+    assert_int_equal(sim_limit_events_for(0), def);
+    assert_int_equal(sim_limit_events_for(2), def);
+    assert_int_equal(sim_limit_events_for(def), def * SIM_EVENTS_PER_OP);
+    assert_int_equal(sim_limit_events_for(UINT64_MAX), UINT64_MAX);
+    GError *err = NULL;
+    assert_true(sim_limit_set_arg("events=1000", &err));
+    assert_int_equal(sim_limit_events_for(def), 1000);
+    sim_limits_reset();
+    assert_int_equal(sim_limit_events_for(2), def);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -861,6 +882,7 @@ int main(void)
         T(test_engine_incremental_dispatch_matches_full_scan),
         T(test_engine_mps_static_sm_windows),
         T(test_engine_invariants_hold_under_load),
+        T(test_engine_event_budget_follows_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

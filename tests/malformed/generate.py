@@ -240,8 +240,9 @@ def scenario_cases():
     inner['count'] = 10000
     inner['ops'] = [{'op': 'repeat', 'count': 10000, 'ops': inner['ops']}]
     text, where = render(t)
+    # The line is where the expansion crosses the limit, so it is pinned.
     emit('scn-limit-nested.json', text, where[P + ('ops', 5, 'ops', 0)],
-         "--limit ops=N")
+         "--limit ops=N", '--limit ops=500000')
     t = base()
     get(t, P)['arrivals'] = {'rate_per_s': 1000, 'count': 100000000}
     text, where = render(t)
@@ -258,7 +259,7 @@ def scenario_cases():
     text, where = render(base())
     emit('scn-limit-values.json', '[' + '0,' * 3000 + '0]', 1,
          "--limit json_values=N", '--limit json_values=1000')
-    emit('scn-limit-gzip.json.gz', gzip.compress(text.encode() + b' ' * 3000000),
+    emit('scn-limit-gzip.json.gz', gzip.compress(text.encode() + b' ' * 3000000, mtime=0),
          '-', "--limit inflated_bytes=N", '--limit inflated_bytes=1000000')
     # syntax: truncation, bytes cJSON and the line scanner must agree on
     text, where = render(base())
