@@ -156,7 +156,7 @@ $(FUZZ_TARGETS:%=build-fuzz/fuzz_%): build-fuzz/fuzz_%: tests/fuzz/fuzz_target.c
 fuzz: fuzz-build
 	$(Q)bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 fuzz-ci: fuzz-build
-	$(Q)bash tests/fuzz/run.sh build-fuzz $(FUZZ_CI_SECONDS) $(FUZZ_TARGETS)
+	$(Q)FUZZ_SEED=1 bash tests/fuzz/run.sh build-fuzz $(FUZZ_CI_SECONDS) $(FUZZ_TARGETS)
 
 bench: $(BUILD)/hqsim $(BENCH_BIN)
 	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash bench/run.sh

@@ -201,6 +201,17 @@ static int64_t arg_int(const cJSON *args, const char *key, int64_t dflt)
     return (int64_t)v->valuedouble;
 }
 
+/* A JSON number as an integer id, when it is one exactly (|v| <= 9e15,
+ * where doubles hold every integer): larger ids cannot be converted
+ * without undefined behaviour and are treated as absent. */
+static bool json_id(const cJSON *v, int64_t *out)
+{
+    if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) <= 9e15))
+        return false;
+    *out = (int64_t)v->valuedouble;
+    return true;
+}
+
 /* The stream of a GPU event: args.stream, else "tid" (7 or "stream 7"). */
 static int64_t event_stream(const cJSON *ev, const cJSON *args)
 {
@@ -208,8 +219,9 @@ static int64_t event_stream(const cJSON *ev, const cJSON *args)
     if (s >= 0)
         return s;
     const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
-    if (cJSON_IsNumber(tid) && tid->valuedouble >= 0)
-        return (int64_t)tid->valuedouble;
+    int64_t id;
+    if (json_id(tid, &id) && id >= 0)
+        return id;
     if (cJSON_IsString(tid)) {
         const char *t = tid->valuestring;
         if (g_str_has_prefix(t, "stream "))
@@ -225,8 +237,11 @@ static int64_t event_stream(const cJSON *ev, const cJSON *args)
 static int64_t event_pid(const cJSON *ev)
 {
     const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+    int64_t id;
+    if (json_id(pid, &id))
+        return id;
     if (cJSON_IsNumber(pid))
-        return (int64_t)pid->valuedouble;
+        return -1;
     if (cJSON_IsString(pid)) {
         char *end = NULL;
         long long v = g_ascii_strtoll(pid->valuestring, &end, 10);
@@ -800,7 +815,8 @@ bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
         {
             const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
             const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
-            if (cJSON_IsNumber(id) && (int)id->valuedouble == kn.device) {
+            int64_t idv;
+            if (json_id(id, &idv) && idv == kn.device) {
                 if (cJSON_IsString(name))
                     tr->gpu_name = g_strdup(name->valuestring);
                 tr->cc_major = (int)arg_int(d, "computeMajor", 0);

@@ -10,8 +10,12 @@
 # the shared traces are).  Each target first replays its
 # regression inputs (tests/data/fuzz/<target>/: every past finding), then
 # fuzzes for SECONDS under nice.  Exit status non-zero on any finding; the
-# crashing input is left in DIR/findings/<target>/.
+# crashing input is left in DIR/findings/<target>/.  FUZZ_SEED (default 0:
+# libFuzzer picks one) fixes the mutation sequence: `make fuzz-ci` uses 1,
+# so CI explores, from its fresh corpus, a prefix of what a longer local
+# run with the same seed and a fresh DIR already explored.
 set -u
+seed=${FUZZ_SEED:-0}
 dir=$1; secs=$2; shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 targets=${*:-scenario run model detect nvprof nsys_csv nsys_sqlite ncu kineto}
@@ -53,7 +57,7 @@ for t in $targets; do
             failed="$failed $t"; continue
         fi
     fi
-    if nice "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    if nice "$bin" -seed="$seed" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
         -max_len=65536 -dict="$dict" -artifact_prefix="$dir/findings/$t/" \
         -print_final_stats=1 "$dir/corpus/$t" "$dir/seeds/$t" \
         >"$dir/$t.log" 2>&1; then
