@@ -50,12 +50,18 @@ else
 Q := @
 endif
 
-# Library sources: every .c under the code folders except the programs.
+# Library sources: every .c under the library folders.  The command line
+# (cli/: main.c, the cmd_*.c commands and their shared option code) is not
+# part of the library: only the hqsim binary links it.  cli/ is on no -I
+# path (its files include each other by quotes, from their own folder), so
+# the library cannot include a command-line header.
 LIB_DIRS := sim import viz plan
-PROGRAMS := sim/main.c
-LIB_SRC  := $(filter-out $(PROGRAMS),$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
+CLI_DIR  := cli
+LIB_SRC  := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libhqsim.a
+CLI_SRC  := $(wildcard $(CLI_DIR)/*.c)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -76,7 +82,7 @@ $(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/hqsim: $(BUILD)/sim/main.o $(LIB)
+$(BUILD)/hqsim: $(CLI_OBJ) $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -165,15 +171,15 @@ validate: $(BUILD)/hqsim
 	$(Q)$(BUILD)/hqsim validate traces/measured/h100
 
 check-headers:
-	$(Q)for h in $(wildcard $(addsuffix /*.h,$(LIB_DIRS))); do \
+	$(Q)for h in $(wildcard $(addsuffix /*.h,$(LIB_DIRS) $(CLI_DIR))); do \
 	  echo "#include \"$$h\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - \
 	  || exit 1; done
 
 format:
-	clang-format -i $(wildcard $(addsuffix /*.[ch],$(LIB_DIRS)) tests/*.c bench/*.c)
+	clang-format -i $(wildcard $(addsuffix /*.[ch],$(LIB_DIRS) $(CLI_DIR)) tests/*.c bench/*.c)
 
 format-check:
-	clang-format --dry-run --Werror $(wildcard $(addsuffix /*.[ch],$(LIB_DIRS)) tests/*.c bench/*.c)
+	clang-format --dry-run --Werror $(wildcard $(addsuffix /*.[ch],$(LIB_DIRS) $(CLI_DIR)) tests/*.c bench/*.c)
 
 echo:
 	@echo "CC=$(CC)"; echo "CFLAGS=$(ALL_CFLAGS)"; echo "LDLIBS=$(LDLIBS)"

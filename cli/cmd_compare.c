@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "error.h"
 #include "report.h"
+#include "sweep.h"
 
 int sim_cmd_compare(int argc, char **argv)
 {
@@ -47,7 +48,7 @@ int sim_cmd_compare(int argc, char **argv)
         for (uint32_t i = 0; i < n && !error; i++) {
             SimOptions so;
             sim_cli_sim_options(&o, &so);
-            if (sim_cli_parse_mode(names[i], &so.mode, &error))
+            if (sim_sweep_parse_mode(names[i], &so.mode, &error))
                 runs[i] = sim_engine_run(m, sc, &so, &error);
         }
         if (!error && sim_cli_write_outputs(&o, runs, n, m, sc, &error) &&

@@ -255,22 +255,6 @@ void sim_cli_sim_options(const SimCliOpts *o, SimOptions *so)
     }
 }
 
-gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error)
-{
-    if (!strcmp(s, "timeslice") || !strcmp(s, "time-slicing"))
-        *out = SIM_SHARE_TIMESLICE;
-    else if (!strcmp(s, "mps"))
-        *out = SIM_SHARE_MPS;
-    else if (!strcmp(s, "scenario"))
-        *out = SIM_SHARE_AS_SCENARIO;
-    else {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "unknown mode '%s' (use timeslice, mps or scenario)", s);
-        return FALSE;
-    }
-    return TRUE;
-}
-
 /* Write the outputs a run asked for; the first failure stops and is
  * returned (earlier outputs stay, complete). */
 static gboolean write_outputs(const SimCliOpts *o, SimResult *const *runs,

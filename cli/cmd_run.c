@@ -5,6 +5,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "report.h"
+#include "sweep.h"
 
 int sim_cmd_run(int argc, char **argv)
 {
@@ -39,7 +40,7 @@ int sim_cmd_run(int argc, char **argv)
     g_autoptr(SimScenario) sc = NULL;
     g_autoptr(GpuModel) m = NULL;
     g_autoptr(SimResult) r = NULL;
-    if ((!mode || sim_cli_parse_mode(mode, &so.mode, &error)) &&
+    if ((!mode || sim_sweep_parse_mode(mode, &so.mode, &error)) &&
         (sc = sim_cli_load(files, n_files, &o, &error)) &&
         (m = sim_cli_model(&o, sc, &error)) &&
         (r = sim_engine_run(m, sc, &so, &error)) &&

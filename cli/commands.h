@@ -1,9 +1,9 @@
 /* commands.h -- the subcommands of the hqsim command line.
  *
- * Each command is one function in its own file (sim/cmd_NAME.c, or the
- * folder of its concern), registered in main.c's command table.  A command
- * parses its own options (GOptionEntry table), prints its own --help, and
- * returns a process exit status; errors are reported once, by
+ * Each command is one function in its own file (cli/cmd_NAME.c),
+ * registered in main.c's command table.  A command parses its own options
+ * (GOptionEntry table), prints its own --help, and returns a process exit
+ * status; errors are reported once, by
  * sim_cli_report_error(), never deeper down.
  */
 #ifndef SIM_COMMANDS_H

@@ -62,9 +62,6 @@ GpuModel *sim_cli_model(const SimCliOpts *o, const SimScenario *sc,
 /* SimOptions from the command line. */
 void sim_cli_sim_options(const SimCliOpts *o, SimOptions *so);
 
-/* Parse "timeslice", "mps" or "scenario". */
-gboolean sim_cli_parse_mode(const char *s, SimShareMode *out, GError **error);
-
 void sim_cli_opts_clear(SimCliOpts *o);
 
 /* Whether --json - sends the JSON to stdout: then stdout holds it alone
