@@ -32,6 +32,15 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS)) -lm
 TEST_CFLAGS := $(shell pkg-config --cflags cmocka)
 TEST_LIBS   := $(shell pkg-config --libs cmocka)
 
+# Where an installed hqsim finds its GPU models (HQSIM_DATADIR/models),
+# compiled in only when set (make install sets it): the search order is
+# $HQSIM_MODELS, then HQSIM_DATADIR/models, then this tree's models/
+# (sim_models_dir in sim/gpu_model.c).
+HQSIM_DATADIR ?=
+# The include path of library code: the internal folders, then the public
+# header (include/hqsim.h).  tests/check_layers.sh keeps the direction.
+INC_DIRS := sim import viz plan include
+
 WARN := -Wall -Wextra $(WERROR) -Wmissing-prototypes -Wstrict-prototypes \
         -Wshadow -Wpointer-arith -Wformat=2 -Wno-format-nonliteral \
         -Wvla -Wundef
@@ -40,7 +49,9 @@ WARN := -Wall -Wextra $(WERROR) -Wmissing-prototypes -Wstrict-prototypes \
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
               $(WARN) -ffp-contract=off $(CFLAGS) $(PKG_CFLAGS) \
-              -DHQSIM_SOURCE_DIR='"$(CURDIR)"' -Isim -Iimport -Iviz -Iplan -MMD -MP \
+              -DHQSIM_SOURCE_DIR='"$(CURDIR)"' \
+              $(if $(HQSIM_DATADIR),-DHQSIM_DATADIR='"$(HQSIM_DATADIR)"') \
+              $(INC_DIRS:%=-I%) -MMD -MP \
               $(if $(MPI_PKG),-DHQSIM_HAVE_MPI=1)
 LDLIBS := $(PKG_LIBS)
 
@@ -55,11 +66,20 @@ endif
 # part of the library: only the hqsim binary links it.  cli/ is on no -I
 # path (its files include each other by quotes, from their own folder), so
 # the library cannot include a command-line header.
-LIB_DIRS := sim import viz plan
+LIB_DIRS := sim import viz plan api
 CLI_DIR  := cli
 LIB_SRC  := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libhqsim.a
+# The shared library: the same sources compiled position-independent into
+# $(BUILD)/pic/, exporting only the public API (include/hqsim.h, the
+# hqsim_* symbols: api/libhqsim.map).  Its soname changes with the API's
+# major version (HQSIM_API_MAJOR in include/hqsim.h).
+SO_MAJOR := $(shell sed -n 's/^\#define HQSIM_API_MAJOR //p' include/hqsim.h)
+SO_MINOR := $(shell sed -n 's/^\#define HQSIM_API_MINOR //p' include/hqsim.h)
+SONAME   := libhqsim.so.$(SO_MAJOR)
+SO       := $(BUILD)/libhqsim.so
+SO_OBJ   := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 CLI_SRC  := $(wildcard $(CLI_DIR)/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 
@@ -70,8 +90,8 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all demo check test asan valgrind tsan bench validate clean echo \
         fuzz fuzz-ci fuzz-build \
-        format format-check check-headers
-all: $(BUILD)/hqsim
+        format format-check check-headers check-layers
+all: $(BUILD)/hqsim $(SO)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -81,6 +101,21 @@ $(BUILD)/%.o: %.c
 $(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $< (PIC)")
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/$(SONAME).$(SO_MINOR): $(SO_OBJ) api/libhqsim.map
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) \
+	  -Wl,--version-script=api/libhqsim.map -Wl,--no-undefined \
+	  -o $@ $(SO_OBJ) $(LDLIBS)
+
+$(SO): $(BUILD)/$(SONAME).$(SO_MINOR)
+	$(Q)ln -sf $(SONAME).$(SO_MINOR) $(BUILD)/$(SONAME) && \
+	  ln -sf $(SONAME) $@
 
 $(BUILD)/hqsim: $(CLI_OBJ) $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
@@ -95,6 +130,14 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(TEST_LIBS)
 
+# tests/test_api.c sees the public header alone: no internal folder on its
+# include path.
+$(BUILD)/tests/test_api.o: tests/test_api.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(filter-out $(INC_DIRS:%=-I%),$(ALL_CFLAGS)) -Iinclude \
+	  $(TEST_CFLAGS) -c $< -o $@
+
 # ($^ would also hold the headers listed in the generated .d file.)
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(@D)
@@ -106,7 +149,7 @@ demo: $(BUILD)/hqsim
 	$(BUILD)/hqsim compare traces/default.json
 
 # check: unit tests (cmocka), then end-to-end tests on the real binary.
-check: $(BUILD)/hqsim $(TEST_BIN)
+check: $(BUILD)/hqsim $(TEST_BIN) check-layers
 	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash tests/run_all.sh $(TEST_BIN)
 
 # asan: the same tests on an ASan+UBSan build in its own directory.
@@ -170,16 +213,21 @@ bench: $(BUILD)/hqsim $(BENCH_BIN)
 validate: $(BUILD)/hqsim
 	$(Q)$(BUILD)/hqsim validate traces/measured/h100
 
+# check-layers: no folder includes a header of a folder above it
+# (cli -> api -> plan -> {import, viz} -> sim; tests/check_layers.sh).
+check-layers:
+	$(Q)bash tests/check_layers.sh
+
 check-headers:
-	$(Q)for h in $(wildcard $(addsuffix /*.h,$(LIB_DIRS) $(CLI_DIR))); do \
+	$(Q)for h in $(wildcard $(addsuffix /*.h,$(LIB_DIRS) $(CLI_DIR) include)); do \
 	  echo "#include \"$$h\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - \
 	  || exit 1; done
 
 format:
-	clang-format -i $(wildcard $(addsuffix /*.[ch],$(LIB_DIRS) $(CLI_DIR)) tests/*.c bench/*.c)
+	clang-format -i $(wildcard $(addsuffix /*.[ch],$(LIB_DIRS) $(CLI_DIR) include) tests/*.c bench/*.c)
 
 format-check:
-	clang-format --dry-run --Werror $(wildcard $(addsuffix /*.[ch],$(LIB_DIRS) $(CLI_DIR)) tests/*.c bench/*.c)
+	clang-format --dry-run --Werror $(wildcard $(addsuffix /*.[ch],$(LIB_DIRS) $(CLI_DIR) include) tests/*.c bench/*.c)
 
 echo:
 	@echo "CC=$(CC)"; echo "CFLAGS=$(ALL_CFLAGS)"; echo "LDLIBS=$(LDLIBS)"

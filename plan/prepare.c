@@ -178,18 +178,3 @@ SimScenario *prep_target(const SimScenario *base, const GpuModel *to,
     }
     return sc;
 }
-
-char **prep_caveats(const SimScenario *sc, const GpuModel *m)
-{
-    GPtrArray *w = g_ptr_array_new();
-    if (!m->calibrated)
-        g_ptr_array_add(w, g_strdup_printf(
-            "GPU model '%s' is not calibrated on hardware: its parameters "
-            "come from documentation, and its errors are unmeasured (README, "
-            "\"GPU models\")",
-            m->name));
-    if (sc->gpu_mapping)
-        g_ptr_array_add(w, g_strdup(sc->gpu_mapping));
-    g_ptr_array_add(w, NULL);
-    return (char **)g_ptr_array_free(w, FALSE);
-}

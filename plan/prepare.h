@@ -63,10 +63,4 @@ SimScenario *prep_target(const SimScenario *base, const GpuModel *to,
  * Fails naming the item for a malformed value or an unknown process. */
 bool prep_set_memory(SimScenario *sc, const char *spec, GError **error);
 
-/* What a result for @sc (as prep_target left it) on @m should warn about:
- * an uncalibrated model, a trace's GPU mapped to a model inexactly (or
- * assumed), work rescaled to another GPU.  Every report prints these.
- * Returns: (transfer full) NULL-terminated, possibly empty. */
-char **prep_caveats(const SimScenario *sc, const GpuModel *m);
-
 #endif /* PLAN_PREPARE_H */

@@ -498,7 +498,7 @@ static bool prepare_all(SimSweep *sw, GError **error)
         for (uint32_t g = 0; g < sp->gpus->len; g++)
             for (uint32_t k = 0; k < n_n; k++) {
                 /* What rescaling did is in each scenario's gpu_mapping,
-                 * which every output reports (prep_caveats). */
+                 * which every output reports (sim_report_caveats). */
                 SimScenario *sc = prep_target(
                     g_ptr_array_index(sp->workloads, w),
                     g_ptr_array_index(sp->gpus, g),

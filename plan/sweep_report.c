@@ -2,13 +2,12 @@
  * sweep_report.h. */
 #include "sweep_report.h"
 
-#include "prepare.h"
-
 #include <cjson/cJSON.h>
 #include <string.h>
 
 #include "error.h"
 #include "outfile.h"
+#include "report.h"
 #include "sweep_plot.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(cJSON, cJSON_Delete)
@@ -42,13 +41,13 @@ static const GpuModel *gpu(const SimSweep *sw, uint32_t g)
     return g_ptr_array_index(sw->space.gpus, g);
 }
 
-/* The warnings of workload @w on GPU @g (prepare.h, prep_caveats), from
+/* The warnings of workload @w on GPU @g (sim_report_caveats), from
  * the scenario its first configuration ran.  Returns: (transfer full). */
 static char **caveats(const SimSweep *sw, uint32_t w, uint32_t g)
 {
     for (uint32_t i = 0; i < sw->n_configs; i++)
         if (sw->configs[i].workload == w && sw->configs[i].gpu == g)
-            return prep_caveats(sim_sweep_scenario(sw, i), gpu(sw, g));
+            return sim_report_caveats(sim_sweep_scenario(sw, i), gpu(sw, g));
     return g_new0(char *, 1);
 }
 

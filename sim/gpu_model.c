@@ -464,13 +464,20 @@ const char *sim_models_dir(void)
     const char *env = g_getenv("HQSIM_MODELS");
     if (env && *env)
         return env;
-#ifdef HQSIM_SOURCE_DIR
-    static char *compiled = NULL;
-    if (!compiled)
-        compiled = g_build_filename(HQSIM_SOURCE_DIR, "models", NULL);
-    if (g_file_test(compiled, G_FILE_TEST_IS_DIR))
-        return compiled;
+    /* Compiled in, in search order: the install prefix's data folder
+     * (set when building for `make install`), then the source tree. */
+    static const char *const compiled[] = {
+#ifdef HQSIM_DATADIR
+        HQSIM_DATADIR "/models",
 #endif
+#ifdef HQSIM_SOURCE_DIR
+        HQSIM_SOURCE_DIR "/models",
+#endif
+        NULL,
+    };
+    for (const char *const *d = compiled; *d; d++)
+        if (g_file_test(*d, G_FILE_TEST_IS_DIR))
+            return *d;
     return "models";
 }
 

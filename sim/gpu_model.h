@@ -186,8 +186,10 @@ GpuModel *sim_gpu_model_find(const char *name_or_path,
                              const char *models_dir,
                              GError **error);
 
-/* The directory holding the bundled models: $HQSIM_MODELS if set, else
- * models/ next to the binary's source tree (compiled in), else ./models.
+/* The directory holding the bundled models, the first of: $HQSIM_MODELS
+ * if set and not empty; HQSIM_DATADIR/models if the build set HQSIM_DATADIR
+ * (an installed hqsim: PREFIX/share/hqsim) and it is a folder; models/ of
+ * the source tree the binary was built from, if it is a folder; ./models.
  * Returns: (transfer none). */
 const char *sim_models_dir(void);
 

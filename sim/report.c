@@ -1,8 +1,6 @@
 /* report.c -- text, JSON and CSV views of results.  See report.h. */
 #include "report.h"
 
-#include "prepare.h"
-
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
@@ -103,12 +101,27 @@ static void text_gpu(const SimResult *r, const GpuModel *m, GString *o)
                            m->mps_server_mem_bytes / 1048576.0);
 }
 
+char **sim_report_caveats(const SimScenario *sc, const GpuModel *m)
+{
+    GPtrArray *w = g_ptr_array_new();
+    if (!m->calibrated)
+        g_ptr_array_add(w, g_strdup_printf(
+            "GPU model '%s' is not calibrated on hardware: its parameters "
+            "come from documentation, and its errors are unmeasured (README, "
+            "\"GPU models\")",
+            m->name));
+    if (sc->gpu_mapping)
+        g_ptr_array_add(w, g_strdup(sc->gpu_mapping));
+    g_ptr_array_add(w, NULL);
+    return (char **)g_ptr_array_free(w, FALSE);
+}
+
 /* The model's calibration and the trace's GPU mapping, one line each
- * (prepare.h, prep_caveats). */
+ * (sim_report_caveats). */
 static void text_caveats(const GpuModel *m, const SimScenario *sc,
                          GString *o)
 {
-    g_auto(GStrv) w = prep_caveats(sc, m);
+    g_auto(GStrv) w = sim_report_caveats(sc, m);
     g_string_append_printf(o, "GPU model %s: %s\n", m->name,
                            m->calibrated ? "calibrated on hardware"
                                          : "NOT calibrated");
@@ -316,7 +329,7 @@ static void json_header(cJSON *o, const GpuModel *m, const SimScenario *sc)
         cJSON_AddStringToObject(o, "gpu_mapping", sc->gpu_mapping);
     else
         cJSON_AddNullToObject(o, "gpu_mapping");
-    g_auto(GStrv) w = prep_caveats(sc, m);
+    g_auto(GStrv) w = sim_report_caveats(sc, m);
     cJSON *arr = cJSON_AddArrayToObject(o, "warnings");
     for (char **s = w; *s; s++)
         cJSON_AddItemToArray(arr, cJSON_CreateString(*s));

@@ -15,6 +15,12 @@
 #include "result.h"
 #include "scenario.h"
 
+/* What a result for @sc (as plan/prepare.h's prep_target left it) on @m
+ * should warn about: an uncalibrated model, a trace's GPU mapped to a model
+ * inexactly (or assumed), work rescaled to another GPU.  Every report
+ * prints these.  Returns: (transfer full) NULL-terminated, possibly empty. */
+char **sim_report_caveats(const SimScenario *sc, const GpuModel *m);
+
 /* The human summary of one run. */
 void sim_report_text(const SimResult *r, const GpuModel *m,
                      const SimScenario *sc, GString *out);

@@ -19,7 +19,6 @@
 #include "pictures.h"
 #include "report.h"
 #include "viz.h"
-#include "prepare.h"
 
 #define REPORT_MAX_PROCS 64
 #define REPORT_MAX_STREAMS 48
@@ -534,7 +533,7 @@ gboolean sim_viz_report(SimResult *const *runs,
     g_string_append_printf(o, " · %u process%s</p>\n", r0->n_procs,
                            r0->n_procs == 1 ? "" : "es");
     if (sc && m) {
-        g_auto(GStrv) w = prep_caveats(sc, m);
+        g_auto(GStrv) w = sim_report_caveats(sc, m);
         for (char **s = w; *s; s++) {
             g_string_append(o, "<p class=\"box\"><b>Warning:</b> ");
             esc(o, *s);

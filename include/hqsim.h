@@ -1,0 +1,216 @@
+/* hqsim.h -- the public C API of libhqsim: simulate how processes share an
+ * NVIDIA GPU (time-slicing or MPS), from a scenario or profiler traces.
+ *
+ * This header is the whole public surface: it includes no internal header,
+ * and every type it names is opaque, so a program built against it keeps
+ * working when the engine's structures change.  Build with
+ *     cc prog.c -Iinclude $(pkg-config --cflags glib-2.0) build/libhqsim.so
+ *
+ * What it does is what the command line does, through the same code:
+ *   hqsim_run      = `hqsim run FILE... [options]`
+ *   hqsim_compare  = `hqsim compare FILE... [options]`
+ *   hqsim_sweep    = `hqsim sweep FILE... [options]`
+ * Options are the commands' long options by name, values as text
+ * (hqsim_options_set), and results give the numbers the commands print;
+ * hqsim_result_json / hqsim_sweep_json are byte for byte the files that
+ * `--json FILE` writes.
+ *
+ * Errors.  Every function that can fail takes a GError ** (GLib's error
+ * type, the project's error type throughout): on failure it returns NULL
+ * or FALSE and sets *error (if error is not NULL) with domain HQSIM_ERROR,
+ * a code from HqsimErrorCode and a message naming the file, line and field
+ * where there is one:
+ *     "scenario.json:14: process 'a' op 3: field 'grid': must be >= 1"
+ * The caller owns the GError: free it with g_error_free() (or
+ * g_clear_error()).
+ *
+ * Ownership.  Every pointer a function returns is stated "(transfer
+ * full)" -- the caller owns it and frees it with the function named -- or
+ * "(transfer none)" -- it belongs to the object it came from and lives as
+ * long as that object.  Inputs are never taken over: the caller keeps
+ * (and frees) what it passes in.
+ *
+ * Threads.  Distinct objects may be used on distinct threads at once (the
+ * engine shares nothing mutable between runs); one object must not be
+ * used by two threads at once.  Program-wide limits (`hqsim --limit`) are
+ * not set through this API: runs use the default limits.
+ */
+#ifndef HQSIM_H
+#define HQSIM_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* This header's version: the major changes only when a declaration here
+ * changes incompatibly (and then so does the library's soname). */
+#define HQSIM_API_MAJOR 1
+#define HQSIM_API_MINOR 0
+
+/* The library's version text ("1.0").  Returns: (transfer none). */
+const char *hqsim_version(void);
+
+/* ------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------ */
+
+#define HQSIM_ERROR (hqsim_error_quark())
+GQuark hqsim_error_quark(void);
+
+typedef enum {
+    HQSIM_ERROR_IO,          /* cannot read or write a file */
+    HQSIM_ERROR_PARSE,       /* not well-formed: bad JSON, CSV, gzip */
+    HQSIM_ERROR_INVALID,     /* well-formed but wrong: a missing, unknown
+                                or out-of-range field */
+    HQSIM_ERROR_UNSUPPORTED, /* valid but not something hqsim models */
+    HQSIM_ERROR_DEADLOCK,    /* the scenario can never finish */
+    HQSIM_ERROR_NOFIT,       /* a kernel fits on no SM */
+    HQSIM_ERROR_USAGE,       /* a bad option name or value */
+    HQSIM_ERROR_LIMIT,       /* asks for more than a stated limit */
+} HqsimErrorCode;
+
+/* ------------------------------------------------------------------------
+ * Options: the command line's long options, by name, as text
+ * ------------------------------------------------------------------------ */
+
+typedef struct HqsimOptions HqsimOptions;
+
+/* No options set: every command's defaults.
+ * Returns: (transfer full): free with hqsim_options_free(). */
+HqsimOptions *hqsim_options_new(void);
+void hqsim_options_free(HqsimOptions *o); /* NULL is fine */
+
+/* Set option @name (a long option without "--", e.g. "gpu", "processes",
+ * "thread-pct", "mode") to @value, as the command line would read it
+ * ("8", "mps", "1-8", "equal,50"); a flag ("no-jitter", "as-recorded",
+ * "loop-request") takes "1"/"true"/"yes" or "0"/"false"/"no".  Setting it
+ * again replaces the value; @value NULL unsets it.
+ *
+ * The names and what they mean are those of `hqsim run --help`, `hqsim
+ * compare --help` and `hqsim sweep --help`, except the output options
+ * (--json, --csv, --picture...: use the result functions below) and
+ * --quiet.  An unknown name fails here; a value is checked (range, list
+ * syntax) when a command reads it, and an option the command does not
+ * take (e.g. "modes" for hqsim_run) fails that command -- both with
+ * HQSIM_ERROR_USAGE naming the option. */
+gboolean hqsim_options_set(HqsimOptions *o, const char *name,
+                           const char *value, GError **error);
+
+/* ------------------------------------------------------------------------
+ * Running: one workload (a native scenario, or one or more profiler
+ * traces that together make one workload; formats are detected from
+ * content), prepared as the command line prepares it
+ * ------------------------------------------------------------------------ */
+
+typedef struct HqsimResult HqsimResult;
+
+/* `hqsim run FILES`: one run, in option "mode" (scenario, timeslice or
+ * mps; default: as each process of the scenario says).  @files is
+ * NULL-terminated, @o nullable (defaults).
+ * Returns: (transfer full) (nullable): free with hqsim_result_free(). */
+HqsimResult *hqsim_run(const char *const *files, const HqsimOptions *o,
+                       GError **error);
+
+/* `hqsim compare FILES`: one run per mode of option "modes" (default
+ * "timeslice,mps"), in that order.
+ * Returns: (transfer full) (nullable): free with hqsim_result_free(). */
+HqsimResult *hqsim_compare(const char *const *files, const HqsimOptions *o,
+                           GError **error);
+
+void hqsim_result_free(HqsimResult *r); /* NULL is fine */
+
+/* Runs in the result: 1 for hqsim_run, one per mode for hqsim_compare.
+ * In the functions below @run is in [0, hqsim_result_n_runs) and @proc in
+ * [0, hqsim_result_n_procs); out-of-range indices are programming errors
+ * (a g_return_val_if_fail warning and 0 or NULL). */
+uint32_t hqsim_result_n_runs(const HqsimResult *r);
+
+/* The GPU model's name ("h100-sxm").  Returns: (transfer none). */
+const char *hqsim_result_gpu(const HqsimResult *r);
+/* "timeslice", "mps" or "scenario".  Returns: (transfer none). */
+const char *hqsim_result_mode(const HqsimResult *r, uint32_t run);
+
+/* Simulated time until the last op finished, in milliseconds. */
+double hqsim_result_makespan_ms(const HqsimResult *r, uint32_t run);
+/* Completed iterations (or requests) per second, all processes. */
+double hqsim_result_throughput(const HqsimResult *r, uint32_t run);
+/* Percentile @pct (0..100, nearest rank) of every process's iteration
+ * latencies together, in milliseconds. */
+double hqsim_result_latency_ms(const HqsimResult *r, uint32_t run,
+                               double pct);
+
+/* GPU-wide utilization over [0, makespan], each in [0, 1]. */
+typedef enum {
+    HQSIM_UTIL_GPU,         /* share of time >= 1 kernel executes (what
+                               nvidia-smi's utilization measures) */
+    HQSIM_UTIL_GPU_MAX,     /* highest nvidia-smi style sample */
+    HQSIM_UTIL_SM_ACTIVE,   /* mean over SMs of the share of time with
+                               >= 1 resident warp */
+    HQSIM_UTIL_OCCUPANCY,   /* achieved occupancy: mean resident warps /
+                               maximum warps */
+} HqsimUtil;
+double hqsim_result_util(const HqsimResult *r, uint32_t run, HqsimUtil u);
+
+uint32_t hqsim_result_n_procs(const HqsimResult *r, uint32_t run);
+/* Returns: (transfer none). */
+const char *hqsim_result_proc_name(const HqsimResult *r, uint32_t run,
+                                   uint32_t proc);
+/* "ok", "not_started" (refused: memory, MPS client limit) or "killed".
+ * Returns: (transfer none). */
+const char *hqsim_result_proc_status(const HqsimResult *r, uint32_t run,
+                                     uint32_t proc);
+double hqsim_result_proc_throughput(const HqsimResult *r, uint32_t run,
+                                    uint32_t proc);
+/* Percentile @pct (0..100) of the process's iteration latencies, in
+ * milliseconds (0 when it completed none). */
+double hqsim_result_proc_latency_ms(const HqsimResult *r, uint32_t run,
+                                    uint32_t proc, double pct);
+
+/* The JSON summary `hqsim run|compare --json FILE` writes for the same
+ * inputs and options.
+ * Returns: (transfer full): free with hqsim_free(). */
+char *hqsim_result_json(const HqsimResult *r);
+/* The text summary the command prints.
+ * Returns: (transfer full): free with hqsim_free(). */
+char *hqsim_result_text(const HqsimResult *r);
+
+/* ------------------------------------------------------------------------
+ * Sweeping: `hqsim sweep FILES` (processes x mode x thread percentage x
+ * connections x GPU x workload; each file is one workload).  Options as
+ * the command's: "processes" "1-8", "modes", "thread-pct", "connections",
+ * "gpu" (lists), "threads", "slo-p99-ms", "slo-throughput", "fixed"
+ * (files separated by ',')...
+ * ------------------------------------------------------------------------ */
+
+typedef struct HqsimSweep HqsimSweep;
+
+/* Runs every configuration (on option "threads" threads; default the
+ * cores).  Fails if set-up fails or if every configuration failed; a
+ * configuration that fails alone is a row with an error in the JSON.
+ * Returns: (transfer full) (nullable): free with hqsim_sweep_free(). */
+HqsimSweep *hqsim_sweep(const char *const *files, const HqsimOptions *o,
+                        GError **error);
+void hqsim_sweep_free(HqsimSweep *s); /* NULL is fine */
+
+/* Configurations, in the sweep's order (that of every output). */
+uint32_t hqsim_sweep_n_configs(const HqsimSweep *s);
+
+/* What `hqsim sweep --json FILE` writes for the same inputs and options
+ * (configurations, per-process rows, objectives' answers).
+ * Returns: (transfer full): free with hqsim_free(). */
+char *hqsim_sweep_json(const HqsimSweep *s);
+/* The table the command prints.
+ * Returns: (transfer full): free with hqsim_free(). */
+char *hqsim_sweep_text(const HqsimSweep *s);
+
+/* Free a string this API returned (transfer full).  NULL is fine. */
+void hqsim_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HQSIM_H */

@@ -1,0 +1,251 @@
+/* test_api.c -- the public C API (include/hqsim.h), seen as a program
+ * linked to libhqsim sees it: this file is compiled with include/ as its
+ * only project include path (Makefile), so it can use nothing else.
+ *
+ * The numbers the accessors give are checked against the JSON summary the
+ * same result writes (the command line's --json, tests/test_python.py
+ * checks that side), options against what they must change, and errors for
+ * their domain, code and the file/line/field of the message.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <string.h>
+
+#include "hqsim.h"
+
+#define SRC HQSIM_SOURCE_DIR "/"
+
+/* Four closed-loop workers, 50 iterations each: small enough for valgrind. */
+static const char *const workload[] = {
+    SRC "traces/teaching/b-mps-lower-util-faster.json", NULL};
+
+static HqsimOptions *opts(const char *const *kv)
+{
+    HqsimOptions *o = hqsim_options_new();
+    for (; kv && kv[0]; kv += 2) {
+        GError *e = NULL;
+        assert_true(hqsim_options_set(o, kv[0], kv[1], &e));
+        assert_null(e);
+    }
+    return o;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    assert_non_null(v);
+    assert_true(cJSON_IsNumber(v));
+    return v->valuedouble;
+}
+
+/* The JSON prints every double with 17 significant digits: equal to the
+ * accessor's value to the last bit but one. */
+static void assert_close(double a, double b)
+{
+    assert_true(fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b)) + 1e-12);
+}
+
+/* Every accessor of run @i against the "run" object @j of the JSON. */
+static void check_run_against_json(const HqsimResult *r, uint32_t i,
+                                   const cJSON *j)
+{
+    assert_string_equal(hqsim_result_mode(r, i),
+                        cJSON_GetObjectItem(j, "mode")->valuestring);
+    assert_close(hqsim_result_makespan_ms(r, i), num(j, "makespan_ms"));
+    assert_close(hqsim_result_throughput(r, i), num(j, "throughput_per_s"));
+    assert_close(hqsim_result_latency_ms(r, i, 99), num(j, "latency_p99_ms"));
+    const cJSON *g = cJSON_GetObjectItem(j, "gpu_metrics");
+    assert_close(hqsim_result_util(r, i, HQSIM_UTIL_GPU),
+                 num(g, "utilization.gpu"));
+    assert_close(hqsim_result_util(r, i, HQSIM_UTIL_SM_ACTIVE),
+                 num(g, "sm_active"));
+    assert_close(hqsim_result_util(r, i, HQSIM_UTIL_OCCUPANCY),
+                 num(g, "sm_occupancy"));
+    const cJSON *procs = cJSON_GetObjectItem(j, "processes");
+    assert_int_equal(hqsim_result_n_procs(r, i), cJSON_GetArraySize(procs));
+    for (uint32_t p = 0; p < hqsim_result_n_procs(r, i); p++) {
+        const cJSON *jp = cJSON_GetArrayItem(procs, (int)p);
+        assert_string_equal(hqsim_result_proc_name(r, i, p),
+                            cJSON_GetObjectItem(jp, "name")->valuestring);
+        assert_string_equal(hqsim_result_proc_status(r, i, p),
+                            cJSON_GetObjectItem(jp, "status")->valuestring);
+        assert_close(hqsim_result_proc_throughput(r, i, p),
+                     num(jp, "throughput_per_s"));
+        assert_close(hqsim_result_proc_latency_ms(r, i, p, 50),
+                     num(jp, "latency_p50_ms"));
+        assert_close(hqsim_result_proc_latency_ms(r, i, p, 90),
+                     num(jp, "latency_p90_ms"));
+        assert_close(hqsim_result_proc_latency_ms(r, i, p, 99),
+                     num(jp, "latency_p99_ms"));
+    }
+}
+
+static void test_run(void **state)
+{
+    (void)state;
+    GError *e = NULL;
+    HqsimResult *r = hqsim_run(workload, NULL, &e);
+    assert_null(e);
+    assert_non_null(r);
+    assert_int_equal(hqsim_result_n_runs(r), 1);
+    assert_string_equal(hqsim_result_gpu(r), "h100-sxm");
+    assert_true(hqsim_result_makespan_ms(r, 0) > 0);
+    char *json = hqsim_result_json(r);
+    cJSON *doc = cJSON_Parse(json);
+    assert_non_null(doc);
+    check_run_against_json(r, 0, cJSON_GetObjectItem(doc, "run"));
+    char *text = hqsim_result_text(r);
+    assert_non_null(strstr(text, "h100-sxm"));
+    hqsim_free(text);
+    cJSON_Delete(doc);
+    hqsim_free(json);
+    hqsim_result_free(r);
+}
+
+/* Options change what runs: N copies of each process and the mode. */
+static void test_run_options(void **state)
+{
+    (void)state;
+    HqsimResult *one = hqsim_run(workload, NULL, NULL);
+    HqsimOptions *o = opts((const char *const[]){"processes", "3", "mode",
+                                                 "mps", "no-jitter", "yes",
+                                                 NULL});
+    HqsimResult *three = hqsim_run(workload, o, NULL);
+    assert_non_null(one);
+    assert_non_null(three);
+    assert_int_equal(hqsim_result_n_procs(three, 0),
+                     3 * hqsim_result_n_procs(one, 0));
+    assert_string_equal(hqsim_result_mode(three, 0), "mps");
+    assert_true(hqsim_result_makespan_ms(three, 0) !=
+                hqsim_result_makespan_ms(one, 0));
+    hqsim_result_free(one);
+    hqsim_result_free(three);
+    hqsim_options_free(o);
+}
+
+static void test_compare(void **state)
+{
+    (void)state;
+    HqsimOptions *o = opts((const char *const[]){"modes", "mps,timeslice",
+                                                 NULL});
+    GError *e = NULL;
+    HqsimResult *r = hqsim_compare(workload, o, &e);
+    assert_null(e);
+    assert_int_equal(hqsim_result_n_runs(r), 2);
+    char *json = hqsim_result_json(r);
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *runs = cJSON_GetObjectItem(doc, "runs");
+    assert_int_equal(cJSON_GetArraySize(runs), 2);
+    for (uint32_t i = 0; i < 2; i++)
+        check_run_against_json(r, i, cJSON_GetArrayItem(runs, (int)i));
+    assert_string_equal(hqsim_result_mode(r, 0), "mps");
+    assert_string_equal(hqsim_result_mode(r, 1), "timeslice");
+    cJSON_Delete(doc);
+    hqsim_free(json);
+    hqsim_result_free(r);
+    hqsim_options_free(o);
+}
+
+/* processes 1,2 x modes timeslice,mps: four configurations, in order. */
+static void test_sweep(void **state)
+{
+    (void)state;
+    HqsimOptions *o = opts((const char *const[]){
+        "processes", "1,2", "threads", "2", "slo-p99-ms", "50", NULL});
+    GError *e = NULL;
+    HqsimSweep *s = hqsim_sweep(workload, o, &e);
+    assert_null(e);
+    assert_int_equal(hqsim_sweep_n_configs(s), 4);
+    char *json = hqsim_sweep_json(s);
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *cfgs = cJSON_GetObjectItem(doc, "configurations");
+    assert_int_equal(cJSON_GetArraySize(cfgs), 4);
+    char *text = hqsim_sweep_text(s);
+    assert_true(strlen(text) > 0);
+    hqsim_free(text);
+    cJSON_Delete(doc);
+    hqsim_free(json);
+    hqsim_sweep_free(s);
+    hqsim_options_free(o);
+}
+
+static void assert_usage(GError *e, const char *phrase)
+{
+    assert_non_null(e);
+    assert_true(e->domain == HQSIM_ERROR);
+    assert_int_equal(e->code, HQSIM_ERROR_USAGE);
+    assert_non_null(strstr(e->message, phrase));
+    g_error_free(e);
+}
+
+static void test_option_errors(void **state)
+{
+    (void)state;
+    HqsimOptions *o = hqsim_options_new();
+    GError *e = NULL;
+    assert_false(hqsim_options_set(o, "json", "x.json", &e));
+    assert_usage(e, "'json'");
+    e = NULL;
+    /* Out of the command line's range (sim/optrange.c: 1-4096). */
+    assert_true(hqsim_options_set(o, "processes", "0", NULL));
+    assert_null(hqsim_run(workload, o, &e));
+    assert_usage(e, "processes");
+    e = NULL;
+    /* A sweep reads "processes" as a list, with the same range. */
+    assert_null(hqsim_sweep(workload, o, &e));
+    assert_usage(e, "processes");
+    e = NULL;
+    assert_true(hqsim_options_set(o, "processes", NULL, NULL));
+    assert_true(hqsim_options_set(o, "modes", "mps", NULL));
+    assert_null(hqsim_run(workload, o, &e));
+    assert_usage(e, "'modes'");
+    e = NULL;
+    assert_true(hqsim_options_set(o, "modes", NULL, NULL));
+    assert_true(hqsim_options_set(o, "mode", "fast", NULL));
+    assert_null(hqsim_run(workload, o, &e));
+    assert_usage(e, "fast");
+    e = NULL;
+    assert_true(hqsim_options_set(o, "mode", NULL, NULL));
+    assert_true(hqsim_options_set(o, "no-jitter", "maybe", NULL));
+    assert_null(hqsim_run(workload, o, &e));
+    assert_usage(e, "no-jitter");
+    hqsim_options_free(o);
+}
+
+/* A bad field: the error names the file, the line and the field
+ * (tests/data/malformed/MANIFEST: scn-startus-neg.json, line 8). */
+static void test_input_error(void **state)
+{
+    (void)state;
+    const char *const files[] = {
+        SRC "tests/data/malformed/scn-startus-neg.json", NULL};
+    GError *e = NULL;
+    assert_null(hqsim_run(files, NULL, &e));
+    assert_non_null(e);
+    assert_true(e->domain == HQSIM_ERROR);
+    assert_int_equal(e->code, HQSIM_ERROR_INVALID);
+    assert_non_null(strstr(e->message, "scn-startus-neg.json:8:"));
+    assert_non_null(strstr(e->message, "field 'start_us'"));
+    g_error_free(e);
+    const char *const none[] = {SRC "tests/data/no-such-file.json", NULL};
+    e = NULL;
+    assert_null(hqsim_compare(none, NULL, &e));
+    assert_int_equal(e->code, HQSIM_ERROR_IO);
+    g_error_free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_run),          cmocka_unit_test(test_run_options),
+        cmocka_unit_test(test_compare),      cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_option_errors), cmocka_unit_test(test_input_error),
+    };
+    assert_non_null(hqsim_version());
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
