@@ -50,6 +50,11 @@ GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own)
          "Write one CSV row per op (start, end, queue, SMs) to FILE", "FILE"},
         {"perfetto", 0, 0, G_OPTION_ARG_FILENAME, &o->perfetto,
          "Write a Chrome/Perfetto trace of the timeline to FILE", "FILE"},
+        {"perfetto-detail", 0, 0, G_OPTION_ARG_STRING, &o->perfetto_detail,
+         "What --perfetto writes besides every op: ops (GPU-wide counters), "
+         "sampled (default: and per-SM counters; long runs as means over "
+         "2000 windows) or full (every counter change)",
+         "LEVEL"},
         {"report", 0, 0, G_OPTION_ARG_FILENAME, &o->report,
          "Write a self-contained HTML report with pictures to FILE", "FILE"},
         {"picture", 0, 0, G_OPTION_ARG_FILENAME, &o->picture,
@@ -104,6 +109,7 @@ void sim_cli_opts_clear(SimCliOpts *o)
     g_free(o->json);
     g_free(o->csv);
     g_free(o->perfetto);
+    g_free(o->perfetto_detail);
     g_free(o->report);
     g_free(o->picture);
     g_free(o->picture_kind);
@@ -118,6 +124,15 @@ static gboolean sim_cli_check_outputs(const SimCliOpts *o, GError **error)
     if (o->picture_kind &&
         !sim_viz_picture_kind_parse(o->picture_kind, &kind, error))
         return FALSE;
+    SimPerfettoDetail detail;
+    if (o->perfetto_detail &&
+        !sim_viz_perfetto_detail_parse(o->perfetto_detail, &detail, error))
+        return FALSE;
+    if (o->perfetto_detail && !o->perfetto) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--perfetto-detail needs --perfetto FILE");
+        return FALSE;
+    }
     if (o->picture_kind && !o->picture) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "--picture-kind needs --picture FILE");
@@ -300,8 +315,12 @@ static gboolean write_outputs(const SimCliOpts *o, SimResult *const *runs,
             }
         }
     }
+    SimPerfettoDetail detail = SIM_PERFETTO_DEFAULT;
     if (o->perfetto &&
-        !sim_viz_perfetto(runs, n, m, sc, o->perfetto, error))
+        ((o->perfetto_detail && !sim_viz_perfetto_detail_parse(
+                                    o->perfetto_detail, &detail, error)) ||
+         !sim_viz_perfetto_detail(runs, n, m, sc, o->perfetto, detail,
+                                  error)))
         return FALSE;
     if (o->picture) {
         SimVizPictureKind kind = SIM_VIZ_PICTURE_ALL;

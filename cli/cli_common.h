@@ -26,6 +26,7 @@ typedef struct {
     char *json;         /* --json FILE */
     char *csv;          /* --csv FILE */
     char *perfetto;     /* --perfetto FILE */
+    char *perfetto_detail; /* --perfetto-detail ops|sampled|full */
     char *report;       /* --report FILE.html */
     char *picture;      /* --picture FILE.png|FILE.svg */
     char *picture_kind; /* --picture-kind timeline|sm|util|all */

@@ -1,7 +1,7 @@
 /* test_e2e_viz.c -- the visual outputs through the real binary: --perfetto,
- * --picture, --picture-kind and --report on `run` and `compare`, their
- * errors (checked before anything is simulated or written), and the
- * progress line on stderr.
+ * --perfetto-detail, --picture, --picture-kind and --report on `run` and
+ * `compare`, their errors (checked before anything is simulated or
+ * written), and the progress line on stderr.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,11 +10,13 @@
 #include <cmocka.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
 
 #include "e2e.h"
+#include "perfetto_check.h"
 
 typedef struct {
     char *dir;
@@ -229,6 +231,87 @@ static void test_e2e_viz_progress_only_when_asked(void **state)
     assert_true(g_str_has_suffix(on, "\r\033[K"));
 }
 
+/* Counter values per (pid, name) track of a trace: the largest count, and
+ * whether any pid is run 0's SMs group (pid 2). */
+static uint32_t most_counter_values(const char *path, bool *has_sms)
+{
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    assert_true(g_file_get_contents(path, &text, &len, NULL));
+    cJSON *j = cJSON_ParseWithLength(text, len);
+    assert_non_null(j);
+    g_autoptr(GHashTable) n =
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    uint32_t most = 0;
+    *has_sms = false;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "traceEvents")) {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(e, "ph")->valuestring,
+                   "C"))
+            continue;
+        int pid = cJSON_GetObjectItemCaseSensitive(e, "pid")->valueint;
+        *has_sms |= pid % 100000 == 2;
+        char *key = g_strdup_printf(
+            "%d/%s", pid,
+            cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring);
+        uint32_t c = GPOINTER_TO_UINT(g_hash_table_lookup(n, key)) + 1;
+        g_hash_table_insert(n, key, GUINT_TO_POINTER(c));
+        most = MAX(most, c);
+    }
+    cJSON_Delete(j);
+    return most;
+}
+
+/* --perfetto-detail on the default comparison (20 000 kernels per run, so
+ * "long"): every level imports with zero errors by trace_processor's rules
+ * (viz/perfetto_check.c); ops and sampled bound each counter track to the
+ * 2000 windows (+ the 0 at start and end), full writes every change; the
+ * SMs group is there except at ops; the files grow with the level. */
+static void test_e2e_viz_perfetto_detail_levels(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *sc = source_path("traces/default.json");
+    const char *levels[] = {"ops", "sampled", "full"};
+    guint64 size[3];
+    for (int i = 0; i < 3; i++) {
+        g_autofree char *name = g_strdup_printf("%s.json", levels[i]);
+        g_autofree char *trace = in_dir(f, name);
+        Run r = run_hqsim("compare", sc, "-q", "--perfetto", trace,
+                          "--perfetto-detail", levels[i], NULL);
+        assert_int_equal(r.status, 0);
+        run_clear(&r);
+        GError *error = NULL;
+        GPtrArray *p = sim_perfetto_check_file(trace, &error);
+        assert_non_null(p);
+        for (guint k = 0; k < p->len; k++)
+            print_error("%s: %s\n", levels[i], (char *)p->pdata[k]);
+        assert_int_equal(p->len, 0);
+        g_ptr_array_unref(p);
+        bool sms = false;
+        uint32_t most = most_counter_values(trace, &sms);
+        assert_int_equal(sms, i > 0);
+        if (i < 2)
+            assert_true(most <= 2000 + 3);
+        else
+            assert_true(most > 2000 + 3);
+        GStatBuf st;
+        assert_int_equal(g_stat(trace, &st), 0);
+        size[i] = (guint64)st.st_size;
+        g_unlink(trace);
+    }
+    assert_true(size[0] < size[1] && size[1] < size[2]);
+    Run r = run_hqsim("run", sc, "-q", "--perfetto-detail", "sampled", NULL);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "--perfetto-detail needs --perfetto FILE");
+    run_clear(&r);
+    r = run_hqsim("run", sc, "-q", "--perfetto", "x.json",
+                  "--perfetto-detail", "blocks", NULL);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "unknown --perfetto-detail 'blocks': one of ops");
+    run_clear(&r);
+    assert_int_equal(entries(f->dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +324,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_e2e_viz_unwritable_output_leaves_nothing, setup, teardown),
         cmocka_unit_test(test_e2e_viz_progress_only_when_asked),
+        cmocka_unit_test_setup_teardown(test_e2e_viz_perfetto_detail_levels,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

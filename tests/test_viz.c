@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "error.h"
 #include "pictures.h"
+#include "perfetto_check.h"
 #include "plot.h"
 #include "viz.h"
 
@@ -260,6 +261,18 @@ static void check_trace(const cJSON *root, SimResult *const *runs, uint32_t n)
     assert_true(slices > 0);
 }
 
+/* Zero import errors by trace_processor's rules (viz/perfetto_check.c). */
+static void assert_imports_cleanly(const char *path)
+{
+    GError *error = NULL;
+    GPtrArray *p = sim_perfetto_check_file(path, &error);
+    assert_non_null(p);
+    for (guint i = 0; i < p->len; i++)
+        print_error("%s\n", (char *)p->pdata[i]);
+    assert_int_equal(p->len, 0);
+    g_ptr_array_unref(p);
+}
+
 static cJSON *parse_file(const char *path)
 {
     gsize len = 0;
@@ -280,6 +293,7 @@ static void test_viz_perfetto_structure_one_run(void **state)
     assert_true(sim_viz_perfetto(f->runs, 1, f->m, f->sc, p, &error));
     g_autoptr(cJSON) j = parse_file(p);
     check_trace(j, f->runs, 1);
+    assert_imports_cleanly(p);
 }
 
 static void test_viz_perfetto_compare_has_separate_groups(void **state)
@@ -290,6 +304,7 @@ static void test_viz_perfetto_compare_has_separate_groups(void **state)
     assert_true(sim_viz_perfetto(f->runs, 2, f->m, f->sc, p, &error));
     g_autoptr(cJSON) j = parse_file(p);
     check_trace(j, f->runs, 2);
+    assert_imports_cleanly(p);
     /* Process names carry the mode. */
     gsize len = 0;
     g_autofree char *text = slurp(p, &len);

@@ -5,14 +5,20 @@
  * of a comparison (0 for `hqsim run`) owns the pids r * PID_RUN + ...:
  *
  *   PID_GPU    "<mode> · GPU"       context slices (tid 1), one track per
- *                                   hardware queue (lanes where its ops
- *                                   overlap), copy engines per direction,
- *                                   counters: GPU-Util as nvidia-smi samples
- *                                   it, kernels running, resident warps,
+ *                                   hardware queue of each process (lanes
+ *                                   where its ops overlap): its own context's
+ *                                   queues, or under MPS on Volta and later
+ *                                   the client's own queues in the server
+ *                                   context (pre-Volta clients share the
+ *                                   server's: one track per server queue),
+ *                                   copy engines per direction, counters:
+ *                                   GPU-Util as nvidia-smi samples it,
+ *                                   kernels running, resident warps,
  *                                   SM-active, achieved occupancy
  *   PID_SMS    "<mode> · SMs"       one counter per SM (or per group of 8 SMs
  *                                   on GPUs with more than 32): resident
  *                                   warps of the context holding the GPU
+ *                                   (not at detail "ops")
  *   PID_PROC+p "<mode> · <process>" one track per stream (kernels, copies,
  *                                   event record/wait instants; graph nodes
  *                                   that run beside others of their stream
@@ -28,8 +34,14 @@
  * (Perfetto opens .json.gz).
  *
  * Cost: O(ops log ops + timeline samples); the file holds one slice per
- * GPU op per track that shows it (stream, queue, copy engine) and one
- * counter value per change.
+ * GPU op per track that shows it (stream, queue, copy engine) and, per
+ * counter, one value per change or (sampled) at most one per window.
+ *
+ * Import rules (what Perfetto's trace_processor counts as import errors,
+ * checked by viz/perfetto_check.c): an "X" slice must nest in or be
+ * disjoint from the slices before it on its (pid, tid) track, and a tid of
+ * 0 is read as tid = pid, so no track here uses tid 0 except counters
+ * (process-scoped).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -50,7 +62,56 @@
 #define TID_COPY0 50000u /* GPU pid: first copy-engine lane */
 #define TID_BRANCH0 1000000u /* process pid: stream s's graph branch lane l
                                 is TID_BRANCH0 + s * 1000 + l (l >= 1) */
-#define TID_CTX 0u       /* process pid: its context's slices */
+#define TID_CTX 999999u  /* process pid: its context's slices (not 0:
+                            trace_processor reads tid 0 as tid = pid, which
+                            is stream pid - 1's track) */
+
+/* ------------------------------------------------------------------------
+ * Detail levels (--perfetto-detail)
+ * ------------------------------------------------------------------------ */
+
+/* A run is "long" when it makes more than exact_max counter changes (its
+ * SM timeline's, or two per kernel): its per-SM counters, and with
+ * sample_gpu its GPU-wide step counters too, are then written as means
+ * over @windows windows, which bounds each counter track to @windows values
+ * whatever the run's length.  Op slices are always all written. */
+typedef struct Level {
+    const char *name;
+    bool sm_tracks;     /* the SMs group */
+    bool sample_gpu;    /* GPU-wide counters sampled too when long */
+    uint32_t exact_max; /* longest run written exactly */
+    uint32_t windows;
+    const char *what; /* for --help and errors */
+} Level;
+
+static const Level LEVELS[] = {
+    [SIM_PERFETTO_OPS] = {"ops", false, true, 20000, 2000,
+                          "slices of every op; GPU-wide counters"},
+    [SIM_PERFETTO_SAMPLED] = {"sampled", true, true, 20000, 2000,
+                              "plus per-SM counters; counters of runs over "
+                              "20000 changes as means over 2000 windows"},
+    [SIM_PERFETTO_FULL] = {"full", true, false, 200000, 20000,
+                           "every counter change (SM counters of runs over "
+                           "200000 changes: means over 20000 windows)"},
+};
+
+gboolean sim_viz_perfetto_detail_parse(const char *s, SimPerfettoDetail *out,
+                                       GError **error)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(LEVELS); i++)
+        if (s && !strcmp(s, LEVELS[i].name)) {
+            *out = (SimPerfettoDetail)i;
+            return TRUE;
+        }
+    g_autoptr(GString) names = g_string_new(NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(LEVELS); i++)
+        g_string_append_printf(names, "%s%s (%s)", i ? ", " : "",
+                               LEVELS[i].name, LEVELS[i].what);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                "unknown --perfetto-detail '%s': one of %s", s ? s : "",
+                names->str);
+    return FALSE;
+}
 
 /* ------------------------------------------------------------------------
  * Output: a buffer flushed to the file, raw or through deflate (gzip)
@@ -63,6 +124,9 @@ typedef struct {
     z_stream z;  /* when gzip */
     bool failed; /* a write or deflate failed */
     bool first;  /* no event written yet (comma placement) */
+    const struct Level *lv; /* --perfetto-detail */
+    bool shared_mps_queues; /* pre-Volta MPS: clients share the server's
+                               queues (else each owns its own) */
 } Out;
 
 static void out_deflate(Out *o, const void *data, size_t len, int flush)
@@ -413,12 +477,6 @@ static void graph_lanes(Out *o, const SimResult *r, uint32_t base,
     }
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Op indices by start time, then index (a total order). */
 static gint cmp_op_start(gconstpointer a, gconstpointer b, gpointer data)
 {
@@ -446,74 +504,128 @@ static uint32_t sm_group_size(uint32_t sm_count)
     return sm_count <= 32 ? 1 : 8;
 }
 
-/* Hardware-queue and copy-engine tracks: items and thread names. */
-static void gpu_tracks(Out *o, const SimResult *r, uint32_t pid, GArray *items)
+/* A hardware queue as a track: (context, owner, queue), owner being the
+ * process whose queue it is, or UINT32_MAX for pre-Volta MPS, where the
+ * clients share the server's queues (queue is then the server's). */
+typedef struct {
+    uint32_t ctx, owner, queue;
+    uint32_t op; /* index into r->ops */
+} QueueOp;
+
+static gint cmp_queue_op(gconstpointer a, gconstpointer b, gpointer data)
 {
-    /* Bucket op indices by (context, queue) and by copy direction. */
-    g_autoptr(GHashTable) by_queue = g_hash_table_new_full(
-        g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
-    GArray *copies[SIM_COPY_N_DIRS];
-    for (int d = 0; d < SIM_COPY_N_DIRS; d++)
-        copies[d] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    const QueueOp *x = a, *y = b;
+    if (x->ctx != y->ctx)
+        return x->ctx < y->ctx ? -1 : 1;
+    if (x->owner != y->owner)
+        return x->owner < y->owner ? -1 : 1;
+    if (x->queue != y->queue)
+        return x->queue < y->queue ? -1 : 1;
+    uint32_t i = x->op, j = y->op;
+    return cmp_op_start(&i, &j, data);
+}
+
+/* "queue 1 of infer#0 (MPS client): streams main, side": whose queue it
+ * is and which of its streams were mapped to it (first four). */
+static char *queue_name(const SimResult *r, const QueueOp *q, bool mps)
+{
+    const char *ctx = q->ctx < r->n_contexts ? r->contexts[q->ctx].name : "?";
+    if (q->owner == UINT32_MAX)
+        return g_strdup_printf("queue %u of %s%s", q->queue, ctx,
+                               mps ? " (shared by its clients: pre-Volta)"
+                                   : "");
+    const SimProcResult *pr = &r->procs[q->owner];
+    g_autoptr(GString) s = g_string_new(NULL);
+    g_string_printf(s, "queue %u of %s (%s)", q->queue, pr->name,
+                    mps ? "MPS client" : "own context");
+    g_autoptr(GString) names = g_string_new(NULL);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < pr->n_streams; k++) {
+        if (pr->streams[k].queue != q->queue || pr->streams[k].ops == 0)
+            continue;
+        if (n < 4)
+            g_string_append_printf(names, "%s%s", n ? ", " : "",
+                                   pr->streams[k].name);
+        n++;
+    }
+    if (n)
+        g_string_append_printf(s, ": stream%s %s%s", n > 1 ? "s" : "",
+                               names->str, n > 4 ? ", ..." : "");
+    return g_string_free(g_steal_pointer(&s), FALSE);
+}
+
+/* Hardware-queue tracks: one per queue of each process (Hyper-Q: a
+ * process's streams spread over its queues; MPS clients on Volta and later
+ * own theirs inside the server context), in (context, process, queue)
+ * order, with "overlap" lanes where launched ops of one queue run at once. */
+static void queue_tracks(Out *o, const SimResult *r, uint32_t pid,
+                             GArray *items)
+{
+    g_autoptr(GArray) qs = g_array_new(FALSE, FALSE, sizeof(QueueOp));
     for (guint i = 0; i < r->ops->len; i++) {
         const SimOpRecord *op = &g_array_index(r->ops, SimOpRecord, i);
-        if (!is_slice_op(op) || op->end_ns < op->start_ns)
+        if (!is_slice_op(op) || op->end_ns < op->start_ns || op->queue < 0 ||
+            op->proc >= r->n_procs)
             continue;
-        if (op->queue >= 0) {
-            gint64 key = ((gint64)op->ctx << 32) | (uint32_t)op->queue;
-            GArray *a = g_hash_table_lookup(by_queue, &key);
-            if (!a) {
-                a = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-                g_hash_table_insert(by_queue, g_memdup2(&key, sizeof key), a);
-            }
-            g_array_append_val(a, i);
-        }
-        if (op->kind == SIM_OP_COPY) {
-            int d = !strcmp(op->name, "d2h")   ? SIM_COPY_D2H
-                    : !strcmp(op->name, "d2d") ? SIM_COPY_D2D
-                                               : SIM_COPY_H2D;
-            g_array_append_val(copies[d], i);
-        }
+        bool server = op->ctx < r->n_contexts && r->contexts[op->ctx].mps_server;
+        QueueOp q = {op->ctx, server && o->shared_mps_queues ? UINT32_MAX
+                                                             : op->proc,
+                     (uint32_t)op->queue, i};
+        g_array_append_val(qs, q);
     }
-    /* Queues in (context, queue) order. */
-    g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(gint64));
-    GHashTableIter it;
-    gpointer k, v;
-    g_hash_table_iter_init(&it, by_queue);
-    while (g_hash_table_iter_next(&it, &k, &v))
-        g_array_append_val(keys, *(gint64 *)k);
-    g_array_sort(keys, cmp_i64);
+    g_array_sort_with_data(qs, cmp_queue_op, (gpointer)r);
     uint32_t tid = TID_QUEUE0;
-    for (guint q = 0; q < keys->len; q++) {
-        gint64 key = g_array_index(keys, gint64, q);
-        GArray *a = g_hash_table_lookup(by_queue, &key);
-        g_array_sort_with_data(a, cmp_op_start, (gpointer)r);
-        g_autofree uint32_t *lanes = g_new0(uint32_t, a->len);
-        uint32_t n_lanes = pack_lanes(r, a, lanes);
-        uint32_t ctx = (uint32_t)(key >> 32), queue = (uint32_t)key;
+    for (guint a = 0; a < qs->len;) {
+        const QueueOp *q = &g_array_index(qs, QueueOp, a);
+        guint b = a;
+        g_autoptr(GArray) idx = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        for (; b < qs->len; b++) {
+            const QueueOp *x = &g_array_index(qs, QueueOp, b);
+            if (x->ctx != q->ctx || x->owner != q->owner || x->queue != q->queue)
+                break;
+            g_array_append_val(idx, x->op);
+        }
+        g_autofree uint32_t *lanes = g_new0(uint32_t, idx->len);
+        uint32_t n_lanes = pack_lanes(r, idx, lanes);
+        bool mps = q->ctx < r->n_contexts && r->contexts[q->ctx].mps_server;
+        g_autofree char *base_name = queue_name(r, q, mps);
         for (uint32_t l = 0; l < n_lanes; l++) {
             g_autofree char *name =
-                l == 0 ? g_strdup_printf(
-                             "queue %u of %s", queue,
-                             ctx < r->n_contexts ? r->contexts[ctx].name : "?")
-                       : g_strdup_printf(
-                             "queue %u of %s (overlap %u)", queue,
-                             ctx < r->n_contexts ? r->contexts[ctx].name : "?",
-                             l + 1);
+                l == 0 ? g_strdup(base_name)
+                       : g_strdup_printf("%s (overlap %u)", base_name, l + 1);
             meta_name(o, "thread_name", pid, tid + l, name);
             meta_sort(o, "thread_sort_index", pid, tid + l, tid + l);
         }
-        for (guint i = 0; i < a->len; i++) {
-            uint32_t op = g_array_index(a, uint32_t, i);
+        for (guint i = 0; i < idx->len; i++) {
+            uint32_t op = g_array_index(idx, uint32_t, i);
             const SimOpRecord *rec = &g_array_index(r->ops, SimOpRecord, op);
             Item item = {pid, tid + lanes[i], rec->start_ns, rec->end_ns,
                          op,  false};
             g_array_append_val(items, item);
         }
         tid += n_lanes;
+        a = b;
+    }
+}
+
+/* Hardware-queue and copy-engine tracks: items and thread names. */
+static void gpu_tracks(Out *o, const SimResult *r, uint32_t pid, GArray *items)
+{
+    queue_tracks(o, r, pid, items);
+    GArray *copies[SIM_COPY_N_DIRS];
+    for (int d = 0; d < SIM_COPY_N_DIRS; d++)
+        copies[d] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    for (guint i = 0; i < r->ops->len; i++) {
+        const SimOpRecord *op = &g_array_index(r->ops, SimOpRecord, i);
+        if (op->kind != SIM_OP_COPY || op->end_ns < op->start_ns)
+            continue;
+        int d = !strcmp(op->name, "d2h")   ? SIM_COPY_D2H
+                : !strcmp(op->name, "d2d") ? SIM_COPY_D2D
+                                           : SIM_COPY_H2D;
+        g_array_append_val(copies[d], i);
     }
     static const char *dir_name[SIM_COPY_N_DIRS] = {"h2d", "d2h", "d2d"};
-    tid = TID_COPY0;
+    uint32_t tid = TID_COPY0;
     for (int d = 0; d < SIM_COPY_N_DIRS; d++) {
         GArray *a = copies[d];
         g_array_sort_with_data(a, cmp_op_start, (gpointer)r);
@@ -574,6 +686,154 @@ static void slices(Out *o, const SimResult *r, uint32_t base)
     }
 }
 
+/* ------------------------------------------------------------------------
+ * Counters: step functions written exactly or as means over windows
+ * ------------------------------------------------------------------------ */
+
+/* One change of a piecewise-constant counter: value v from t on. */
+typedef struct {
+    SimTime t;
+    double v;
+} Pt;
+
+/* Window of run @r's sampled counters in ns, 0 when written exactly: a
+ * run is long when its SM timeline or its kernels make more changes than
+ * the level writes exactly. */
+static SimTime window_ns(const Out *o, const SimResult *r)
+{
+    uint64_t kernels = 0;
+    for (guint i = 0; i < r->ops->len; i++)
+        kernels += g_array_index(r->ops, SimOpRecord, i).kind == SIM_OP_KERNEL;
+    uint64_t changes = MAX((uint64_t)r->sm_timeline->len, 2 * kernels);
+    if (changes <= o->lv->exact_max)
+        return 0;
+    return MAX(r->makespan_ns / o->lv->windows, 1);
+}
+
+/* Write counter @name of @pid from its changes @pts (sorted by t; the last
+ * of equal t wins).  W == 0: a value at each change; else the mean over
+ * each window [w W, (w+1) W), rounded to 0.01, written where it changes.
+ * Either way the track starts with 0 at ts 0 (the 2021 Perfetto UI fails an
+ * assertion drawing a counter whose first bucket holds only a non-zero
+ * sample at ts 0; a later sample at the same ts replaces it) and ends with
+ * 0 at the makespan.  O(points + windows). */
+static void series(Out *o, uint32_t pid, const char *name, const GArray *pts,
+                   SimTime W, SimTime makespan)
+{
+    double shown = 0;
+    counter(o, pid, name, 0, 0);
+    if (W == 0) {
+        for (guint i = 0; i < pts->len; i++) {
+            const Pt *p = &g_array_index(pts, Pt, i);
+            if (i + 1 < pts->len && g_array_index(pts, Pt, i + 1).t == p->t)
+                continue;
+            if (fabs(p->v - shown) > 1e-9) {
+                counter(o, pid, name, p->t, p->v);
+                shown = p->v;
+            }
+        }
+    } else {
+        uint64_t nw = makespan / W + 1;
+        double v = 0; /* the value since @since */
+        SimTime since = 0;
+        guint i = 0;
+        for (uint64_t w = 0; w < nw; w++) {
+            SimTime lo = w * W, hi = MIN((w + 1) * W, makespan);
+            double acc = 0;
+            for (; i < pts->len && g_array_index(pts, Pt, i).t < hi; i++) {
+                const Pt *p = &g_array_index(pts, Pt, i);
+                acc += v * (double)(p->t - MAX(since, lo));
+                since = p->t;
+                v = p->v;
+            }
+            if (hi > MAX(since, lo))
+                acc += v * (double)(hi - MAX(since, lo));
+            since = MAX(since, hi);
+            double mean = round(acc / (double)W * 100) / 100;
+            if (fabs(mean - shown) > 1e-9) {
+                counter(o, pid, name, lo, mean);
+                shown = mean;
+            }
+        }
+    }
+    if (shown != 0)
+        counter(o, pid, name, makespan, 0);
+}
+
+/* Append (t, v) to the changes of a track. */
+static void pt_add(GArray *pts, SimTime t, double v)
+{
+    Pt p = {t, v};
+    g_array_append_val(pts, p);
+}
+
+/* A track's name, with the window when sampled. */
+static char *sampled_name(const char *name, SimTime W)
+{
+    return W ? g_strdup_printf("%s, mean per %.3f us", name, W / 1e3)
+             : g_strdup(name);
+}
+
+/* Per SM group (when the level shows SMs): resident warps; GPU-wide:
+ * resident warps (achieved occupancy is them over the maximum, named in the
+ * track) and SM-active.  The GPU-wide ones are sampled only when the level
+ * says so.  O(samples + tracks x windows). */
+static void sm_counters(Out *o, const SimResult *r, uint32_t gpu, uint32_t smp,
+                        SimTime W)
+{
+    uint32_t S = r->sm_count, G = sm_group_size(S);
+    if (S == 0)
+        return;
+    uint32_t n_groups = (S + G - 1) / G;
+    /* Tracks: groups, then GPU-wide warps and SM-active. */
+    uint32_t n_tracks = n_groups + 2, t_warps = n_groups,
+             t_active = n_groups + 1;
+    GArray **pts = g_new0(GArray *, n_tracks);
+    for (uint32_t k = 0; k < n_tracks; k++)
+        pts[k] = g_array_new(FALSE, FALSE, sizeof(Pt));
+    g_autofree double *val = g_new0(double, n_tracks);
+    g_autofree uint32_t *warps = g_new0(uint32_t, S);
+    const GArray *tl = r->sm_timeline;
+    for (guint i = 0; i < tl->len;) {
+        SimTime t = g_array_index(tl, SimSmSample, i).t_ns;
+        for (; i < tl->len && g_array_index(tl, SimSmSample, i).t_ns == t;
+             i++) {
+            const SimSmSample *s = &g_array_index(tl, SimSmSample, i);
+            if (s->sm >= S)
+                continue;
+            double d = (double)s->warps - (double)warps[s->sm];
+            val[s->sm / G] += d;
+            val[t_warps] += d;
+            val[t_active] += 100.0 * ((s->warps > 0) - (warps[s->sm] > 0)) / S;
+            warps[s->sm] = s->warps;
+        }
+        for (uint32_t k = 0; k < n_tracks; k++) {
+            GArray *a = pts[k];
+            double last = a->len ? g_array_index(a, Pt, a->len - 1).v : 0;
+            if (fabs(val[k] - last) > 1e-9)
+                pt_add(a, t, val[k]);
+        }
+    }
+    SimTime Wgpu = o->lv->sample_gpu ? W : 0;
+    g_autofree char *occ = g_strdup_printf(
+        "resident warps (of %u: achieved occupancy)", S * r->max_warps_per_sm);
+    g_autofree char *warps_name = sampled_name(occ, Wgpu);
+    g_autofree char *active_name =
+        sampled_name("SM-active (% of SMs with a warp)", Wgpu);
+    series(o, gpu, warps_name, pts[t_warps], Wgpu, r->makespan_ns);
+    series(o, gpu, active_name, pts[t_active], Wgpu, r->makespan_ns);
+    for (uint32_t g = 0; o->lv->sm_tracks && g < n_groups; g++) {
+        uint32_t lo = g * G, hi = MIN(S, lo + G) - 1;
+        g_autofree char *name =
+            G == 1 ? g_strdup_printf("SM %03u warps", lo)
+                   : g_strdup_printf("SMs %03u-%03u warps", lo, hi);
+        series(o, smp, name, pts[g], W, r->makespan_ns);
+    }
+    for (uint32_t k = 0; k < n_tracks; k++)
+        g_array_free(pts[k], TRUE);
+    g_free(pts);
+}
+
 typedef struct {
     SimTime t;
     int delta;
@@ -587,142 +847,18 @@ static int cmp_step(const void *a, const void *b)
     return x->delta < y->delta ? -1 : x->delta > y->delta;
 }
 
-/* SM timelines longer than this are drawn as means over windows (below). */
-#define EXACT_SM_SAMPLES 200000u
-/* Windows over the run when binned: bounds each counter track's values. */
-#define SM_WINDOWS 20000u
-
-/* Window of the binned SM counters for run @r, in ns (0: exact). */
-static SimTime sm_window_ns(const SimResult *r)
-{
-    if (r->sm_timeline->len <= EXACT_SM_SAMPLES)
-        return 0;
-    return MAX(r->makespan_ns / SM_WINDOWS, 1);
-}
-
-/* Per SM group: resident warps; GPU-wide: resident warps (achieved
- * occupancy is them over the maximum, named in the track) and SM-active.
- * Exact (a value at each change) for timelines up to EXACT_SM_SAMPLES
- * samples; beyond that the mean over each of SM_WINDOWS windows, so the
- * file stays a size a viewer opens (each value still only on change).
- * O(samples + SMs x windows). */
-static void sm_counters(Out *o, const SimResult *r, uint32_t gpu, uint32_t smp)
-{
-    uint32_t S = r->sm_count, G = sm_group_size(S);
-    if (S == 0)
-        return;
-    uint32_t n_groups = (S + G - 1) / G;
-    /* Tracks: groups, then GPU-wide warps and SM-active. */
-    uint32_t n_tracks = n_groups + 2, t_warps = n_groups,
-             t_active = n_groups + 1;
-    char **name = g_new0(char *, n_tracks + 1);
-    uint32_t *pid = g_new0(uint32_t, n_tracks);
-    for (uint32_t g = 0; g < n_groups; g++) {
-        uint32_t lo = g * G, hi = MIN(S, lo + G) - 1;
-        name[g] = G == 1 ? g_strdup_printf("SM %03u warps", lo)
-                         : g_strdup_printf("SMs %03u-%03u warps", lo, hi);
-        pid[g] = smp;
-    }
-    name[t_warps] = g_strdup_printf("resident warps (of %u: achieved "
-                                    "occupancy)",
-                                    S * r->max_warps_per_sm);
-    name[t_active] = g_strdup("SM-active (% of SMs with a warp)");
-    pid[t_warps] = pid[t_active] = gpu;
-    g_autofree double *shown = g_new0(double, n_tracks);
-    for (uint32_t k = 0; k < n_tracks; k++)
-        counter(o, pid[k], name[k], 0, 0);
-    const GArray *tl = r->sm_timeline;
-    g_autofree uint32_t *warps = g_new0(uint32_t, S);
-    SimTime W = sm_window_ns(r);
-    if (W == 0) {
-        g_autofree double *val = g_new0(double, n_tracks);
-        for (guint i = 0; i < tl->len;) {
-            SimTime t = g_array_index(tl, SimSmSample, i).t_ns;
-            for (; i < tl->len && g_array_index(tl, SimSmSample, i).t_ns == t;
-                 i++) {
-                const SimSmSample *s = &g_array_index(tl, SimSmSample, i);
-                if (s->sm >= S)
-                    continue;
-                double d = (double)s->warps - (double)warps[s->sm];
-                val[s->sm / G] += d;
-                val[t_warps] += d;
-                val[t_active] +=
-                    100.0 * ((s->warps > 0) - (warps[s->sm] > 0)) / S;
-                warps[s->sm] = s->warps;
-            }
-            for (uint32_t k = 0; k < n_tracks; k++)
-                if (fabs(val[k] - shown[k]) > 1e-9) {
-                    counter(o, pid[k], name[k], t, val[k]);
-                    shown[k] = val[k];
-                }
-        }
-    } else {
-        /* Mean over each window: integrate every SM's piecewise constant
-         * warps into its group's windows. */
-        uint32_t nw = (uint32_t)(r->makespan_ns / W) + 1;
-        double *acc = g_new0(double, (size_t)n_tracks *nw);
-        g_autofree SimTime *since = g_new0(SimTime, S);
-        for (guint i = 0; i <= tl->len; i++) {
-            bool last = i == tl->len;
-            uint32_t lo = 0, hi = S, nwarps = 0;
-            SimTime t = r->makespan_ns;
-            if (!last) {
-                const SimSmSample *s = &g_array_index(tl, SimSmSample, i);
-                if (s->sm >= S)
-                    continue;
-                lo = s->sm;
-                hi = s->sm + 1;
-                t = s->t_ns;
-                nwarps = s->warps;
-            }
-            for (uint32_t sm = lo; sm < hi; sm++) {
-                for (SimTime a = since[sm]; a < t && warps[sm];) {
-                    uint64_t w = a / W;
-                    SimTime b = MIN(t, (w + 1) * W);
-                    double share = (double)(b - a) / (double)W;
-                    acc[(size_t)(sm / G) * nw + w] += warps[sm] * share;
-                    acc[(size_t)t_warps * nw + w] += warps[sm] * share;
-                    acc[(size_t)t_active * nw + w] += 100.0 / S * share;
-                    a = b;
-                }
-                since[sm] = MAX(since[sm], t);
-                warps[sm] = nwarps;
-            }
-        }
-        for (uint32_t w = 0; w < nw; w++)
-            for (uint32_t k = 0; k < n_tracks; k++) {
-                double v = round(acc[(size_t)k * nw + w] * 100) / 100;
-                if (fabs(v - shown[k]) > 1e-9) {
-                    counter(o, pid[k], name[k], (SimTime)w * W, v);
-                    shown[k] = v;
-                }
-            }
-        g_free(acc);
-    }
-    for (uint32_t k = 0; k < n_tracks; k++)
-        if (shown[k] != 0)
-            counter(o, pid[k], name[k], r->makespan_ns, 0);
-    g_strfreev(name);
-    g_free(pid);
-}
-
-static void counters(Out *o, const SimResult *r, uint32_t base)
+static void counters(Out *o, const SimResult *r, uint32_t base, SimTime W)
 {
     uint32_t gpu = base + PID_GPU, smp = base + PID_SMS;
-    /* nvidia-smi GPU-Util: one value per sampling period.  Like every
-     * counter track here, it starts with a 0 at ts 0 (a later sample at the
-     * same ts wins):
-     * Perfetto's 2021 UI fails an assertion drawing a counter whose only
-     * sample in its first bucket is a non-zero one at ts 0. */
+    /* nvidia-smi GPU-Util: one value per sampling period (already few). */
+    const char *util = "GPU-Util as nvidia-smi samples it (%)";
     if (r->util_samples->len)
-        counter(o, gpu, "GPU-Util as nvidia-smi samples it (%)", 0, 0);
+        counter(o, gpu, util, 0, 0);
     for (guint i = 0; i < r->util_samples->len; i++)
-        counter(o, gpu, "GPU-Util as nvidia-smi samples it (%)",
-                (SimTime)i * r->nvml_period_ns,
+        counter(o, gpu, util, (SimTime)i * r->nvml_period_ns,
                 100 * g_array_index(r->util_samples, double, i));
     if (r->util_samples->len)
-        counter(o, gpu, "GPU-Util as nvidia-smi samples it (%)", r->makespan_ns,
-                0);
+        counter(o, gpu, util, r->makespan_ns, 0);
     /* Kernels running (started, not finished). */
     g_autoptr(GArray) steps = g_array_new(FALSE, FALSE, sizeof(Step));
     for (guint i = 0; i < r->ops->len; i++) {
@@ -734,15 +870,18 @@ static void counters(Out *o, const SimResult *r, uint32_t base)
         g_array_append_val(steps, b);
     }
     g_array_sort(steps, cmp_step);
+    g_autoptr(GArray) pts = g_array_new(FALSE, FALSE, sizeof(Pt));
     int running = 0;
-    counter(o, gpu, "kernels running", 0, 0);
     for (guint i = 0; i < steps->len;) {
         SimTime t = g_array_index(steps, Step, i).t;
         for (; i < steps->len && g_array_index(steps, Step, i).t == t; i++)
             running += g_array_index(steps, Step, i).delta;
-        counter(o, gpu, "kernels running", t, running);
+        pt_add(pts, t, running);
     }
-    sm_counters(o, r, gpu, smp);
+    SimTime Wgpu = o->lv->sample_gpu ? W : 0;
+    g_autofree char *kr = sampled_name("kernels running", Wgpu);
+    series(o, gpu, kr, pts, Wgpu, r->makespan_ns);
+    sm_counters(o, r, gpu, smp, W);
 }
 
 static void one_run(
@@ -759,20 +898,23 @@ static void one_run(
     meta_name(o, "thread_name", gpu, TID_SLICES,
               "context holding the GPU (time-slices)");
     meta_sort(o, "thread_sort_index", gpu, TID_SLICES, 0);
-    g_autofree char *sm_name = run_name(r, n, "SMs");
-    uint32_t G = sm_group_size(r->sm_count);
-    SimTime W = sm_window_ns(r);
-    g_autofree char *mean =
-        W ? g_strdup_printf(", means over %.3f us windows", W / 1e3)
-          : g_strdup("");
-    g_autofree char *sm_label =
-        G == 1 ? g_strdup_printf("%s (resident warps per SM, max %u%s)",
-                                 sm_name, r->max_warps_per_sm, mean)
-               : g_strdup_printf("%s (resident warps per group of %u SMs, "
-                                 "max %u%s)",
-                                 sm_name, G, G * r->max_warps_per_sm, mean);
-    meta_name(o, "process_name", smp, 0, sm_label);
-    meta_sort(o, "process_sort_index", smp, 0, base + 1);
+    SimTime W = window_ns(o, r);
+    if (o->lv->sm_tracks) {
+        g_autofree char *sm_name = run_name(r, n, "SMs");
+        uint32_t G = sm_group_size(r->sm_count);
+        g_autofree char *mean =
+            W ? g_strdup_printf(", means over %.3f us windows", W / 1e3)
+              : g_strdup("");
+        g_autofree char *sm_label =
+            G == 1
+                ? g_strdup_printf("%s (resident warps per SM, max %u%s)",
+                                  sm_name, r->max_warps_per_sm, mean)
+                : g_strdup_printf("%s (resident warps per group of %u SMs, "
+                                  "max %u%s)",
+                                  sm_name, G, G * r->max_warps_per_sm, mean);
+        meta_name(o, "process_name", smp, 0, sm_label);
+        meta_sort(o, "process_sort_index", smp, 0, base + 1);
+    }
     for (uint32_t p = 0; p < r->n_procs; p++) {
         const SimProcResult *pr = &r->procs[p];
         uint32_t pid = base + PID_PROC + p;
@@ -836,7 +978,7 @@ static void one_run(
         g_string_append_printf(o->buf, ",\"args\":{\"iteration\":%u}}",
                                op->iteration);
     }
-    counters(o, r, base);
+    counters(o, r, base, W);
 }
 
 gboolean sim_viz_perfetto(SimResult *const *runs,
@@ -845,6 +987,18 @@ gboolean sim_viz_perfetto(SimResult *const *runs,
                           const SimScenario *sc,
                           const char *path,
                           GError **error)
+{
+    return sim_viz_perfetto_detail(runs, n, m, sc, path, SIM_PERFETTO_DEFAULT,
+                                   error);
+}
+
+gboolean sim_viz_perfetto_detail(SimResult *const *runs,
+                                 uint32_t n,
+                                 const GpuModel *m,
+                                 const SimScenario *sc,
+                                 const char *path,
+                                 SimPerfettoDetail detail,
+                                 GError **error)
 {
     g_return_val_if_fail(runs && n > 0 && path, FALSE);
     SimOutFile *of = sim_out_open(path, error);
@@ -855,6 +1009,9 @@ gboolean sim_viz_perfetto(SimResult *const *runs,
     o.f = sim_out_stream(of);
     o.buf = g_string_sized_new(1u << 21);
     o.first = true;
+    o.lv = &LEVELS[(size_t)detail < G_N_ELEMENTS(LEVELS) ? detail
+                                                          : SIM_PERFETTO_DEFAULT];
+    o.shared_mps_queues = m && !m->mps_volta;
     o.gzip = g_str_has_suffix(path, ".gz");
     if (o.gzip && deflateInit2(&o.z, 6, Z_DEFLATED, 15 + 16, 8,
                                Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -877,6 +1034,8 @@ gboolean sim_viz_perfetto(SimResult *const *runs,
     for (uint32_t i = 0; i < n; i++)
         g_string_append_printf(modes, "%s%s", i ? "," : "", runs[i]->mode);
     out_str(o.buf, modes->str);
+    g_string_append(o.buf, ",\"detail\":");
+    out_str(o.buf, o.lv->name);
     g_string_append(o.buf, ",\"time_unit\":\"ts and dur in microseconds\"},"
                            "\"traceEvents\":[");
     for (uint32_t i = 0; i < n; i++)

@@ -17,10 +17,35 @@
 #include "result.h"
 #include "scenario.h"
 
+/* How much of a run the Perfetto export writes (--perfetto-detail).  Every
+ * level has every GPU op as a slice; they differ in counters: */
+typedef enum {
+    SIM_PERFETTO_OPS,     /* GPU-wide counters only, sampled */
+    SIM_PERFETTO_SAMPLED, /* + per-SM counters; long runs sampled (default) */
+    SIM_PERFETTO_FULL,    /* every counter change (SM counters of very long
+                             runs still as means over 20 000 windows) */
+} SimPerfettoDetail;
+#define SIM_PERFETTO_DEFAULT SIM_PERFETTO_SAMPLED
+
+/* Parse a level name ("ops", "sampled", "full"); the error lists them. */
+gboolean sim_viz_perfetto_detail_parse(const char *s, SimPerfettoDetail *out,
+                                       GError **error);
+
 /* Chrome Trace Event JSON that Perfetto and chrome://tracing open: tracks
- * per process/stream, per hardware queue, per context slice, per SM (or SM
- * group), and counters.  Several runs (compare) become separate process
- * groups in one file.  A @path ending in ".gz" is gzip-compressed. */
+ * per process/stream, per hardware queue of each process (each MPS client's
+ * own queues on Volta and later: Hyper-Q as it runs), per context slice,
+ * per SM (or SM group), and counters, at @detail.  Several runs (compare)
+ * become separate process groups in one file.  A @path ending in ".gz" is
+ * gzip-compressed.  viz/perfetto_check.h checks the result. */
+gboolean sim_viz_perfetto_detail(SimResult *const *runs,
+                                 uint32_t n,
+                                 const GpuModel *m,
+                                 const SimScenario *sc,
+                                 const char *path,
+                                 SimPerfettoDetail detail,
+                                 GError **error);
+
+/* The same at SIM_PERFETTO_DEFAULT. */
 gboolean sim_viz_perfetto(SimResult *const *runs,
                           uint32_t n,
                           const GpuModel *m,
