@@ -11,6 +11,7 @@
 #include "optrange.h"
 #include "retarget.h"
 #include "transform.h"
+#include "workload_file.h"
 
 /* Rounds of the time-alone inference (import/replay.h): enough for every
  * bundled trace to converge. */
@@ -104,6 +105,17 @@ SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
                     "give a scenario file or a profiler trace");
         return NULL;
     }
+    /* A workload file lists parts that each take steps 1-6 here. */
+    for (int i = 0; i < n; i++)
+        if (prep_is_workload(files[i])) {
+            if (n == 1)
+                return prep_workload_load(files[0], o, error);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                        "%s is a workload file: give it alone (list the "
+                        "other files among its parts)",
+                        files[i]);
+            return NULL;
+        }
     SimScenario *sc = load_inferred(files, n, o, error);
     if (!sc)
         return NULL;

@@ -6,7 +6,9 @@
  * numbers `run` gives (tests/test_e2e_prepare.c checks it):
  *
  *   prep_load     once per workload, independent of the GPU it will run on:
- *     1. load the scenario or traces (formats detected from content);
+ *     1. load the scenario or traces (formats detected from content); a
+ *        workload file (plan/workload_file.h) takes each of its parts
+ *        through steps 1-6, then joins them;
  *     2. traces: infer each op's time alone from its recorded time on the
  *        model of the GPU it was recorded on (unless --as-recorded);
  *     3. device memory: --mem-mib overrides what the trace says;

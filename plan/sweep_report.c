@@ -51,13 +51,32 @@ static char **caveats(const SimSweep *sw, uint32_t w, uint32_t g)
     return g_new0(char *, 1);
 }
 
-/* "equal 3.57", "25", "scenario", "-". */
+/* "equal 3.57", "25", "scenario", "-"; as the scenario says with several
+ * values among the swept processes (a workload file's parts): "scen 30/70",
+ * the distinct values in order of first appearance. */
 static char *pct_cell(const SimSweepRow *r)
 {
     if (r->cfg.mode != SIM_SHARE_TIMESLICE &&
         r->cfg.pct.kind == SIM_SWEEP_PCT_EQUAL)
         return g_strdup_printf("equal %.3g", r->thread_pct);
-    return sim_sweep_pct_label(&r->cfg.pct, r->cfg.mode);
+    if (r->cfg.mode == SIM_SHARE_TIMESLICE ||
+        r->cfg.pct.kind != SIM_SWEEP_PCT_SCENARIO)
+        return sim_sweep_pct_label(&r->cfg.pct, r->cfg.mode);
+    g_autoptr(GString) v = g_string_new(NULL);
+    uint32_t distinct = 0;
+    for (uint32_t i = 0; i < r->n_procs; i++) {
+        const SimSweepProc *p = &r->procs[i];
+        bool seen = p->fixed || p->thread_pct <= 0;
+        for (uint32_t j = 0; j < i && !seen; j++)
+            seen = !r->procs[j].fixed && r->procs[j].thread_pct == p->thread_pct;
+        if (!seen) {
+            g_string_append_printf(v, "%s%.3g", distinct ? "/" : "",
+                                   p->thread_pct);
+            distinct++;
+        }
+    }
+    return distinct > 1 ? g_strdup_printf("scen %s", v->str)
+                        : sim_sweep_pct_label(&r->cfg.pct, r->cfg.mode);
 }
 
 static char *conn_cell(const SimSweepRow *r)
