@@ -105,6 +105,17 @@ int main(int argc, char **argv)
     run("(d) one kernel of 1G blocks", m, d, SIM_SHARE_TIMESLICE, true,
         "< 1 s");
     sim_scenario_free(d);
+    /* (f), (g): the same beside long co-runners under MPS (steady state
+     * beside co-runners, engine_steady.c): a co-runner block on every SM,
+     * then on half of them (the others hold whole waves of it alone). */
+    SimScenario *f2 = sim_gen_big_beside(1000000000, 2, m->sm_count / 2);
+    run("(f) 1G blocks beside 2 co-runners", m, f2, SIM_SHARE_MPS, true,
+        "< 1 s");
+    sim_scenario_free(f2);
+    SimScenario *f1 = sim_gen_big_beside(1000000000, 1, m->sm_count / 2);
+    run("(g) 1G blocks beside 1 co-runner", m, f1, SIM_SHARE_MPS, true,
+        "< 1 s");
+    sim_scenario_free(f1);
     /* (e) the same 20k kernels spread over more and more MPS clients: the
      * cost per event should not grow with the clients (48: the H100's
      * client limit; a model with fewer refuses the rest). */

@@ -1181,6 +1181,11 @@ static void describe_deadlock(Engine *E, GString *msg)
 
 static void handle(Engine *E, SimEvent *ev)
 {
+    /* Which contexts run and which MPS clients exist: SMs in steady state
+     * assume neither changes (engine_steady.c). */
+    if (E->n_steady && (ev->kind == EV_PROC_START || ev->kind == EV_SLICE ||
+                        ev->kind == EV_SWITCH || ev->kind == EV_YIELD))
+        sm_steady_stop_all(E);
     switch (ev->kind) {
     case EV_PROC_START: proc_start(E, ev->obj); break;
     case EV_HOST: host_event(E, ev->obj); break;
@@ -1465,7 +1470,9 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
         SimEvent *nx = sim_eventq_peek(&E.q);
         if (nx && nx->when == E.now)
             continue; /* finish this instant before deciding anything */
+        E.settling = true; /* SMs in steady state ask (engine_steady.c) */
         settle(&E);
+        E.settling = false;
         if (E.error)
             break;
         if (E.opt.check_invariants) {

@@ -118,6 +118,9 @@ struct KernelRt {
     bool in_pending;
     bool faulted;
     Cohort *last_cohort;  /* the cohort of its latest placement instant */
+    uint64_t steady_out;  /* blocks its SMs in steady state counted ahead
+                             (dispatched and done) when they entered it,
+                             used or not (engine_steady.c): 0 when none */
     uint64_t stuck_epoch; /* ctx->release_epoch when it last could not
                              place all its blocks (UINT64_MAX: never
                              tried): then no SM could take one more, so
@@ -161,11 +164,30 @@ struct Cohort {
                              fast path, sm_cohort_event) */
     SimTime wave_ns;      /* one wave's time, when ext > 0 */
     uint64_t wave_blocks; /* blocks of one wave, when ext > 0 */
+    bool beside;          /* ext > 0 beside other kernels' blocks: one of
+                             E->n_steady (engine_steady.c) */
+    uint64_t claim;       /* beside: the blocks it counted ahead */
     Group *groups;
     uint32_t n;
     SimEvent ev;          /* EV_COHORT */
     Cohort *prev, *next;  /* the context's cohorts */
 };
+
+/* An SM's steady state beside co-runners (engine_steady.c): the snapshot
+ * of its latest placement of a kernel's group and, while on, the periods it
+ * stands for. */
+typedef struct {
+    KernelRt *k;          /* kernel of the snapshot (NULL: none) */
+    SimTime t;            /* when that group was placed */
+    uint64_t mods;        /* the SM's mods just after */
+    uint32_t count;       /* its blocks */
+    double load_before;   /* the SM's load before the placement, after */
+    double load, speed;
+    double rem;           /* the group's work per block left when placed */
+    bool on;              /* standing for whole periods ahead */
+    SimTime t1, period;   /* on: placed at t1, repeats every period ns */
+    uint64_t periods;     /* on: how many periods its event stands for */
+} SmSteady;
 
 /* One SM as seen by one context.  Contexts never run at the same time, so
  * each has its own view; under time-slicing the inactive ones are frozen. */
@@ -191,6 +213,12 @@ struct SmRt {
     uint64_t released;    /* ctx->release_epoch of its latest release (0:
                              never released) */
     struct SmRt *rel_prev, *rel_next; /* the context's release list */
+    uint64_t mods;        /* groups added or removed, loosened, frozen or
+                             thawed: any change that breaks a period */
+    double load_before;   /* load before the head group's first placement */
+    bool fresh_slowed;    /* the head group was slowed from its first block
+                             (so never in a cohort, however it was batched) */
+    SmSteady st;
 };
 
 typedef struct Queue {
@@ -358,6 +386,9 @@ struct Engine {
     SimEventQ q;
     SimTime now;
     uint64_t n_events;
+    uint32_t n_steady;        /* SMs in steady state (engine_steady.c) */
+    bool settling;            /* in settle(): this instant's events are
+                                 all handled */
     uint64_t ops_done, ops_total; /* progress hook (SimProgress) */
     uint32_t sm_words;
 
@@ -428,6 +459,36 @@ void sm_kernel_free(KernelRt *k);
 void sm_advance(Engine *E, SmRt *sm);
 void sm_reschedule(Engine *E, SmRt *sm);
 void sm_loosen(Engine *E, SmRt *sm);
+
+/* Advance @sm's loose groups @times times by @d ns at their current rates,
+ * exactly as @times calls of sm_advance would (engine_steady.c). */
+void sm_advance_periods(SmRt *sm, double d, uint64_t times);
+/* The rate of @g's blocks on @sm now (engine_sm.c's group_rate). */
+double sm_group_rate(const SmRt *sm, const Group *g);
+/* Whether some group on @sm would run below rate 1 at @load. */
+bool sm_slowed_at(const Engine *E, const SmRt *sm, double load);
+
+/* Complete every block of @co now (sm_cohort_event without extending). */
+void sm_cohort_complete(Engine *E, Cohort *co);
+
+/* engine_steady.c: an SM whose placements repeat stands for whole periods.
+ * sm_steady_note: after @sm's event was recomputed for this instant's
+ * placement; sm_steady_stop: back to the state a step-by-step run has now;
+ * the others stop every SM (of a kernel) in steady state. */
+void sm_steady_note(Engine *E, SmRt *sm);
+void sm_steady_stop(Engine *E, SmRt *sm);
+void sm_steady_stop_kernel(Engine *E, KernelRt *k);
+void sm_steady_stop_all(Engine *E);
+/* Before @k places blocks now: SMs and cohorts whose period ends now take
+ * part, as in a step-by-step run, and all stop if @k runs low on blocks. */
+void sm_steady_dispatching(Engine *E, KernelRt *k);
+/* After a dispatch of @c: the cohort its head kernel just placed may stand
+ * for whole waves beside the other kernels' blocks. */
+void sm_steady_cohort_try(Engine *E, Ctx *c);
+/* An extended cohort beside others completes its last wave. */
+void sm_steady_cohort_end(Engine *E, Cohort *co);
+/* Tests only: never enter steady state (the step-by-step reference). */
+void sm_force_no_steady(bool on);
 
 /* engine_dram.c: device memory bandwidth shared by running kernels. */
 bool dram_enabled(const GpuModel *m);

@@ -92,6 +92,11 @@ static double group_rate(const SmRt *sm, const Group *g)
     return r / ((1 - u) + u * k->speed_alone / sm->speed);
 }
 
+double sm_group_rate(const SmRt *sm, const Group *g)
+{
+    return group_rate(sm, g);
+}
+
 /* Whether, at per-warp speed @speed, some group on @sm runs below rate 1. */
 static bool sm_slows(const SmRt *sm, double speed)
 {
@@ -101,10 +106,17 @@ static bool sm_slows(const SmRt *sm, double speed)
     return false;
 }
 
+bool sm_slowed_at(const Engine *E, const SmRt *sm, double load)
+{
+    return sm_slows(sm, sim_gpu_model_warp_speed(E->m, load));
+}
+
 /* Account progress of the SM's loose groups up to now (cohort groups are
  * timed by their cohort). */
 void sm_advance(Engine *E, SmRt *sm)
 {
+    if (sm->st.on)
+        sm_steady_stop(E, sm); /* back to step by step first */
     if (sm->last >= E->now) {
         sm->last = E->now;
         return;
@@ -118,8 +130,28 @@ void sm_advance(Engine *E, SmRt *sm)
     sm->last = E->now;
 }
 
+/* The subtraction of sm_advance @times times (one per period of an SM in
+ * steady state, engine_steady.c), so the result is bit for bit that of
+ * @times sm_advance calls over @d ns each: keep the two alike. */
+void sm_advance_periods(SmRt *sm, double d, uint64_t times)
+{
+    for (Group *g = sm->groups; g; g = g->next) {
+        if (g->cohort)
+            continue;
+        const double x = d * group_rate(sm, g);
+        double rem = g->remaining;
+        for (uint64_t i = 0; i < times; i++)
+            rem -= x;
+        g->remaining = rem;
+    }
+}
+
 void sm_reschedule(Engine *E, SmRt *sm)
 {
+    if (sm->st.on) {
+        sm_steady_stop(E, sm);
+        sm_advance(E, sm);
+    }
     double min = INFINITY; /* time until the first loose group is done */
     if (!sm->ctx->frozen)
         for (Group *g = sm->groups; g; g = g->next)
@@ -211,6 +243,7 @@ void sm_loosen(Engine *E, SmRt *sm)
         if (g->cohort && !g->cohort->wall && !g->cohort->timed) {
             g->remaining = (double)(g->cohort->end - E->now);
             cohort_remove(E, g);
+            sm->mods++;
         }
 }
 
@@ -276,6 +309,11 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
     /* More load only slows warps down: if nothing is slowed now, nothing
      * was, and every loose group keeps rate 1. */
     bool slowed = sm_slows(sm, speed); /* g, in the list, included */
+    if (fresh) { /* what a steady state compares (engine_steady.c) */
+        sm->mods++;
+        sm->load_before = sm->load;
+        sm->fresh_slowed = slowed;
+    }
     if (slowed) {
         sm_loosen(E, sm); /* g included, if it was in a cohort */
         if (!sm->resched) {
@@ -362,6 +400,13 @@ static void flush_resched(Engine *E)
         SmRt *sm = g_ptr_array_index(E->resched, i);
         sm->resched = false;
         sm_reschedule(E, sm);
+        /* most kernels are far too small for a steady state */
+        const Group *g = sm->groups;
+        if (g && g->k->blocks - g->k->dispatched >=
+                     2 * (uint64_t)E->m->sm_count * g->k->occ + g->count)
+            sm_steady_note(E, sm);
+        else
+            sm->st.k = NULL;
     }
     g_ptr_array_set_size(E->resched, 0);
 }
@@ -395,6 +440,7 @@ static void sm_unplace(Engine *E, SmRt *sm, Group *g)
     KernelRt *k = g->k;
     const SimBlockNeeds *nd = &k->needs;
     dram_remove_group(E, sm, k, g->count);
+    sm->mods++;
     sm->free_blocks += g->count;
     sm->free_warps += g->count * nd->warps;
     sm->used_smem -= g->count * nd->smem_bytes;
@@ -566,7 +612,7 @@ void sm_pending_insert(Engine *E, Ctx *c, KernelRt *k)
     /* A kernel that will be served before an extended one needs the SMs
      * it frees at each wave: undo the extension. */
     for (Cohort *co = c->cohorts; co; co = co->next)
-        if (co->ext && k->priority < co->k->priority)
+        if (co->ext && !co->beside && k->priority < co->k->priority)
             cohort_unextend(E, co);
     /* Admission order is increasing, so scan from the tail: O(1) unless a
      * higher-priority kernel overtakes lower-priority ones. */
@@ -584,6 +630,9 @@ void sm_pending_insert(Engine *E, Ctx *c, KernelRt *k)
     else
         c->pend_head = k;
     k->in_pending = true;
+    /* Only the head can be in steady state; it no longer is. */
+    if (!after && k->next && k->next->steady_out)
+        sm_steady_stop_kernel(E, k->next);
 }
 
 void sm_pending_remove(Ctx *c, KernelRt *k)
@@ -923,6 +972,10 @@ void sm_dispatch(Engine *E, Ctx *c)
     KernelRt *k = c->pend_head;
     while (k) {
         KernelRt *next = k->next;
+        /* Blocks counted ahead by SMs in steady state: a step-by-step run
+         * has them still to dispatch, and may need them here. */
+        if (k->steady_out)
+            sm_steady_dispatching(E, k);
         /* Nothing was released since it last stopped short: it still
          * cannot place a block, so skip the scan over the SMs. */
         if (k->stuck_epoch != c->release_epoch)
@@ -938,6 +991,7 @@ void sm_dispatch(Engine *E, Ctx *c)
         }
         k = next;
     }
+    sm_steady_cohort_try(E, c);
     flush_resched(E);
     dram_flush(E);
 }
@@ -1013,13 +1067,20 @@ static bool cohort_extend(Engine *E, Cohort *co)
 /* Every block of cohort @co completes now. */
 void sm_cohort_event(Engine *E, Cohort *co)
 {
-    KernelRt *k = co->k;
-    Ctx *c = co->ctx;
     if (co->ext) {
+        if (co->beside)
+            sm_steady_cohort_end(E, co);
         co->ext = 0; /* its last wave ends now: complete it below */
     } else if (cohort_extend(E, co)) {
         return;
     }
+    sm_cohort_complete(E, co);
+}
+
+void sm_cohort_complete(Engine *E, Cohort *co)
+{
+    KernelRt *k = co->k;
+    Ctx *c = co->ctx;
     Group *g = co->groups;
     co->groups = NULL;
     co->n = 0;
@@ -1057,6 +1118,7 @@ void sm_freeze(Engine *E, Ctx *c)
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sm_advance(E, sm);
+        sm->mods++;
     }
     c->frozen = true;
     for (uint32_t i = 0; i < E->m->sm_count; i++)
@@ -1089,6 +1151,7 @@ void sm_thaw(Engine *E, Ctx *c)
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sm->last = E->now;
+        sm->mods++;
         met_sm_warps(E, i, sm->warps);
         sm_reschedule(E, sm);
     }
@@ -1098,6 +1161,8 @@ void sm_thaw(Engine *E, Ctx *c)
 void sm_kill_kernel(Engine *E, KernelRt *k)
 {
     Ctx *c = k->ctx;
+    if (k->steady_out)
+        sm_steady_stop_kernel(E, k);
     sm_pending_remove(c, k);
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         SmRt *sm = &c->sms[i];

@@ -76,3 +76,34 @@ SimScenario *sim_gen_big_grid(uint64_t blocks)
     sim_process_add_op(p, &op);
     return sc;
 }
+
+SimScenario *sim_gen_big_beside(uint64_t blocks, uint32_t corunners,
+                                uint32_t corunner_blocks)
+{
+    SimScenario *sc = sim_gen_big_grid(blocks);
+    g_free(sc->description);
+    sc->description = g_strdup_printf(
+        "one kernel of %llu blocks beside %u co-runners of %u blocks",
+        (unsigned long long)blocks, corunners, corunner_blocks);
+    SimProcessSpec *big = g_ptr_array_index(sc->processes, 0);
+    big->start_ns = SIM_US(100); /* after the co-runners */
+    for (uint32_t i = 0; i < corunners; i++) {
+        g_autofree char *name = g_strdup_printf("co%u", i);
+        SimProcessSpec *p = sim_scenario_add_process(sc, name);
+        sim_process_add_stream(sc, p, "s", 0);
+        SimOp op;
+        memset(&op, 0, sizeof op);
+        op.kind = SIM_OP_KERNEL;
+        op.api_ns = SIM_TIME_NEVER;
+        SimKernelSpec *k = &op.u.kernel;
+        k->name = sim_scenario_intern(sc, "co_runner");
+        k->grid[0] = corunner_blocks;
+        k->grid[1] = k->grid[2] = 1;
+        k->block[0] = 128;
+        k->block[1] = k->block[2] = 1;
+        k->regs_per_thread = 32;
+        k->duration_ns = blocks; /* about as long as the big one */
+        sim_process_add_op(p, &op);
+    }
+    return sc;
+}

@@ -20,4 +20,11 @@ SimScenario *sim_gen_many_small(uint64_t kernels, uint32_t procs,
  * 1 us per block.  Returns: (transfer full). */
 SimScenario *sim_gen_big_grid(uint64_t blocks);
 
+/* The big grid, started at 100 us, beside @corunners processes that each
+ * run one kernel of @corunner_blocks blocks of 128 threads lasting @blocks
+ * ns (about as long as the big one): steady state beside co-runners
+ * (engine_steady.c).  Returns: (transfer full). */
+SimScenario *sim_gen_big_beside(uint64_t blocks, uint32_t corunners,
+                                uint32_t corunner_blocks);
+
 #endif /* SIM_GEN_H */

@@ -1,0 +1,365 @@
+/* engine_steady.c -- steady state beside co-runners: an SM whose placements
+ * repeat stands for whole periods at once.
+ *
+ * The case: a huge grid shares SMs with long-running blocks of other
+ * kernels (co-runners).  On such an SM its blocks are slowed, so they are
+ * a loose group timed by the SM's own event; when the group completes, the
+ * kernel -- still heading its context's pending list with blocks to spare
+ * -- puts the same number back on the same SM at once.  If nothing else on
+ * the SM changed, the SM is then in exactly the state it had one period P
+ * earlier, but for the co-runners' work left, which only shrinks by the
+ * same amount each period.  So the step-by-step run would repeat the same
+ * placement every P ns until a co-runner nears its end, the kernel nears its
+ * last blocks, or something else happens in the context.
+ *
+ * In steady state the SM's group stands for the next E periods: its event
+ * is set E periods ahead, the kernel's dispatched and done counts take the
+ * E-1 placements and completions in between ahead of time (steady_out),
+ * and nothing else changes.  Whenever anything might see the difference,
+ * sm_steady_stop rebuilds at the current instant t exactly what a step-by-
+ * step run holds before handling t's events: the group placed at the last
+ * period boundary before t, the co-runners advanced by as many periods (the
+ * same subtraction repeated, so bit for bit), and the counts taken back.
+ *
+ * What triggers the stop: anything touching the SM (sm_advance,
+ * sm_reschedule: a placement, a release, a freeze, a kill, DRAM), its last
+ * period's own event, a kernel overtaking the steady one in the pending
+ * list, the kernel's undispatched blocks running low (a step-by-step run
+ * could need the blocks counted ahead), and events that change which
+ * context runs or which MPS clients exist (engine.c).  Events on other SMs
+ * do not matter: the SM's state and its group's timing depend only on the
+ * groups on it (rates are a function of the SM's own load; DRAM demand,
+ * which couples SMs, excludes steady state).
+ *
+ * The same kernel's blocks on SMs without co-runners form cohorts (rate 1,
+ * engine_sm.c); a cohort whose groups each fill their SM alone stands for
+ * whole waves the same way (below), so a kernel beside co-runners on some
+ * SMs costs a handful of events too.
+ *
+ * Exactness needs more than equal states: how a placement is batched over
+ * the SMs released at one instant can change its bits (a group placed in
+ * steps may start in a cohort; loads summed in another order).  So an SM
+ * enters only if its placement cannot depend on the batching (loads in
+ * whole warps, slowed from its first block), a cohort only when placed
+ * (after the whole dispatch), and whenever the kernel dispatches at an
+ * instant where an SM or cohort in steady state ends a period, that one
+ * stops and takes part (sm_steady_dispatching).  Round-robin placement
+ * keeps a cursor across placements, so it never enters.
+ *
+ * Entering needs two placements in a row that agree: a snapshot of the
+ * SM after a placement (count, load before and after, speed, the group's
+ * work) equal, bit for bit, to the one a period earlier, with only the
+ * group's own release and its replacement in between (sm->mods), the group
+ * slowed from its first block (so it never was in a cohort, however the
+ * placement was batched), and its event one period ahead.  Checked against
+ * the step-by-step run by test_engine_steady_matches_step_by_step.
+ */
+#include <math.h>
+
+#include "engine_internal.h"
+
+static bool force_off = false;
+
+void sm_force_no_steady(bool on)
+{
+    force_off = on;
+}
+
+/* The kernel's group on @sm (the only one: entering requires it). */
+static Group *steady_group(SmRt *sm)
+{
+    for (Group *g = sm->groups; g; g = g->next)
+        if (g->k == sm->st.k)
+            return g;
+    g_assert_not_reached();
+}
+
+void sm_steady_stop(Engine *E, SmRt *sm)
+{
+    SmSteady *st = &sm->st;
+    g_assert(st->on);
+    st->on = false;
+    E->n_steady--;
+    KernelRt *k = st->k;
+    /* Period boundaries before now that a step-by-step run has handled;
+     * one exactly at now is handled below when the instant's events are
+     * all handled (E->settling), else its event is pending. */
+    uint64_t m =
+        E->now > st->t1 ? (uint64_t)(E->now - st->t1 - 1) / st->period : 0;
+    m = MIN(m, st->periods - 1);
+    const SimTime at = st->t1 + (SimTime)m * st->period;
+    Group *g = steady_group(sm);
+    sm_advance_periods(sm, (double)st->period, m);
+    g->remaining = st->rem; /* placed again at the last boundary */
+    g->placed = at;
+    sm->last = at;
+    st->t = at;
+    uint64_t back = (st->periods - 1 - m) * g->count;
+    k->dispatched -= back;
+    k->done -= back;
+    k->steady_out -= (st->periods - 1) * g->count;
+    const SimTime next = at + st->period;
+    if (E->settling && next == E->now) {
+        /* A step-by-step run handled this boundary's event before
+         * settling the instant: so do we, here. */
+        sim_eventq_cancel(&E->q, &sm->ev);
+        sm_event(E, sm);
+    } else if (sim_event_pending(&sm->ev) && sm->ev.when != next) {
+        sim_eventq_schedule(&E->q, &sm->ev, next);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Cohorts beside other kernels.  A kernel's cohort whose groups each fill
+ * an SM alone (its blocks per empty SM, nothing else there) is put back the
+ * same at every wave while the kernel heads its context: it stands for
+ * whole waves (ext, as the kernel-alone fast path in engine_sm.c does when
+ * nothing else is resident) and is rolled back like an SM above.  Decided
+ * after the dispatch that placed it, so that a wave placed together with
+ * other SMs is never skipped.
+ * ------------------------------------------------------------------------ */
+
+/* Roll @co back to the wave a step-by-step run has now: the one that ends
+ * after now, or exactly now (then, while settling, it completes here). */
+static void steady_cohort_stop(Engine *E, Cohort *co)
+{
+    g_assert(co->beside && co->ext);
+    KernelRt *k = co->k;
+    const SimTime start = co->end - (co->ext + 1) * co->wave_ns;
+    uint64_t m = E->now > start ? (E->now - start - 1) / co->wave_ns : 0;
+    m = MIN(m, co->ext);
+    const uint64_t undo = co->ext - m;
+    k->dispatched -= undo * co->wave_blocks;
+    k->done -= undo * co->wave_blocks;
+    sm_steady_cohort_end(E, co);
+    co->ext = 0;
+    co->end = start + (m + 1) * co->wave_ns;
+    if (E->settling && co->end == E->now) {
+        sim_eventq_cancel(&E->q, &co->ev);
+        sm_cohort_event(E, co);
+    } else if (co->ev.when != co->end) {
+        sim_eventq_schedule(&E->q, &co->ev, co->end);
+    }
+}
+
+void sm_steady_cohort_end(Engine *E, Cohort *co)
+{
+    co->beside = false;
+    co->k->steady_out -= co->claim;
+    co->claim = 0;
+    E->n_steady--;
+}
+
+/* Whether every group of @co fills its SM alone. */
+static bool cohort_fills_alone(const Cohort *co)
+{
+    for (const Group *g = co->groups; g; g = g->cnext)
+        if (g->count != co->k->occ || g->sm->groups != g || g->next)
+            return false;
+    return true;
+}
+
+void sm_steady_cohort_try(Engine *E, Ctx *c)
+{
+    KernelRt *k = c->pend_head;
+    if (!k || !k->last_cohort || k->last_cohort->placed != E->now ||
+        force_off || E->opt.record_timeline)
+        return;
+    Cohort *co = k->last_cohort;
+    const uint64_t S = E->m->sm_count, margin = 2 * S * k->occ;
+    const uint64_t wave = (uint64_t)co->n * k->occ;
+    /* Alone in its context, the kernel-alone fast path takes it. */
+    if (co->placed != E->now || co->ext || co->wall || co->timed ||
+        k->dram_p > 0 || c->limited || c->frozen ||
+        E->m->placement == SIM_PLACE_ROUND_ROBIN ||
+        k->w != nearbyint(k->w) || c->resident_blocks == wave ||
+        k->blocks - k->dispatched < margin + S * k->occ ||
+        !cohort_fills_alone(co))
+        return;
+    /* A fair share of the blocks beyond the margin, as for an SM. */
+    const uint64_t ext = (k->blocks - k->dispatched - margin) / (S * k->occ);
+    const SimTime wave_ns = co->end - co->placed;
+    if (ext == 0 || ext > (SIM_TIME_NEVER - co->end) / wave_ns / 2)
+        return;
+    co->ext = ext;
+    co->wave_ns = wave_ns;
+    co->wave_blocks = wave;
+    co->beside = true;
+    co->claim = ext * wave;
+    k->dispatched += ext * wave;
+    k->done += ext * wave;
+    k->steady_out += ext * wave;
+    E->n_steady++;
+    co->end += ext * wave_ns;
+    sim_eventq_schedule(&E->q, &co->ev, co->end);
+}
+
+/* Stop the cohorts of @c in steady state: all, or those of @k. */
+static void stop_cohorts(Engine *E, Ctx *c, const KernelRt *k)
+{
+    for (Cohort *co = c->cohorts, *next; co; co = next) {
+        next = co->next; /* completing it (settling) releases it */
+        if (co->beside && (!k || co->k == k))
+            steady_cohort_stop(E, co);
+    }
+}
+
+void sm_steady_stop_kernel(Engine *E, KernelRt *k)
+{
+    Ctx *c = k->ctx;
+    stop_cohorts(E, c, k);
+    for (uint32_t i = 0; i < E->m->sm_count && k->steady_out; i++)
+        if (c->sms[i].st.on && c->sms[i].st.k == k)
+            sm_steady_stop(E, &c->sms[i]);
+    g_assert(k->steady_out == 0);
+}
+
+void sm_steady_dispatching(Engine *E, KernelRt *k)
+{
+    /* Blocks counted ahead: a step-by-step run has them still to
+     * dispatch, and may need them here. */
+    if (k->blocks - k->dispatched < (uint64_t)E->m->sm_count * k->occ) {
+        sm_steady_stop_kernel(E, k);
+        return;
+    }
+    /* An SM whose period ends now is released in a step-by-step run and
+     * placed together with the others: how a placement is batched over
+     * SMs can change its result (a group placed in steps may start in a
+     * cohort), so it stops and takes part. */
+    Ctx *c = k->ctx;
+    for (uint32_t i = 0; i < E->m->sm_count; i++) {
+        SmRt *sm = &c->sms[i];
+        if (sm->st.on && sm->st.k == k && E->now > sm->st.t1 &&
+            (E->now - sm->st.t1) % sm->st.period == 0)
+            sm_steady_stop(E, sm);
+    }
+    for (Cohort *co = c->cohorts, *next; co; co = next) {
+        next = co->next;
+        if (co->beside && co->k == k &&
+            E->now > co->end - (co->ext + 1) * co->wave_ns &&
+            (co->end - E->now) % co->wave_ns == 0)
+            steady_cohort_stop(E, co);
+    }
+}
+
+void sm_steady_stop_all(Engine *E)
+{
+    for (guint ci = 0; ci < E->ctxs->len && E->n_steady; ci++) {
+        Ctx *c = g_ptr_array_index(E->ctxs, ci);
+        stop_cohorts(E, c, NULL);
+        for (uint32_t i = 0; i < E->m->sm_count; i++)
+            if (c->sms[i].st.on)
+                sm_steady_stop(E, &c->sms[i]);
+    }
+    g_assert(E->n_steady == 0);
+}
+
+/* Whether @sm's head group @g of @k may be snapshotted: fresh at this
+ * instant, slowed from its first block, the kernel's only group there,
+ * beside loose groups of kernels without DRAM demand, and the kernel
+ * heading its context with more than enough blocks left. */
+static bool steady_candidate(const Engine *E, const SmRt *sm, const Group *g)
+{
+    const KernelRt *k = g->k;
+    const Ctx *c = sm->ctx;
+    const uint64_t margin = 2 * (uint64_t)E->m->sm_count * k->occ;
+    if (g->placed != E->now || g->cohort || !sm->fresh_slowed ||
+        k->fixed_time || k->dram_p > 0 || c->limited || c->frozen ||
+        E->m->placement == SIM_PLACE_ROUND_ROBIN || /* a cursor: state */
+        c->pend_head != k || k->blocks - k->dispatched < margin + g->count)
+        return false;
+    for (const Group *h = g->next; h; h = h->next)
+        if (h->k == k || h->cohort || h->k->fixed_time || h->k->dram_p > 0)
+            return false;
+    /* The placement must not depend on how it was batched (which depends
+     * on the other SMs placed at the same instant): loads in whole warps
+     * (sums exact in any order) and slowed from the very first block (so
+     * the group is loose from the start). */
+    return k->w == nearbyint(k->w) && sm->load_before == nearbyint(sm->load_before) &&
+           sm->load < 1e15 && sm_slowed_at(E, sm, sm->load_before + k->w);
+}
+
+/* How many periods of @P ns the group @g on @sm may stand for: the kernel
+ * keeps 2 x S x occ blocks undispatched (more than any one dispatch can
+ * place) and this SM claims at most 1/S of those beyond, and every
+ * co-runner keeps at least 3 periods' work left (so the kernel's group
+ * stays the first to complete, every period). */
+static uint64_t steady_periods(const Engine *E, const SmRt *sm,
+                               const Group *g, SimTime P)
+{
+    const KernelRt *k = g->k;
+    const uint64_t margin = 2 * (uint64_t)E->m->sm_count * k->occ;
+    /* Claim no more than a fair share: the blocks beyond the margin as if
+     * every SM took as many per period (the first SM must not take them
+     * all, or the others never get to stand for a period). */
+    uint64_t n = (k->blocks - k->dispatched - margin) /
+                     ((uint64_t)E->m->sm_count * g->count) +
+                 1;
+    for (const Group *h = g->next; h; h = h->next) {
+        const double per = (double)P * sm_group_rate(sm, h);
+        if (!(per > 0))
+            return 0;
+        const double q = h->remaining / per - 3;
+        n = q < 1 ? 0 : MIN(n, (uint64_t)MIN(q, 1e15));
+    }
+    return n;
+}
+
+static void snapshot(SmRt *sm, const Group *g)
+{
+    SmSteady *st = &sm->st;
+    st->k = g->k;
+    st->t = g->placed;
+    st->mods = sm->mods;
+    st->count = g->count;
+    st->load_before = sm->load_before;
+    st->load = sm->load;
+    st->speed = sm->speed;
+    st->rem = g->remaining;
+}
+
+/* Whether @sm now is, bit for bit, where its snapshot was one period ago. */
+static bool repeats(const Engine *E, const SmRt *sm, const Group *g)
+{
+    const SmSteady *st = &sm->st;
+    return st->k == g->k && st->t < E->now && st->mods + 2 == sm->mods &&
+           st->count == g->count && st->load_before == sm->load_before &&
+           st->load == sm->load && st->speed == sm->speed &&
+           st->rem == g->remaining && sim_event_pending(&sm->ev) &&
+           sm->ev.when == E->now + (E->now - st->t);
+}
+
+void sm_steady_note(Engine *E, SmRt *sm)
+{
+    Group *g = sm->groups;
+    /* Most kernels are far too small: test that first (every placement
+     * comes here). */
+    if (!g || g->k->blocks - g->k->dispatched <
+                  2 * (uint64_t)E->m->sm_count * g->k->occ + g->count ||
+        force_off || E->opt.record_timeline || !steady_candidate(E, sm, g)) {
+        sm->st.k = NULL;
+        return;
+    }
+    if (repeats(E, sm, g)) {
+        const SimTime P = E->now - sm->st.t;
+        uint64_t n = steady_periods(E, sm, g, P);
+        if (n >= 2 && n <= (uint64_t)(SIM_TIME_NEVER - E->now) / P / 2) {
+            SmSteady *st = &sm->st;
+            KernelRt *k = g->k;
+            const uint64_t ahead = (n - 1) * g->count;
+            k->dispatched += ahead;
+            k->done += ahead;
+            k->steady_out += ahead;
+            st->on = true;
+            st->t1 = E->now;
+            st->period = P;
+            st->periods = n;
+            st->t = E->now;
+            st->mods = sm->mods;
+            E->n_steady++;
+            sim_eventq_schedule(&E->q, &sm->ev, E->now + (SimTime)n * P);
+            return;
+        }
+    }
+    snapshot(sm, g);
+}
