@@ -148,13 +148,18 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 demo: $(BUILD)/hqsim
 	$(BUILD)/hqsim compare traces/default.json
 
-# check: unit tests (cmocka), then end-to-end tests on the real binary.
-check: $(BUILD)/hqsim $(TEST_BIN) check-layers
+# check: unit tests (cmocka), then end-to-end tests on the real binary,
+# then the Python binding against the binary (tests/test_python.py; it
+# loads libhqsim.so into python3, so sanitizer builds set PY_TEST=).
+PY_TEST ?= 1
+check: $(BUILD)/hqsim $(TEST_BIN) check-layers $(if $(PY_TEST),$(SO))
 	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) bash tests/run_all.sh $(TEST_BIN)
+	$(Q)$(if $(PY_TEST),HQSIM=$(BUILD)/hqsim HQSIM_LIB=$(SO) \
+	  python3 tests/test_python.py,true)
 
 # asan: the same tests on an ASan+UBSan build in its own directory.
 asan:
-	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan PY_TEST= \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  check
 

@@ -1,0 +1,177 @@
+"""hqsim -- simulate how processes share an NVIDIA GPU, from Python.
+
+A ctypes binding over libhqsim.so (include/hqsim.h); standard library only.
+
+    import hqsim
+    r = hqsim.compare("traces/default.json", processes=4)
+    for run in r["runs"]:
+        print(run["mode"], run["throughput_per_s"], run["latency_p99_ms"])
+
+run(), compare() and sweep() take one file or a list of files (a scenario,
+or profiler traces that together make one workload) and the command line's
+long options as keyword arguments, '-' written '_' (thread_pct=50,
+no_jitter=True, processes=[1, 2, 4] for a sweep).  They return the
+document `hqsim run|compare|sweep --json FILE` writes for the same input,
+as plain dicts and lists.  Errors raise HqsimError, whose message names the
+file, line and field.
+
+The library is found through $HQSIM_LIB (a path to libhqsim.so), else
+build/libhqsim.so of the source tree this package sits in, else the
+system's libhqsim.so.1.
+"""
+import ctypes
+import json
+import os
+
+__all__ = ["run", "compare", "sweep", "HqsimError", "version"]
+
+# include/hqsim.h's HqsimErrorCode, in order.
+_CODES = ["io", "parse", "invalid", "unsupported", "deadlock", "nofit",
+          "usage", "limit"]
+
+
+class HqsimError(Exception):
+    """A failure reported by libhqsim.
+
+    message: what went wrong, naming the file, line and field where there
+    is one ("x.json:8: process 'a': field 'start_us': ...").
+    code: "io", "parse", "invalid", "unsupported", "deadlock", "nofit",
+    "usage" (a bad option) or "limit".
+    """
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class _GError(ctypes.Structure):
+    _fields_ = [("domain", ctypes.c_uint32), ("code", ctypes.c_int),
+                ("message", ctypes.c_char_p)]
+
+
+_GErrorP = ctypes.POINTER(_GError)
+
+
+def _find_library():
+    env = os.environ.get("HQSIM_LIB")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    tree = os.path.join(here, "..", "..", "build", "libhqsim.so")
+    return tree if os.path.exists(tree) else "libhqsim.so.1"
+
+
+def _load():
+    lib = ctypes.CDLL(_find_library())
+    # (name, result type, argument types): include/hqsim.h.
+    vp, cp, cpp = ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(
+        ctypes.c_char_p)
+    err = ctypes.POINTER(_GErrorP)
+    sigs = [
+        ("hqsim_version", cp, []),
+        ("hqsim_options_new", vp, []),
+        ("hqsim_options_free", None, [vp]),
+        ("hqsim_options_set", ctypes.c_int, [vp, cp, cp, err]),
+        ("hqsim_run", vp, [cpp, vp, err]),
+        ("hqsim_compare", vp, [cpp, vp, err]),
+        ("hqsim_result_json", vp, [vp]),
+        ("hqsim_result_free", None, [vp]),
+        ("hqsim_sweep", vp, [cpp, vp, err]),
+        ("hqsim_sweep_json", vp, [vp]),
+        ("hqsim_sweep_free", None, [vp]),
+        ("hqsim_free", None, [vp]),
+        # GLib's, reached through libhqsim's dependencies.
+        ("g_error_free", None, [_GErrorP]),
+    ]
+    for name, res, args in sigs:
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, args
+    return lib
+
+
+_lib = _load()
+
+
+def version():
+    """The library's API version ("1.0")."""
+    return _lib.hqsim_version().decode()
+
+
+def _raise(gerror):
+    e = gerror.contents
+    msg = e.message.decode("utf-8", "replace")
+    code = _CODES[e.code] if 0 <= e.code < len(_CODES) else str(e.code)
+    _lib.g_error_free(gerror)
+    raise HqsimError(msg, code)
+
+
+def _text(value):
+    """An option value as the command line reads it."""
+    if value is True or value is False:
+        return "1" if value else "0"
+    if isinstance(value, (list, tuple)):
+        return ",".join(_text(v) for v in value)
+    return os.fspath(value) if hasattr(value, "__fspath__") else str(value)
+
+
+def _files(files):
+    if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
+        files = [files]
+    paths = [os.fsencode(f) for f in files]
+    arr = (ctypes.c_char_p * (len(paths) + 1))(*paths, None)
+    return arr
+
+
+def _call(entry, to_json, free, files, options):
+    """Set @options, call @entry on @files, return its JSON as dicts."""
+    opts = _lib.hqsim_options_new()
+    try:
+        err = _GErrorP()
+        for name, value in options.items():
+            if value is None:
+                continue
+            key = name.replace("_", "-").encode()
+            if not _lib.hqsim_options_set(opts, key, _text(value).encode(),
+                                          ctypes.byref(err)):
+                _raise(err)
+        handle = entry(_files(files), opts, ctypes.byref(err))
+        if not handle:
+            _raise(err)
+        try:
+            p = to_json(handle)
+            try:
+                return json.loads(ctypes.string_at(p).decode())
+            finally:
+                _lib.hqsim_free(p)
+        finally:
+            free(handle)
+    finally:
+        _lib.hqsim_options_free(opts)
+
+
+def run(files, mode=None, **options):
+    """`hqsim run FILES --mode MODE ...`: the run's JSON summary.
+
+    mode: "scenario" (default: as each process says), "timeslice" or "mps".
+    """
+    return _call(_lib.hqsim_run, _lib.hqsim_result_json,
+                 _lib.hqsim_result_free, files, dict(options, mode=mode))
+
+
+def compare(files, modes=None, **options):
+    """`hqsim compare FILES --modes M1,M2 ...`: one run per mode ("runs")
+    and the ratios of the last to the first.  modes: a list or "a,b"
+    (default timeslice, mps)."""
+    return _call(_lib.hqsim_compare, _lib.hqsim_result_json,
+                 _lib.hqsim_result_free, files, dict(options, modes=modes))
+
+
+def sweep(files, **options):
+    """`hqsim sweep FILES ...`: every configuration of processes x modes x
+    thread_pct x connections x gpu x workload (each file is one workload),
+    its per-process rows, and the objectives' answers (slo_p99_ms,
+    slo_throughput).  List options take lists: processes=[1, 2, 4] or
+    "1-8"."""
+    return _call(_lib.hqsim_sweep, _lib.hqsim_sweep_json,
+                 _lib.hqsim_sweep_free, files, options)

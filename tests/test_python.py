@@ -1,0 +1,106 @@
+"""tests/test_python.py -- the Python binding (python/hqsim) against the
+command line: for the same input and options, the binding's dicts must be
+the document `hqsim ... --json -` prints, and a bad input must raise
+HqsimError with the message the command line prints.
+
+Run by `make check` as
+    HQSIM=build/hqsim HQSIM_LIB=build/libhqsim.so python3 tests/test_python.py
+(standard library only).
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import hqsim  # noqa: E402
+
+HQSIM = os.environ.get("HQSIM", os.path.join(ROOT, "build", "hqsim"))
+WORKERS = "traces/teaching/b-mps-lower-util-faster.json"
+KINETO = "tests/data/import/kineto_2pid.json"
+NSYS = "tests/data/import/nsys_gpu_trace_2024.csv"
+
+
+def cli(*args):
+    """The JSON `hqsim ARGS --json -` prints (from the project root)."""
+    out = subprocess.run([HQSIM, *args, "--json", "-"], cwd=ROOT,
+                         env=dict(os.environ, HQSIM_PROGRESS="0"),
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+class Binding(unittest.TestCase):
+    def setUp(self):
+        os.chdir(ROOT)  # the JSON names inputs as given
+
+    def test_run_scenario(self):
+        got = hqsim.run(WORKERS)
+        self.assertEqual(got, cli("run", WORKERS))
+        self.assertGreater(got["run"]["makespan_ms"], 0)
+
+    def test_run_options(self):
+        got = hqsim.run(WORKERS, mode="mps", processes=3, thread_pct=40,
+                        no_jitter=True, seed=7)
+        want = cli("run", WORKERS, "--mode", "mps", "--processes", "3",
+                   "--thread-pct", "40", "--no-jitter", "--seed", "7")
+        self.assertEqual(got, want)
+        self.assertEqual(len(got["run"]["processes"]), 12)
+        # ... and the options did something.
+        self.assertNotEqual(got, hqsim.run(WORKERS))
+
+    def test_compare_traces(self):
+        got = hqsim.compare(KINETO, modes=["mps", "timeslice"], processes=2,
+                            iterations=3)
+        want = cli("compare", KINETO, "--modes", "mps,timeslice",
+                   "--processes", "2", "--iterations", "3")
+        self.assertEqual(got, want)
+        self.assertEqual([r["mode"] for r in got["runs"]],
+                         ["mps", "timeslice"])
+
+    def test_compare_trace_options(self):
+        got = hqsim.compare([NSYS], host_scale=0.5, as_recorded=True)
+        want = cli("compare", NSYS, "--host-scale", "0.5", "--as-recorded")
+        self.assertEqual(got, want)
+
+    def test_sweep(self):
+        got = hqsim.sweep(WORKERS, processes=[1, 2, 3],
+                          modes="timeslice,mps", thread_pct="equal,50",
+                          slo_p99_ms=20, threads=2)
+        want = cli("sweep", WORKERS, "--processes", "1,2,3", "--modes",
+                   "timeslice,mps", "--thread-pct", "equal,50",
+                   "--slo-p99-ms", "20", "--threads", "1")
+        self.assertEqual(got, want)
+        # 3 N x (timeslice + mps at 2 percentages)
+        self.assertEqual(len(got["configurations"]), 9)
+
+    def test_input_error(self):
+        bad = "tests/data/malformed/scn-startus-neg.json"
+        with self.assertRaises(hqsim.HqsimError) as ctx:
+            hqsim.run(bad)
+        e = ctx.exception
+        self.assertEqual(e.code, "invalid")
+        self.assertIn(bad + ":8:", e.message)
+        self.assertIn("field 'start_us'", e.message)
+        # The command line reports the same message.
+        out = subprocess.run([HQSIM, "run", bad], cwd=ROOT,
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 1)
+        self.assertEqual(out.stderr.strip(), "hqsim: " + e.message)
+
+    def test_option_errors(self):
+        with self.assertRaises(hqsim.HqsimError) as ctx:
+            hqsim.run(WORKERS, processes=0)
+        self.assertEqual(ctx.exception.code, "usage")
+        self.assertIn("processes", str(ctx.exception))
+        with self.assertRaises(hqsim.HqsimError) as ctx:
+            hqsim.run(WORKERS, json="out.json")
+        self.assertEqual(ctx.exception.code, "usage")
+        with self.assertRaises(hqsim.HqsimError) as ctx:
+            hqsim.compare("no-such-file.json")
+        self.assertEqual(ctx.exception.code, "io")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
