@@ -350,7 +350,7 @@ static HqsimResult *result_run(const char *const *files, const ApiOpts *a,
     /* Modes are checked before the workload is loaded, as `run` does. */
     SimShareMode *m = g_new0(SimShareMode, MAX(n, 1));
     for (uint32_t i = 0; i < n; i++)
-        if (!sim_sweep_parse_mode(modes[i], &m[i], error)) {
+        if (!sim_share_mode_parse(modes[i], &m[i], error)) {
             g_free(m);
             return NULL;
         }

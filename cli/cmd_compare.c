@@ -15,11 +15,13 @@ int sim_cmd_compare(int argc, char **argv)
     memset(&o, 0, sizeof o);
     char *modes = NULL;
     char **files = NULL;
+    g_autofree char *names_help = sim_share_mode_help();
+    g_autofree char *modes_help = g_strdup_printf(
+        "Comma-separated sharing modes to compare: %s (default "
+        "timeslice,mps)",
+        names_help);
     GOptionEntry own[] = {
-        {"modes", 'm', 0, G_OPTION_ARG_STRING, &modes,
-         "Comma-separated sharing modes to compare (default "
-         "timeslice,mps)",
-         "M1,M2"},
+        {"modes", 'm', 0, G_OPTION_ARG_STRING, &modes, modes_help, "M1,M2"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,
          NULL},
         G_OPTION_ENTRY_NULL};
@@ -48,7 +50,7 @@ int sim_cmd_compare(int argc, char **argv)
         for (uint32_t i = 0; i < n && !error; i++) {
             SimOptions so;
             sim_cli_sim_options(&o, &so);
-            if (sim_sweep_parse_mode(names[i], &so.mode, &error))
+            if (sim_share_mode_parse(names[i], &so.mode, &error))
                 runs[i] = sim_engine_run(m, sc, &so, &error);
         }
         if (!error && sim_cli_write_outputs(&o, runs, n, m, sc, &error) &&

@@ -13,11 +13,11 @@ int sim_cmd_run(int argc, char **argv)
     memset(&o, 0, sizeof o);
     char *mode = NULL;
     char **files = NULL;
+    g_autofree char *modes = sim_share_mode_help();
+    g_autofree char *mode_help =
+        g_strdup_printf("How processes share the GPU: %s", modes);
     GOptionEntry own[] = {
-        {"mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
-         "How processes share the GPU: scenario (as each process says), "
-         "timeslice (own contexts) or mps",
-         "MODE"},
+        {"mode", 'm', 0, G_OPTION_ARG_STRING, &mode, mode_help, "MODE"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,
          NULL},
         G_OPTION_ENTRY_NULL};
@@ -40,7 +40,7 @@ int sim_cmd_run(int argc, char **argv)
     g_autoptr(SimScenario) sc = NULL;
     g_autoptr(GpuModel) m = NULL;
     g_autoptr(SimResult) r = NULL;
-    if ((!mode || sim_sweep_parse_mode(mode, &so.mode, &error)) &&
+    if ((!mode || sim_share_mode_parse(mode, &so.mode, &error)) &&
         (sc = sim_cli_load(files, n_files, &o, &error)) &&
         (m = sim_cli_model(&o, sc, &error)) &&
         (r = sim_engine_run(m, sc, &so, &error)) &&

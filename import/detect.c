@@ -1,12 +1,13 @@
 /* detect.c -- which format a file is, from its content.
  *
- * Only the first bytes are read (inflated if gzip): the SQLite magic, a
- * JSON object or array, or the header line of one of the CSV exports.
+ * Only the first bytes are read (inflated if gzip): a binary format's
+ * magic, a JSON object or array, or the header line of one of the CSV
+ * exports, each recognized by the importers' own detectors in the order of
+ * the registry (registry.c).
  * File names are never trusted, except to refuse a ".gz" that is not gzip
  * (a user who renamed a file by mistake wants to know).
  */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -14,81 +15,26 @@
 #include "error.h"
 #include "import.h"
 #include "json.h"
+#include "registry.h"
+#include "trace.h"
 
 #define HEAD_BYTES (256 * 1024)
 
-static const char *const format_names[] = {
-    "hqsim", "nvprof", "nsys-csv", "nsys-sqlite", "ncu", "kineto", NULL};
-
-const char *const *sim_import_formats(void)
-{
-    return format_names;
-}
-
-static const char *fmt(const char *name)
-{
-    for (int i = 0; format_names[i]; i++)
-        if (strcmp(format_names[i], name) == 0)
-            return format_names[i];
-    g_assert_not_reached();
-    return NULL;
-}
-
-/* An SQLite file: an Nsight Systems export, or something we do not read. */
-static const char *detect_sqlite(const char *path, GError **error)
-{
-    sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-    sqlite3_stmt *st = NULL;
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db,
-                                "SELECT name FROM sqlite_master WHERE "
-                                "type = 'table'",
-                                -1, &st, NULL);
-    bool nsys = false, nvvp = false;
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *t = (const char *)sqlite3_column_text(st, 0);
-        if (!t)
-            continue;
-        if (!strcmp(t, "StringIds") || !strcmp(t, "META_DATA_EXPORT") ||
-            !strcmp(t, "EXPORT_META_DATA") ||
-            g_str_has_prefix(t, "TARGET_INFO_"))
-            nsys = true;
-        if (!strcmp(t, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"))
-            nvvp = true;
-        rc = SQLITE_OK;
-    }
-    if (rc != SQLITE_DONE) {
-        g_autofree char *msg =
-            g_utf8_make_valid(db ? sqlite3_errmsg(db) : "out of memory", -1);
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                    "%s: not a readable SQLite database: %s", path, msg);
-        sqlite3_finalize(st);
-        sqlite3_close(db);
-        return NULL;
-    }
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    if (nsys)
-        return fmt("nsys-sqlite");
-    if (nvvp)
-        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
-                    "%s: an nvprof binary profile (-o FILE.nvvp); convert it "
-                    "with 'nvprof -i FILE --print-gpu-trace --csv "
-                    "--log-file trace.csv'",
-                    path);
-    else
-        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
-                    "%s: an SQLite database without Nsight Systems tables "
-                    "(StringIds, TARGET_INFO_*)",
-                    path);
-    return NULL;
-}
-
-static bool starts(const char *line, size_t n, const char *prefix)
+bool sim_line_starts(const char *line, size_t n, const char *prefix)
 {
     size_t k = strlen(prefix);
     return n >= k && memcmp(line, prefix, k) == 0;
+}
+
+/* The first importer whose line detector takes @line. */
+static const char *detect_line(const char *line, size_t n)
+{
+    for (size_t i = 0; i < sim_n_importers; i++) {
+        const SimImporter *imp = &sim_importers[i];
+        if (imp->detect_line && imp->detect_line(line, n))
+            return imp->name;
+    }
+    return NULL;
 }
 
 /* The text formats, from their header lines. */
@@ -101,9 +47,10 @@ static const char *detect_text(const char *path, const char *head, size_t len,
     while (i < len && g_ascii_isspace(head[i]))
         i++;
     if (i < len && (head[i] == '{' || head[i] == '[')) {
-        if (g_strstr_len(head, (gssize)len, "\"hqsim_scenario\""))
-            return fmt("hqsim");
-        return fmt("kineto");
+        for (size_t k = 0; k < sim_n_importers; k++)
+            if (sim_importers[k].detect_json &&
+                sim_importers[k].detect_json(head, len))
+                return sim_importers[k].name;
     }
     bool prof = false, nvprof_text = false;
     const char *first = NULL;
@@ -123,21 +70,16 @@ static const char *detect_text(const char *path, const char *head, size_t len,
             first = line;
             first_len = n;
         }
-        /* nvprof quotes its header and its first column is "Start" with
-         * no unit; nsys writes "Start (ns)" (or "Start(sec)"), unquoted. */
-        if (starts(line, n, "\"Start\",") ||
-            starts(line, n, "\"Device\",\"Context\",\"Stream\",\"Kernel\""))
-            return fmt("nvprof");
-        if (starts(line, n, "\"ID\",\"Process ID\""))
-            return fmt("ncu");
-        if (starts(line, n, "==PROF=="))
+        const char *f = detect_line(line, n);
+        if (f)
+            return f;
+        /* Near misses, for the message: profiler output without the
+         * table we read. */
+        if (sim_line_starts(line, n, "==PROF=="))
             prof = true;
-        if (starts(line, n, "==") && g_strstr_len(line, (gssize)n,
-                                                  "Profiling result"))
+        if (sim_line_starts(line, n, "==") &&
+            g_strstr_len(line, (gssize)n, "Profiling result"))
             nvprof_text = true;
-        if ((starts(line, n, "Start") || starts(line, n, "\"Start")) &&
-            memchr(line, ',', n) && g_strstr_len(line, (gssize)n, "Name"))
-            return fmt("nsys-csv");
     }
     if (!first) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
@@ -191,8 +133,12 @@ const char *sim_import_detect(const char *path, GError **error)
                     path);
         return NULL;
     }
-    if (got == 16 && memcmp(magic, "SQLite format 3", 16) == 0)
-        return detect_sqlite(path, error);
+    for (size_t i = 0; i < sim_n_importers; i++) {
+        const SimImporter *imp = &sim_importers[i];
+        if (imp->magic_len && got >= imp->magic_len &&
+            memcmp(magic, imp->magic, imp->magic_len) == 0)
+            return imp->detect_file(path, error) ? imp->name : NULL;
+    }
     bool gz = got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     if (!gz && g_str_has_suffix(path, ".gz")) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,

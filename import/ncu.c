@@ -497,3 +497,8 @@ bool sim_import_ncu_ops(SimTrace *tr, GError **error)
     }
     return true;
 }
+
+bool sim_detect_ncu_line(const char *line, size_t n)
+{
+    return sim_line_starts(line, n, "\"ID\",\"Process ID\"");
+}

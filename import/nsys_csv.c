@@ -387,3 +387,11 @@ bool sim_import_nsys_csv(SimTrace *tr, const char *text, size_t len,
     }
     return true;
 }
+
+/* "Start (ns)" or "Start(sec)", quoted or not, with a Name column. */
+bool sim_detect_nsys_csv_line(const char *line, size_t n)
+{
+    return (sim_line_starts(line, n, "Start") ||
+            sim_line_starts(line, n, "\"Start")) &&
+           memchr(line, ',', n) && g_strstr_len(line, (gssize)n, "Name");
+}

@@ -847,3 +847,58 @@ bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
     sqlite3_close(d.db);
     return ok;
 }
+
+/* ------------------------------------------------------------------------
+ * Detection
+ * ------------------------------------------------------------------------ */
+
+/* An SQLite file: an Nsight Systems export, or something we do not read. */
+bool sim_detect_nsys_sqlite_file(const char *path, GError **error)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    sqlite3_stmt *st = NULL;
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db,
+                                "SELECT name FROM sqlite_master WHERE "
+                                "type = 'table'",
+                                -1, &st, NULL);
+    bool nsys = false, nvvp = false;
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        if (!t)
+            continue;
+        if (!strcmp(t, "StringIds") || !strcmp(t, "META_DATA_EXPORT") ||
+            !strcmp(t, "EXPORT_META_DATA") ||
+            g_str_has_prefix(t, "TARGET_INFO_"))
+            nsys = true;
+        if (!strcmp(t, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"))
+            nvvp = true;
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE) {
+        g_autofree char *msg =
+            g_utf8_make_valid(db ? sqlite3_errmsg(db) : "out of memory", -1);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s: not a readable SQLite database: %s", path, msg);
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return false;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    if (nsys)
+        return true;
+    if (nvvp)
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                    "%s: an nvprof binary profile (-o FILE.nvvp); convert it "
+                    "with 'nvprof -i FILE --print-gpu-trace --csv "
+                    "--log-file trace.csv'",
+                    path);
+    else
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                    "%s: an SQLite database without Nsight Systems tables "
+                    "(StringIds, TARGET_INFO_*)",
+                    path);
+    return false;
+}

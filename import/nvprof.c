@@ -491,3 +491,13 @@ bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
                        tr->path, (unsigned long long)np.n_um);
     return true;
 }
+
+/* nvprof quotes its header and its first column is "Start" with no unit
+ * (nsys writes "Start (ns)", unquoted); the summary mode's starts with
+ * "Device". */
+bool sim_detect_nvprof_line(const char *line, size_t n)
+{
+    return sim_line_starts(line, n, "\"Start\",") ||
+           sim_line_starts(line, n,
+                           "\"Device\",\"Context\",\"Stream\",\"Kernel\"");
+}

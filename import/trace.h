@@ -172,6 +172,19 @@ bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
 bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
                        GError **error);
 
+/* Format detectors, from a file's content (import/registry.c lists which
+ * format has which).  Line detectors see one line of a text file's head
+ * (@n bytes, no newline); JSON detectors the first bytes of a JSON
+ * document; a file detector confirms a binary format whose magic matched,
+ * or fails saying what the file is instead. */
+bool sim_detect_nvprof_line(const char *line, size_t n);
+bool sim_detect_nsys_csv_line(const char *line, size_t n);
+bool sim_detect_ncu_line(const char *line, size_t n);
+bool sim_detect_kineto_json(const char *head, size_t len);
+bool sim_detect_nsys_sqlite_file(const char *path, GError **error);
+/* Whether @line (@n bytes) starts with @prefix. */
+bool sim_line_starts(const char *line, size_t n, const char *prefix);
+
 /* Turn an ncu trace's kernels (tr->ncu) into untimed ops, one process per
  * profiled process, for use without a timeline.  Fails if a kernel lacks
  * its launch configuration or duration. */

@@ -29,6 +29,7 @@
 #include "import.h"
 #include "jitter.h"
 #include "json.h"
+#include "registry.h"
 #include "trace.h"
 
 #define NO_TIME SIM_TRACE_NO_TIME
@@ -89,40 +90,30 @@ static void input_clear(Input *in)
     sim_scenario_free(in->native);
 }
 
-static const char *canonical_format(const char *f)
-{
-    const char *const *names = sim_import_formats();
-    for (int i = 0; names[i]; i++)
-        if (strcmp(f, names[i]) == 0)
-            return names[i];
-    return NULL;
-}
-
 static bool load_input(Input *in, const char *path, const char *format,
                        GError **error)
 {
     in->path = g_strdup(path);
-    if (format) {
-        in->format = canonical_format(format);
-        if (!in->format) {
-            g_autofree char *list =
-                g_strjoinv(", ", (char **)sim_import_formats());
-            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                        "unknown format '%s' (known: %s)", format, list);
-            return false;
-        }
-    } else {
-        in->format = sim_import_detect(path, error);
-        if (!in->format)
+    if (!format) {
+        format = sim_import_detect(path, error);
+        if (!format)
             return false;
     }
-    if (strcmp(in->format, "hqsim") == 0) {
-        in->native = sim_scenario_load(path, error);
+    const SimImporter *imp = sim_importer_find(format);
+    if (!imp) {
+        g_autofree char *list = g_strjoinv(", ", (char **)sim_import_formats());
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "unknown format '%s' (known: %s)", format, list);
+        return false;
+    }
+    in->format = imp->name;
+    if (imp->read_native) {
+        in->native = imp->read_native(path, error);
         return in->native != NULL;
     }
     in->trace = sim_trace_new(path, in->format);
-    if (strcmp(in->format, "nsys-sqlite") == 0)
-        return sim_import_nsys_sqlite(in->trace, error);
+    if (imp->read_path)
+        return imp->read_path(in->trace, error);
     size_t len = 0;
     g_autofree char *text = sim_read_file(path, &len, error);
     if (!text)
@@ -132,16 +123,7 @@ static bool load_input(Input *in, const char *path, const char *format,
                     path);
         return false;
     }
-    if (strcmp(in->format, "nvprof") == 0)
-        return sim_import_nvprof(in->trace, text, len, error);
-    if (strcmp(in->format, "nsys-csv") == 0)
-        return sim_import_nsys_csv(in->trace, text, len, error);
-    if (strcmp(in->format, "ncu") == 0)
-        return sim_import_ncu(in->trace, text, len, error);
-    if (strcmp(in->format, "kineto") == 0)
-        return sim_import_kineto(in->trace, text, len, error);
-    g_assert_not_reached();
-    return false;
+    return imp->read_text(in->trace, text, len, error);
 }
 
 /* ------------------------------------------------------------------------

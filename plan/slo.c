@@ -197,16 +197,6 @@ const char *sim_slo_limit_name(SimSloLimit l)
     return (size_t)l < G_N_ELEMENTS(names) ? names[l] : NULL;
 }
 
-/* "under MPS", "time-sliced (no MPS)", "as the scenario says". */
-static const char *mode_phrase(SimShareMode m)
-{
-    switch (m) {
-    case SIM_SHARE_MPS: return "Under MPS";
-    case SIM_SHARE_TIMESLICE: return "Without MPS (time-sliced)";
-    default: return "As the scenario shares it";
-    }
-}
-
 /* "at 100% threads", "at equal threads (12.5%)", "" (time-slicing). */
 static char *pct_phrase(const SimSweepRow *r)
 {
@@ -226,7 +216,8 @@ char *sim_slo_sentence(const SimSweep *sw, const SimSlo *slo,
     const GpuModel *m = g_ptr_array_index(sw->space.gpus, a->gpu);
     g_autofree char *goal = sim_slo_describe(slo);
     GString *s = g_string_new(NULL);
-    g_string_append_printf(s, "%s on %s%s", mode_phrase(a->mode), m->name,
+    g_string_append_printf(s, "%s on %s%s", sim_share_mode_phrase(a->mode),
+                           m->name,
                            m->calibrated ? "" : " (uncalibrated model)");
     if (sw->space.workloads->len > 1) {
         const SimScenario *w =

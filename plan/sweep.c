@@ -151,22 +151,6 @@ bool sim_sweep_parse_connections(const char *s, GArray *out, GError **error)
     return true;
 }
 
-bool sim_sweep_parse_mode(const char *s, SimShareMode *out, GError **error)
-{
-    if (!strcmp(s, "timeslice") || !strcmp(s, "time-slicing"))
-        *out = SIM_SHARE_TIMESLICE;
-    else if (!strcmp(s, "mps"))
-        *out = SIM_SHARE_MPS;
-    else if (!strcmp(s, "scenario"))
-        *out = SIM_SHARE_AS_SCENARIO;
-    else {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "unknown mode '%s' (use timeslice, mps or scenario)", s);
-        return false;
-    }
-    return true;
-}
-
 bool sim_sweep_parse_modes(const char *s, GArray *out, GError **error)
 {
     g_auto(GStrv) items = split_list(s, "modes", error);
@@ -175,7 +159,7 @@ bool sim_sweep_parse_modes(const char *s, GArray *out, GError **error)
     for (guint i = 0; items[i]; i++) {
         SimShareMode m;
         g_autoptr(GError) e = NULL;
-        if (!sim_sweep_parse_mode(items[i], &m, &e))
+        if (!sim_share_mode_parse(items[i], &m, &e))
             return usage_error(error, "modes", s, e->message);
         bool seen = false;
         for (guint j = 0; j < out->len; j++)

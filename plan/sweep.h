@@ -80,8 +80,6 @@ void sim_sweep_space_clear(SimSweepSpace *sp);
  *   pcts:        "equal,25,50,100" (also "scenario") -> (0, 100] */
 bool sim_sweep_parse_processes(const char *s, GArray *out, GError **error);
 bool sim_sweep_parse_connections(const char *s, GArray *out, GError **error);
-/* One mode: "timeslice" (or "time-slicing"), "mps" or "scenario". */
-bool sim_sweep_parse_mode(const char *s, SimShareMode *out, GError **error);
 bool sim_sweep_parse_modes(const char *s, GArray *out, GError **error);
 bool sim_sweep_parse_pcts(const char *s, GArray *out, GError **error);
 

@@ -32,15 +32,6 @@ void sim_options_init(SimOptions *o)
     o->record_ops = true;
 }
 
-const char *sim_share_mode_name(SimShareMode m)
-{
-    switch (m) {
-    case SIM_SHARE_TIMESLICE: return "timeslice";
-    case SIM_SHARE_MPS: return "mps";
-    default: return "scenario";
-    }
-}
-
 /* ------------------------------------------------------------------------
  * Small helpers
  * ------------------------------------------------------------------------ */
@@ -92,6 +83,38 @@ SimOpRecord *eng_record(Engine *E, const OpInst *in)
     return &g_array_index(E->res->ops, SimOpRecord, in->record);
 }
 
+/* Append @in's record (a plain op or a graph node, in->node) to the
+ * result's ops, issued at in->issue and starting now.  Its name: @name
+ * (static) if not NULL, else a kernel's own, a copy's direction or the op
+ * kind's name. */
+void eng_record_new(Engine *E, OpInst *in, const char *name)
+{
+    const SimOp *op = in->op;
+    const Proc *P = in->proc;
+    SimOpRecord r;
+    memset(&r, 0, sizeof r);
+    r.proc = P->index;
+    r.stream = op->stream;
+    r.op_index = in->op_index;
+    r.node = in->node;
+    r.iteration = in->iteration;
+    r.kind = op->kind;
+    r.ctx = P->ctx->index;
+    r.queue = (int32_t)(in->queue - P->queue_base);
+    r.name = name                      ? name
+             : op->kind == SIM_OP_KERNEL ? sim_result_intern(E->res,
+                                                             op->u.kernel.name)
+             : op->kind == SIM_OP_COPY   ? sim_copy_dir_name(op->u.copy.dir)
+                                         : sim_op_kind_name(op->kind);
+    r.issue_ns = in->issue;
+    r.start_ns = r.end_ns = E->now;
+    r.sm_set = SIM_NO_INDEX;
+    if (op->kind == SIM_OP_KERNEL)
+        r.blocks = sim_kernel_blocks(&op->u.kernel);
+    in->record = E->res->ops->len;
+    g_array_append_val(E->res->ops, r);
+}
+
 bool eng_proc_alive(const Proc *p)
 {
     return p->alive;
@@ -121,18 +144,6 @@ void eng_mark_ctx(Engine *E, Ctx *c)
             E->dirty_head = c;
         E->dirty_tail = c;
     }
-}
-
-static void mark_proc_queues(Engine *E, Proc *P)
-{
-    Ctx *c = P->ctx;
-    if (c->mps_server && !E->m->mps_volta) {
-        for (guint i = 0; i < c->queues->len; i++)
-            eng_mark_queue(E, g_ptr_array_index(c->queues, i));
-        return;
-    }
-    for (uint32_t i = 0; i < P->connections; i++)
-        eng_mark_queue(E, g_ptr_array_index(c->queues, P->queue_base + i));
 }
 
 static void fail(Engine *E, SimErrorCode code, const char *fmt, ...)
@@ -167,7 +178,7 @@ static char *op_where(const Engine *E, const Proc *P, uint32_t idx)
  * Contexts and process start
  * ------------------------------------------------------------------------ */
 
-static Queue *queue_new(Ctx *c)
+Queue *eng_queue_new(Ctx *c)
 {
     Queue *q = g_new0(Queue, 1);
     q->ctx = c;
@@ -177,8 +188,8 @@ static Queue *queue_new(Ctx *c)
     return q;
 }
 
-static Ctx *ctx_new(Engine *E, const char *name, bool mps_server,
-                    uint64_t mem)
+/* A context; an MPS server's has per-client SM accounting. */
+Ctx *eng_ctx_new(Engine *E, const char *name, bool mps_server, uint64_t mem)
 {
     Ctx *c = g_new0(Ctx, 1);
     c->index = E->ctxs->len;
@@ -192,9 +203,6 @@ static Ctx *ctx_new(Engine *E, const char *name, bool mps_server,
         c->client_cap = g_new0(uint32_t, n);
         c->client_in_use = g_new0(uint32_t, n);
         c->client_sms = g_new0(uint64_t *, n);
-        if (!E->m->mps_volta) /* pre-Volta: one pool shared by clients */
-            for (uint32_t i = 0; i < E->m->connections_default; i++)
-                queue_new(c);
     }
     g_ptr_array_add(E->ctxs, c);
     return c;
@@ -215,9 +223,7 @@ static void ctx_free(Engine *E, Ctx *c)
     g_free(c);
 }
 
-static void refuse(Engine *E, Proc *P, const char *fmt, ...)
-    G_GNUC_PRINTF(3, 4);
-static void refuse(Engine *E, Proc *P, const char *fmt, ...)
+void eng_refuse(Engine *E, Proc *P, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -232,22 +238,12 @@ static void refuse(Engine *E, Proc *P, const char *fmt, ...)
                     why);
 }
 
-static bool proc_wants_mps(const Engine *E, const Proc *P)
-{
-    switch (E->opt.mode) {
-    case SIM_SHARE_TIMESLICE: return false;
-    case SIM_SHARE_MPS: return true;
-    default: return P->spec->mps;
-    }
-}
-
-static uint32_t proc_connections(const Engine *E, const Proc *P, bool mps)
+static uint32_t proc_connections(const Engine *E, const Proc *P)
 {
     uint32_t c = E->opt.connections ? E->opt.connections
                                     : P->spec->connections;
     if (!c)
-        c = mps && E->m->mps_volta ? E->m->mps_connections_default
-                                   : E->m->connections_default;
+        c = P->share->default_connections(E->m);
     return MIN(c, E->m->connections_max);
 }
 
@@ -257,39 +253,11 @@ static void proc_start(Engine *E, Proc *P)
 {
     const GpuModel *m = E->m;
     SimProcResult *r = &E->res->procs[P->index];
-    bool mps = proc_wants_mps(E, P);
-    if (mps && !m->mps_supported) {
-        sim_result_note(E->res, "%s does not support MPS: '%s' runs in its "
-                                "own context",
-                        m->name, P->spec->name);
-        mps = false;
-    }
-    P->connections = proc_connections(E, P, mps);
+    P->share = share_ops_for(E, P);
+    P->connections = proc_connections(E, P);
     uint64_t need = P->spec->device_mem_bytes;
-    if (mps) {
-        uint32_t limit = sim_gpu_model_mps_client_limit(m, P->connections);
-        if (E->mps_clients >= limit) {
-            refuse(E, P,
-                   "the MPS server already has %u clients, its limit with "
-                   "%u connections per client",
-                   E->mps_clients, P->connections);
-            return;
-        }
-        if (P->spec->mps_mem_limit_bytes &&
-            need > P->spec->mps_mem_limit_bytes) {
-            refuse(E, P,
-                   "it allocates %.0f MiB, over its MPS memory limit of "
-                   "%.0f MiB",
-                   need / 1048576.0,
-                   P->spec->mps_mem_limit_bytes / 1048576.0);
-            return;
-        }
-        need += m->mps_client_mem_bytes;
-        if (!E->mps)
-            need += m->mps_server_mem_bytes;
-    } else {
-        need += m->context_mem_bytes;
-    }
+    if (!P->share->admit(E, P, &need))
+        return;
     if (E->mem_used + need > m->device_mem_bytes) {
         /* Say why: its allocations, the overhead its context brings, and
          * what the processes already started hold. */
@@ -297,16 +265,14 @@ static void proc_start(Engine *E, Proc *P)
         uint32_t holding = 0;
         for (uint32_t i = 0; i < E->n_procs; i++)
             holding += E->procs[i].mem_bytes > 0;
-        refuse(E, P,
+        eng_refuse(E, P,
                "out of device memory: it needs %.0f MiB (%.0f MiB "
                "allocations + %.0f MiB %s), %.0f MiB of %.0f MiB are free "
                "(%.0f MiB in use by the %u processes started before it and "
                "their contexts)",
                need / 1048576.0, alloc / 1048576.0,
                (need - alloc) / 1048576.0,
-               !mps     ? "for its own context"
-               : E->mps ? "for its MPS client"
-                        : "for its MPS client and the MPS server",
+               P->share->overhead(E),
                (m->device_mem_bytes - E->mem_used) / 1048576.0,
                m->device_mem_bytes / 1048576.0, E->mem_used / 1048576.0,
                holding);
@@ -318,66 +284,9 @@ static void proc_start(Engine *E, Proc *P)
     P->mem_bytes = need;
     r->mem_bytes = need;
     r->mem_alloc_bytes = P->spec->device_mem_bytes;
-    if (mps) {
-        if (!E->mps)
-            E->mps = ctx_new(E, "MPS server", true, m->mps_server_mem_bytes);
-        Ctx *c = E->mps;
-        P->ctx = c;
-        P->client = c->n_clients++;
-        E->mps_clients++;
-        double pct = E->opt.active_thread_pct > 0 ? E->opt.active_thread_pct
-                                                   : P->spec->active_thread_pct;
-        uint32_t cap = m->sm_count;
-        if (pct < 100 && m->mps_volta) {
-            cap = sim_gpu_model_mps_sm_limit(m, pct);
-            sim_result_note(E->res,
-                            "MPS client '%s': active thread percentage %g%% "
-                            "-> %u of %u SMs (rounded %s to whole TPCs of %u)",
-                            P->spec->name, pct, cap, m->sm_count,
-                            m->mps_pct_rounding == SIM_ROUND_DOWN ? "down"
-                            : m->mps_pct_rounding == SIM_ROUND_UP ? "up"
-                                                                  : "to nearest",
-                            m->sms_per_tpc);
-        } else if (pct < 100) {
-            sim_result_note(E->res,
-                            "%s: pre-Volta MPS has no active thread "
-                            "percentage; '%s' may use every SM",
-                            m->name, P->spec->name);
-        }
-        c->client_cap[P->client] = cap;
-        c->limited |= cap < m->sm_count;
-        if (cap < m->sm_count && m->mps_sm_assign == SIM_MPS_SMS_STATIC) {
-            /* A fixed window of cap SMs in dispatch order; successive
-             * clients take successive windows, wrapping around. */
-            uint64_t *set = g_new0(uint64_t, E->sm_words);
-            for (uint32_t i = 0; i < cap; i++) {
-                uint32_t sm = m->dispatch_order[(c->static_next + i) %
-                                                m->sm_count];
-                set[sm / 64] |= 1ull << (sm % 64);
-            }
-            c->static_next = (c->static_next + cap) % m->sm_count;
-            c->client_sms[P->client] = set;
-        }
-        r->sm_limit = cap;
-        r->active_thread_pct = pct;
-        if (m->mps_volta) {
-            P->queue_base = c->queues->len;
-            for (uint32_t i = 0; i < P->connections; i++)
-                queue_new(c);
-        } else {
-            P->connections = c->queues->len;
-            P->queue_base = 0;
-        }
-    } else {
-        P->ctx = ctx_new(E, P->spec->name, false, m->context_mem_bytes);
-        P->queue_base = 0;
-        for (uint32_t i = 0; i < P->connections; i++)
-            queue_new(P->ctx);
-        r->sm_limit = m->sm_count;
-        r->active_thread_pct = 100;
-    }
+    P->share->attach(E, P, r);
     P->ctx->live_procs++;
-    r->mps = mps;
+    r->mps = P->share->mps;
     r->ctx = P->ctx->index;
     r->connections = P->connections;
     r->start_ns = E->now;
@@ -522,13 +431,8 @@ static void issue_op(Engine *E, Proc *P, const SimOp *op)
     in->scale = jitter_factor(E, P, sim_jitter_class_of(op->kind));
     StreamRt *s = &P->streams[op->stream];
     if (s->queue == SIM_NO_INDEX) {
-        /* First use: the next queue round-robin; pre-Volta MPS clients
-         * share the server's pool and continue its count. */
-        Ctx *c = P->ctx;
-        if (c->mps_server && !E->m->mps_volta)
-            s->queue = c->streams_mapped++ % c->queues->len;
-        else
-            s->queue = P->queue_base + P->streams_used++ % P->connections;
+        /* First use: the next queue round-robin (engine_share.c). */
+        s->queue = P->share->map_stream(P);
         E->res->procs[P->index].streams[op->stream].queue =
             s->queue - P->queue_base;
     }
@@ -548,30 +452,9 @@ static void issue_op(Engine *E, Proc *P, const SimOp *op)
         const EventRt *ev = &P->events[op->event];
         in->event_seq = ev->records ? ev->records : 1;
     }
-    if (E->opt.record_ops && op->kind != SIM_OP_GRAPH) {
+    if (E->opt.record_ops && op->kind != SIM_OP_GRAPH)
         /* (a graph's nodes are recorded, each as it starts) */
-        SimOpRecord r;
-        memset(&r, 0, sizeof r);
-        r.node = SIM_NO_INDEX;
-        r.proc = P->index;
-        r.stream = op->stream;
-        r.op_index = P->pc;
-        r.iteration = P->iteration;
-        r.kind = op->kind;
-        r.ctx = P->ctx->index;
-        r.queue = (int32_t)(in->queue - P->queue_base);
-        r.name = op->kind == SIM_OP_KERNEL
-                     ? sim_result_intern(E->res, op->u.kernel.name)
-                 : op->kind == SIM_OP_COPY
-                     ? sim_copy_dir_name(op->u.copy.dir)
-                     : sim_op_kind_name(op->kind);
-        r.issue_ns = r.start_ns = r.end_ns = E->now;
-        r.sm_set = SIM_NO_INDEX;
-        if (op->kind == SIM_OP_KERNEL)
-            r.blocks = sim_kernel_blocks(&op->u.kernel);
-        in->record = E->res->ops->len;
-        g_array_append_val(E->res->ops, r);
-    }
+        eng_record_new(E, in, NULL);
     eng_live_link(P, in);
     Queue *q = g_ptr_array_index(P->ctx->queues, in->queue);
     in->state = INST_QUEUED;
@@ -812,7 +695,7 @@ static void queue_pump(Engine *E, Queue *q)
             g_array_index(P->events[op->event].done, uint8_t,
                           in->event_seq - 1) = 1;
             eng_op_complete(E, in);
-            mark_proc_queues(E, P);
+            P->share->mark_queues(E, P);
             break;
         case SIM_OP_KERNEL:
             if (q->ctx->resident >= E->m->max_resident_grids) {
@@ -936,7 +819,7 @@ void eng_op_complete(Engine *E, OpInst *in)
  * Faults
  * ------------------------------------------------------------------------ */
 
-static void kill_proc(Engine *E, Proc *P, const char *why)
+void eng_kill_proc(Engine *E, Proc *P, const char *why)
 {
     if (!P->alive)
         return;
@@ -1006,26 +889,7 @@ static void deliver_fault(Engine *E, KernelRt *k)
     const char *kname = k->inst->op->u.kernel.name;
     g_autofree char *own =
         g_strdup_printf("fatal GPU fault in its kernel '%s'", kname);
-    Ctx *c = P->ctx;
-    if (c->mps_server) {
-        /* The fault is delivered to every client of the server. */
-        g_autofree char *peer = g_strdup_printf(
-            "fatal GPU fault in MPS client '%s' (kernel '%s'): the MPS "
-            "server delivers it to every client",
-            P->spec->name, kname);
-        sim_result_note(E->res, "%s", peer);
-        for (uint32_t i = 0; i < E->n_procs; i++) {
-            Proc *Q = &E->procs[i];
-            if (Q->ctx == c && Q->alive)
-                kill_proc(E, Q, Q == P ? own : peer);
-        }
-    } else {
-        sim_result_note(E->res,
-                        "process '%s': %s (only this process dies: it has "
-                        "its own context)",
-                        P->spec->name, own);
-        kill_proc(E, P, own);
-    }
+    P->share->fault(E, P, kname, own);
 }
 
 /* Work marked during this instant: pump queues, deliver faults, dispatch. */

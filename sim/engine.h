@@ -76,6 +76,14 @@ typedef struct {
 void sim_options_init(SimOptions *o);
 
 const char *sim_share_mode_name(SimShareMode m);
+/* Parse a mode's name (sim_share_mode_name's, or "time-slicing"); the
+ * error lists the names.  (engine_share.c holds the one name table.) */
+bool sim_share_mode_parse(const char *s, SimShareMode *out, GError **error);
+/* Every mode with its meaning, for --help: "timeslice (own contexts), ...".
+ * Returns: (transfer full). */
+char *sim_share_mode_help(void);
+/* "Under MPS", "Without MPS (time-sliced)", "As the scenario shares it". */
+const char *sim_share_mode_phrase(SimShareMode m);
 
 /* Run @sc on @m.  Fails on a kernel that fits on no SM, a deadlock, or the
  * time limit; the message names the process, stream and op.

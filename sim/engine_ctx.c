@@ -81,15 +81,41 @@ static void start_switch(Engine *E, Ctx *next, uint64_t saved)
                         E->now + E->m->context_switch_ns + move);
 }
 
+/* Preemption granularity, an ops table like the placement policies. */
+typedef struct {
+    /* Whether the outgoing context @c must first finish its resident
+     * blocks (dispatching none) before the switch starts. */
+    bool (*must_drain)(const Ctx *c);
+} PreemptOps;
+
+/* Pascal and later: resident blocks are frozen mid-flight. */
+static bool instruction_drain(const Ctx *c)
+{
+    (void)c;
+    return false;
+}
+
+/* Kepler, Maxwell: no new blocks; the switch starts when the last resident
+ * block finishes (ctx_drained). */
+static bool block_drain(const Ctx *c)
+{
+    return c->resident_blocks > 0;
+}
+
+/* Indexed by SimPreemption; the names are the model file's (gpu_model.c,
+ * preemption_names). */
+static const PreemptOps preemptions[] = {
+    [SIM_PREEMPT_INSTRUCTION] = {instruction_drain},
+    [SIM_PREEMPT_BLOCK] = {block_drain},
+};
+
 /* Take the GPU away from E->cur (if any) and give it to @next. */
 static void begin_switch(Engine *E, Ctx *next)
 {
     sim_eventq_cancel(&E->q, &E->ev_slice);
     sim_eventq_cancel(&E->q, &E->ev_yield);
     Ctx *c = E->cur;
-    if (c && E->m->preemption == SIM_PREEMPT_BLOCK && c->resident_blocks > 0) {
-        /* Kepler/Maxwell: no new blocks; the switch starts when the last
-         * resident block finishes (ctx_drained). */
+    if (c && preemptions[E->m->preemption].must_drain(c)) {
         c->draining = true;
         E->phase = GPU_DRAIN;
         E->next = next;

@@ -108,30 +108,11 @@ static OpInst *node_inst(Engine *E, NodeRt *n)
     in->gnode = n;
     in->node = n->index;
     in->scale = eng_node_scale(E, g, n->index, op);
-    if (E->opt.record_ops) {
-        SimOpRecord r;
-        memset(&r, 0, sizeof r);
-        r.proc = P->index;
-        r.stream = op->stream;
-        r.op_index = g->op_index;
-        r.node = n->index;
-        r.iteration = g->iteration;
-        r.kind = op->kind;
-        r.ctx = P->ctx->index;
-        r.queue = (int32_t)(g->queue - P->queue_base);
-        r.name = op->kind == SIM_OP_KERNEL
-                     ? sim_result_intern(E->res, op->u.kernel.name)
-                     : n->g->spec->nodes[n->index].kind == SIM_NODE_MEMSET
-                         ? "memset"
-                         : sim_copy_dir_name(op->u.copy.dir);
-        r.issue_ns = g->issue;
-        r.start_ns = r.end_ns = E->now;
-        r.sm_set = SIM_NO_INDEX;
-        if (op->kind == SIM_OP_KERNEL)
-            r.blocks = sim_kernel_blocks(&op->u.kernel);
-        in->record = E->res->ops->len;
-        g_array_append_val(E->res->ops, r);
-    }
+    if (E->opt.record_ops)
+        eng_record_new(E, in,
+                       n->g->spec->nodes[n->index].kind == SIM_NODE_MEMSET
+                           ? "memset"
+                           : NULL);
     eng_live_link(P, in);
     if (g->start == SIM_TIME_NEVER)
         g->start = E->now;

@@ -306,6 +306,7 @@ typedef enum {
 struct Proc {
     const SimProcessSpec *spec;
     uint32_t index;
+    const struct ShareOps *share; /* how it shares the GPU, from its start */
     Ctx *ctx;
     uint32_t client;          /* MPS client number within the server */
     uint32_t connections;
@@ -440,7 +441,43 @@ bool eng_proc_mps(const Proc *P);
 void eng_mark_queue(Engine *E, Queue *q);
 void eng_mark_ctx(Engine *E, Ctx *c);
 SimOpRecord *eng_record(Engine *E, const OpInst *in);
+/* Record @in (plain op or graph node) as it is issued or starts: one
+ * builder for both (engine.c).  @name: NULL for the kind's choice. */
+void eng_record_new(Engine *E, OpInst *in, const char *name);
 bool eng_proc_alive(const Proc *p);
+
+/* engine.c, for the sharing mechanisms (engine_share.c) */
+Ctx *eng_ctx_new(Engine *E, const char *name, bool mps_server, uint64_t mem);
+Queue *eng_queue_new(Ctx *c);
+/* @P does not start: its result says why (a note too). */
+void eng_refuse(Engine *E, Proc *P, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+void eng_kill_proc(Engine *E, Proc *P, const char *why);
+
+/* engine_share.c: how a process shares the GPU.  Each op gets the started
+ * (or starting) process; none depends on the run's mode or the model's
+ * architecture, which share_ops_for decides once. */
+typedef struct ShareOps {
+    const char *name;
+    bool mps; /* an MPS client (SimProcResult.mps) */
+    /* Hardware queues a process gets when nothing says. */
+    uint32_t (*default_connections)(const GpuModel *m);
+    /* Add the device memory its context brings to *need (its allocations
+     * so far); false: refused (eng_refuse said why). */
+    bool (*admit)(Engine *E, Proc *P, uint64_t *need);
+    /* What that memory is for, in an out-of-memory message. */
+    const char *(*overhead)(const Engine *E);
+    /* Give it its context and queues, and its SM limit in @r. */
+    void (*attach)(Engine *E, Proc *P, SimProcResult *r);
+    /* The queue (within its context) of a stream's first op. */
+    uint32_t (*map_stream)(Proc *P);
+    /* Mark the queues its completions may unblock. */
+    void (*mark_queues)(Engine *E, Proc *P);
+    /* A fatal fault in its kernel @kname: kill whom it kills. */
+    void (*fault)(Engine *E, Proc *P, const char *kname, const char *own);
+} ShareOps;
+extern const ShareOps share_own, share_mps_volta, share_mps_prevolta;
+/* Its mechanism from the run's mode and the model (notes a fallback). */
+const ShareOps *share_ops_for(Engine *E, const Proc *P);
 
 /* engine_sm.c */
 void sm_init_ctx(Engine *E, Ctx *c);

@@ -940,15 +940,15 @@ static uint64_t place_round_robin(Engine *E, Ctx *c, KernelRt *k,
 }
 
 typedef struct {
-    const char *name;
     PlaceFn place;
 } PlacementOps;
 
-/* Indexed by SimPlacement. */
+/* Indexed by SimPlacement; the policies' names are the model file's
+ * (gpu_model.c, placement_names), the one place they are spelled. */
 static const PlacementOps placements[] = {
-    {"most-free", place_most_free},
-    {"fill-first", place_fill_first},
-    {"round-robin", place_round_robin},
+    [SIM_PLACE_MOST_FREE] = {place_most_free},
+    [SIM_PLACE_FILL_FIRST] = {place_fill_first},
+    [SIM_PLACE_ROUND_ROBIN] = {place_round_robin},
 };
 
 /* Whether @k is held back only by its own MPS SM limit: some SM it may not

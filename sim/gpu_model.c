@@ -34,6 +34,9 @@ typedef struct {
     const char *const *names; /* F_ENUM */
 } FieldSpec;
 
+/* The policies' names, indexed by their enums: the one place they are
+ * spelled (the engine's ops tables, engine_sm.c placements and
+ * engine_ctx.c preemptions, are indexed by the same enums). */
 static const char *const placement_names[] = {"most-free", "fill-first",
                                               "round-robin", NULL};
 static const char *const preemption_names[] = {"instruction", "block", NULL};

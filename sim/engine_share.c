@@ -1,0 +1,384 @@
+/* engine_share.c -- how a process shares the GPU: the sharing modes' names
+ * and the three sharing mechanisms as ops tables.
+ *
+ * A run's mode (SimShareMode: as the scenario says, time-slicing for
+ * every process, MPS for every process) has one name table below, used to
+ * parse it, to list it in messages and to write it in outputs.
+ *
+ * Each started process then shares the GPU through one of three
+ * mechanisms (ShareOps), picked once from its mode and the model:
+ *   own context       its own CUDA context, time-sliced with the others
+ *                     (engine_ctx.c), its own queues;
+ *   MPS (Volta+)      a client of the one MPS server context: its own
+ *                     queues in the server, an SM limit from its active
+ *                     thread percentage;
+ *   MPS (pre-Volta)   a client of the server whose queues are one pool
+ *                     shared by every client, without SM limits.
+ * The engine asks the process's ops, never the mode or the architecture:
+ * adding a mechanism is one more table here.
+ */
+#include <string.h>
+
+#include "engine_internal.h"
+#include "error.h"
+
+/* ------------------------------------------------------------------------
+ * Mode names: the one place they are spelled
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    SimShareMode mode;
+    const char *name;   /* in outputs, and what parsing accepts */
+    const char *alias;  /* also accepted, or NULL */
+    const char *what;   /* in --help */
+    const char *phrase; /* a sentence's start, in answers */
+} ShareModeName;
+
+/* In the order messages and --help list them. */
+static const ShareModeName mode_names[] = {
+    {SIM_SHARE_TIMESLICE, "timeslice", "time-slicing", "own contexts",
+     "Without MPS (time-sliced)"},
+    {SIM_SHARE_MPS, "mps", NULL, "MPS clients", "Under MPS"},
+    {SIM_SHARE_AS_SCENARIO, "scenario", NULL, "as each process says",
+     "As the scenario shares it"},
+};
+
+static const ShareModeName *mode_entry(SimShareMode m)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(mode_names); i++)
+        if (mode_names[i].mode == m)
+            return &mode_names[i];
+    return &mode_names[G_N_ELEMENTS(mode_names) - 1]; /* scenario */
+}
+
+const char *sim_share_mode_name(SimShareMode m)
+{
+    return mode_entry(m)->name;
+}
+
+const char *sim_share_mode_phrase(SimShareMode m)
+{
+    return mode_entry(m)->phrase;
+}
+
+/* "timeslice, mps or scenario"; with @what, each name's meaning in
+ * parentheses. */
+static char *mode_list(bool what)
+{
+    GString *s = g_string_new(NULL);
+    size_t n = G_N_ELEMENTS(mode_names);
+    for (size_t i = 0; i < n; i++) {
+        g_string_append(s, i == 0 ? "" : i + 1 < n ? ", " : " or ");
+        g_string_append(s, mode_names[i].name);
+        if (what)
+            g_string_append_printf(s, " (%s)", mode_names[i].what);
+    }
+    return g_string_free(s, FALSE);
+}
+
+char *sim_share_mode_help(void)
+{
+    return mode_list(true);
+}
+
+bool sim_share_mode_parse(const char *s, SimShareMode *out, GError **error)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(mode_names); i++) {
+        const ShareModeName *n = &mode_names[i];
+        if (!strcmp(s, n->name) || (n->alias && !strcmp(s, n->alias))) {
+            *out = n->mode;
+            return true;
+        }
+    }
+    g_autofree char *list = mode_list(false);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown mode '%s' (use %s)",
+                s, list);
+    return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Own context
+ * ------------------------------------------------------------------------ */
+
+static uint32_t own_connections(const GpuModel *m)
+{
+    return m->connections_default;
+}
+
+static bool own_admit(Engine *E, Proc *P, uint64_t *need)
+{
+    (void)P;
+    *need += E->m->context_mem_bytes;
+    return true;
+}
+
+static const char *own_overhead(const Engine *E)
+{
+    (void)E;
+    return "for its own context";
+}
+
+static void own_attach(Engine *E, Proc *P, SimProcResult *r)
+{
+    P->ctx = eng_ctx_new(E, P->spec->name, false, E->m->context_mem_bytes);
+    P->queue_base = 0;
+    for (uint32_t i = 0; i < P->connections; i++)
+        eng_queue_new(P->ctx);
+    r->sm_limit = E->m->sm_count;
+    r->active_thread_pct = 100;
+}
+
+/* Streams take the process's queues round-robin in order of first use. */
+static uint32_t own_map_stream(Proc *P)
+{
+    return P->queue_base + P->streams_used++ % P->connections;
+}
+
+static void own_mark_queues(Engine *E, Proc *P)
+{
+    for (uint32_t i = 0; i < P->connections; i++)
+        eng_mark_queue(E, g_ptr_array_index(P->ctx->queues, P->queue_base + i));
+}
+
+/* A fault kills the process alone. */
+static void own_fault(Engine *E, Proc *P, const char *kname, const char *own)
+{
+    (void)kname;
+    sim_result_note(E->res,
+                    "process '%s': %s (only this process dies: it has "
+                    "its own context)",
+                    P->spec->name, own);
+    eng_kill_proc(E, P, own);
+}
+
+/* ------------------------------------------------------------------------
+ * MPS clients (both kinds)
+ * ------------------------------------------------------------------------ */
+
+static bool mps_admit(Engine *E, Proc *P, uint64_t *need)
+{
+    const GpuModel *m = E->m;
+    uint32_t limit = sim_gpu_model_mps_client_limit(m, P->connections);
+    if (E->mps_clients >= limit) {
+        eng_refuse(E, P,
+                   "the MPS server already has %u clients, its limit with "
+                   "%u connections per client",
+                   E->mps_clients, P->connections);
+        return false;
+    }
+    if (P->spec->mps_mem_limit_bytes && *need > P->spec->mps_mem_limit_bytes) {
+        eng_refuse(E, P,
+                   "it allocates %.0f MiB, over its MPS memory limit of "
+                   "%.0f MiB",
+                   *need / 1048576.0, P->spec->mps_mem_limit_bytes / 1048576.0);
+        return false;
+    }
+    *need += m->mps_client_mem_bytes;
+    if (!E->mps)
+        *need += m->mps_server_mem_bytes;
+    return true;
+}
+
+static const char *mps_overhead(const Engine *E)
+{
+    return E->mps ? "for its MPS client"
+                  : "for its MPS client and the MPS server";
+}
+
+/* The server context, created with its first client: per-client SM
+ * accounting, and @pool queues shared by all clients (pre-Volta; 0:
+ * each client brings its own). */
+static Ctx *mps_server(Engine *E, uint32_t pool)
+{
+    if (E->mps)
+        return E->mps;
+    Ctx *c = eng_ctx_new(E, "MPS server", true, E->m->mps_server_mem_bytes);
+    for (uint32_t i = 0; i < pool; i++)
+        eng_queue_new(c);
+    return E->mps = c;
+}
+
+/* @P joins the server as its next client. */
+static Ctx *mps_join(Engine *E, Proc *P, uint32_t pool)
+{
+    Ctx *c = mps_server(E, pool);
+    P->ctx = c;
+    P->client = c->n_clients++;
+    E->mps_clients++;
+    return c;
+}
+
+static double mps_pct(const Engine *E, const Proc *P)
+{
+    return E->opt.active_thread_pct > 0 ? E->opt.active_thread_pct
+                                        : P->spec->active_thread_pct;
+}
+
+/* Client @P may hold blocks on at most @cap SMs. */
+static void mps_limit(Engine *E, Proc *P, SimProcResult *r, uint32_t cap,
+                      double pct)
+{
+    const GpuModel *m = E->m;
+    Ctx *c = P->ctx;
+    c->client_cap[P->client] = cap;
+    c->limited |= cap < m->sm_count;
+    if (cap < m->sm_count && m->mps_sm_assign == SIM_MPS_SMS_STATIC) {
+        /* A fixed window of cap SMs in dispatch order; successive
+         * clients take successive windows, wrapping around. */
+        uint64_t *set = g_new0(uint64_t, E->sm_words);
+        for (uint32_t i = 0; i < cap; i++) {
+            uint32_t sm = m->dispatch_order[(c->static_next + i) % m->sm_count];
+            set[sm / 64] |= 1ull << (sm % 64);
+        }
+        c->static_next = (c->static_next + cap) % m->sm_count;
+        c->client_sms[P->client] = set;
+    }
+    r->sm_limit = cap;
+    r->active_thread_pct = pct;
+}
+
+/* A fault in one client is delivered to every client of the server. */
+static void mps_fault(Engine *E, Proc *P, const char *kname, const char *own)
+{
+    g_autofree char *peer = g_strdup_printf(
+        "fatal GPU fault in MPS client '%s' (kernel '%s'): the MPS "
+        "server delivers it to every client",
+        P->spec->name, kname);
+    sim_result_note(E->res, "%s", peer);
+    for (uint32_t i = 0; i < E->n_procs; i++) {
+        Proc *Q = &E->procs[i];
+        if (Q->ctx == P->ctx && Q->alive)
+            eng_kill_proc(E, Q, Q == P ? own : peer);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * MPS on Volta and later: own queues, SM limits
+ * ------------------------------------------------------------------------ */
+
+static uint32_t volta_connections(const GpuModel *m)
+{
+    return m->mps_connections_default;
+}
+
+static void volta_attach(Engine *E, Proc *P, SimProcResult *r)
+{
+    const GpuModel *m = E->m;
+    Ctx *c = mps_join(E, P, 0);
+    double pct = mps_pct(E, P);
+    uint32_t cap = m->sm_count;
+    if (pct < 100) {
+        cap = sim_gpu_model_mps_sm_limit(m, pct);
+        sim_result_note(E->res,
+                        "MPS client '%s': active thread percentage %g%% "
+                        "-> %u of %u SMs (rounded %s to whole TPCs of %u)",
+                        P->spec->name, pct, cap, m->sm_count,
+                        m->mps_pct_rounding == SIM_ROUND_DOWN ? "down"
+                        : m->mps_pct_rounding == SIM_ROUND_UP ? "up"
+                                                              : "to nearest",
+                        m->sms_per_tpc);
+    }
+    mps_limit(E, P, r, cap, pct);
+    P->queue_base = c->queues->len;
+    for (uint32_t i = 0; i < P->connections; i++)
+        eng_queue_new(c);
+}
+
+/* ------------------------------------------------------------------------
+ * MPS before Volta: one pool of queues for all clients, no SM limits
+ * ------------------------------------------------------------------------ */
+
+static void prevolta_attach(Engine *E, Proc *P, SimProcResult *r)
+{
+    const GpuModel *m = E->m;
+    Ctx *c = mps_join(E, P, m->connections_default);
+    double pct = mps_pct(E, P);
+    if (pct < 100)
+        sim_result_note(E->res,
+                        "%s: pre-Volta MPS has no active thread "
+                        "percentage; '%s' may use every SM",
+                        m->name, P->spec->name);
+    mps_limit(E, P, r, m->sm_count, pct);
+    P->connections = c->queues->len;
+    P->queue_base = 0;
+}
+
+/* The pool's queues round-robin over all clients' streams, in order of
+ * first use: a client continues the server's count. */
+static uint32_t prevolta_map_stream(Proc *P)
+{
+    Ctx *c = P->ctx;
+    return c->streams_mapped++ % c->queues->len;
+}
+
+static void prevolta_mark_queues(Engine *E, Proc *P)
+{
+    Ctx *c = P->ctx;
+    for (guint i = 0; i < c->queues->len; i++)
+        eng_mark_queue(E, g_ptr_array_index(c->queues, i));
+}
+
+/* ------------------------------------------------------------------------
+ * The tables
+ * ------------------------------------------------------------------------ */
+
+const ShareOps share_own = {
+    .name = "own context",
+    .mps = false,
+    .default_connections = own_connections,
+    .admit = own_admit,
+    .overhead = own_overhead,
+    .attach = own_attach,
+    .map_stream = own_map_stream,
+    .mark_queues = own_mark_queues,
+    .fault = own_fault,
+};
+
+const ShareOps share_mps_volta = {
+    .name = "MPS (Volta+)",
+    .mps = true,
+    .default_connections = volta_connections,
+    .admit = mps_admit,
+    .overhead = mps_overhead,
+    .attach = volta_attach,
+    .map_stream = own_map_stream,
+    .mark_queues = own_mark_queues,
+    .fault = mps_fault,
+};
+
+const ShareOps share_mps_prevolta = {
+    .name = "MPS (pre-Volta)",
+    .mps = true,
+    .default_connections = own_connections,
+    .admit = mps_admit,
+    .overhead = mps_overhead,
+    .attach = prevolta_attach,
+    .map_stream = prevolta_map_stream,
+    .mark_queues = prevolta_mark_queues,
+    .fault = mps_fault,
+};
+
+/* Whether the run's mode makes @P an MPS client. */
+static bool wants_mps(const Engine *E, const Proc *P)
+{
+    switch (E->opt.mode) {
+    case SIM_SHARE_TIMESLICE: return false;
+    case SIM_SHARE_MPS: return true;
+    default: return P->spec->mps;
+    }
+}
+
+const ShareOps *share_ops_for(Engine *E, const Proc *P)
+{
+    const GpuModel *m = E->m;
+    if (!wants_mps(E, P))
+        return &share_own;
+    if (!m->mps_supported) {
+        sim_result_note(E->res,
+                        "%s does not support MPS: '%s' runs in its "
+                        "own context",
+                        m->name, P->spec->name);
+        return &share_own;
+    }
+    return m->mps_volta ? &share_mps_volta : &share_mps_prevolta;
+}
