@@ -2,6 +2,7 @@
  * cli_common.h. */
 #include "cli_common.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -286,52 +287,31 @@ gboolean sim_cli_write_outputs(const SimCliOpts *o, SimResult *const *runs,
     return sim_out_group_end(ok, ok ? error : NULL) && ok;
 }
 
+/* Which option names each output format's file (viz.h, sim_viz_outputs). */
+static const struct {
+    const char *format;
+    size_t path; /* offset of its char * in SimCliOpts */
+} cli_outputs[] = {
+    {"json", offsetof(SimCliOpts, json)},
+    {"csv", offsetof(SimCliOpts, csv)},
+    {"perfetto", offsetof(SimCliOpts, perfetto)},
+    {"picture", offsetof(SimCliOpts, picture)},
+    {"report", offsetof(SimCliOpts, report)},
+};
+
 static gboolean write_outputs(const SimCliOpts *o, SimResult *const *runs,
                               uint32_t n, const GpuModel *m,
                               const SimScenario *sc, GError **error)
 {
-    if (o->json) {
-        g_autofree char *j = n == 1 ? sim_report_json(runs[0], m, sc)
-                                    : sim_report_compare_json(runs, n, m, sc);
-        if (!sim_write_file_atomic(o->json, j, strlen(j), error))
-            return FALSE;
+    size_t nf = 0;
+    const SimOutputFormat *formats = sim_viz_outputs(&nf);
+    g_autofree const char **paths = g_new0(const char *, nf);
+    for (size_t i = 0; i < G_N_ELEMENTS(cli_outputs); i++) {
+        int k = sim_output_find(formats, nf, cli_outputs[i].format);
+        g_assert(k >= 0);
+        paths[k] = *(char *const *)((const char *)o + cli_outputs[i].path);
     }
-    if (o->csv) {
-        if (n == 1) {
-            if (!sim_report_csv(runs[0], o->csv, error))
-                return FALSE;
-        } else {
-            /* One CSV per mode: FILE with the mode before the extension. */
-            for (uint32_t i = 0; i < n; i++) {
-                g_autofree char *base = g_strdup(o->csv);
-                char *dot = strrchr(base, '.');
-                if (dot && !strchr(dot, '/'))
-                    *dot = 0;
-                const char *ext = dot ? o->csv + (dot - base) : "";
-                g_autofree char *path =
-                    g_strdup_printf("%s.%s%s", base, runs[i]->mode, ext);
-                if (!sim_report_csv(runs[i], path, error))
-                    return FALSE;
-            }
-        }
-    }
-    SimPerfettoDetail detail = SIM_PERFETTO_DEFAULT;
-    if (o->perfetto &&
-        ((o->perfetto_detail && !sim_viz_perfetto_detail_parse(
-                                    o->perfetto_detail, &detail, error)) ||
-         !sim_viz_perfetto_detail(runs, n, m, sc, o->perfetto, detail,
-                                  error)))
-        return FALSE;
-    if (o->picture) {
-        SimVizPictureKind kind = SIM_VIZ_PICTURE_ALL;
-        if (o->picture_kind &&
-            !sim_viz_picture_kind_parse(o->picture_kind, &kind, error))
-            return FALSE;
-        if (!sim_viz_picture(runs, n, m, sc, kind, o->picture, error))
-            return FALSE;
-    }
-    if (o->report && !sim_viz_report(runs, n, m, sc, o->report, error))
-        return FALSE;
-    return TRUE;
+    SimVizRuns what = {runs, n, m, sc, o->picture_kind, o->perfetto_detail};
+    return sim_outputs_write(formats, nf, paths, &what, error);
 }
 

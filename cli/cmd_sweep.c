@@ -271,17 +271,18 @@ static bool write_outputs(const SweepOpts *o, const SimSweep *sw,
 {
     g_autoptr(GArray) answers =
         sim_slo_active(slo) ? sim_slo_answer(sw, slo) : NULL;
-    if (o->csv && !sim_sweep_report_csv(sw, slo, o->csv, error))
-        return false;
-    if (o->json) {
-        g_autofree char *j = sim_sweep_report_json(sw, slo, answers);
-        if (!sim_write_file_atomic(o->json, j, strlen(j), error))
-            return false;
+    size_t nf = 0;
+    const SimOutputFormat *formats = sim_sweep_outputs(&nf);
+    const char *paths[] = {o->csv, o->json, o->plot, o->report};
+    const char *const names[] = {"csv", "json", "plot", "report"};
+    g_autofree const char **by_format = g_new0(const char *, nf);
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        int k = sim_output_find(formats, nf, names[i]);
+        g_assert(k >= 0);
+        by_format[k] = paths[i];
     }
-    if (o->plot && !sim_sweep_plot_write(sw, slo, o->plot, error))
-        return false;
-    if (o->report &&
-        !sim_sweep_report_html(sw, slo, answers, o->report, error))
+    SimSweepOutputs what = {sw, slo, answers};
+    if (!sim_outputs_write(formats, nf, by_format, &what, error))
         return false;
     /* With --json -, stdout holds the JSON alone. */
     bool json_out = o->json && !strcmp(o->json, "-");
@@ -312,14 +313,15 @@ static int sweep_main(const SimMpiWorld *world, int argc, char **argv)
 {
     SweepOpts o;
     memset(&o, 0, sizeof o);
+    g_autofree char *names_help = sim_share_mode_help();
+    g_autofree char *modes_help = g_strdup_printf(
+        "Sharing modes: %s (default timeslice,mps)", names_help);
     GOptionEntry entries[] = {
         {"processes", 'n', 0, G_OPTION_ARG_STRING, &o.processes,
          "Copies of each process of the workload to sweep: a list of N and "
          "FIRST-LAST ranges (default 1,2,4,8)",
          "LIST"},
-        {"modes", 'm', 0, G_OPTION_ARG_STRING, &o.modes,
-         "Sharing modes: timeslice, mps, scenario (default timeslice,mps)",
-         "LIST"},
+        {"modes", 'm', 0, G_OPTION_ARG_STRING, &o.modes, modes_help, "LIST"},
         {"thread-pct", 't', 0, G_OPTION_ARG_STRING, &o.pcts,
          "MPS active thread percentages: 'equal' (100/processes), values, "
          "'scenario' (default: as the scenario)",

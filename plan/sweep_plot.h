@@ -2,9 +2,8 @@
  * number of processes, one line per mode / thread percentage (and
  * connections, GPU, workload when those axes have several values).
  *
- * Drawn with cairo into PNG or SVG.  The drawing is self-contained (axes,
- * ticks, legend) until the viz/ module's shared plotting code exists; what
- * could move there is listed at the top of sweep_plot.c.
+ * Drawn into PNG or SVG with the one plotting module, viz/plot.h (canvas,
+ * value axes, markers, line styles).
  */
 #ifndef SIM_SWEEP_PLOT_H
 #define SIM_SWEEP_PLOT_H
@@ -25,11 +24,7 @@ bool sim_sweep_plot_write(const SimSweep *sw, const SimSlo *slo,
  * Returns: (transfer full). */
 char *sim_sweep_plot_svg(const SimSweep *sw, const SimSlo *slo);
 
-/* Free cairo's and fontconfig's process-wide caches (font faces, the
- * font configuration).  They are kept for the life of the process and
- * partly unreachable, which ASan and valgrind report as leaks.  Call once
- * no cairo object is alive and no thread draws, e.g. before a command
- * returns; drawing afterwards initialises them again. */
+/* viz_plot_cleanup (viz/plot.h), e.g. before a command returns. */
 void sim_sweep_plot_cleanup(void);
 
 #endif /* SIM_SWEEP_PLOT_H */

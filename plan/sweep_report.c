@@ -805,3 +805,45 @@ bool sim_sweep_report_html(const SimSweep *sw, const SimSlo *slo,
                        "</body>\n</html>\n");
     return sim_write_file_atomic(path, o->str, o->len, error);
 }
+
+/* ------------------------------------------------------------------------
+ * The output table
+ * ------------------------------------------------------------------------ */
+
+static bool write_csv(const void *what, const char *path, GError **error)
+{
+    const SimSweepOutputs *o = what;
+    return sim_sweep_report_csv(o->sw, o->slo, path, error);
+}
+
+static bool write_json(const void *what, const char *path, GError **error)
+{
+    const SimSweepOutputs *o = what;
+    g_autofree char *j = sim_sweep_report_json(o->sw, o->slo, o->answers);
+    return sim_write_file_atomic(path, j, strlen(j), error);
+}
+
+static bool write_plot(const void *what, const char *path, GError **error)
+{
+    const SimSweepOutputs *o = what;
+    return sim_sweep_plot_write(o->sw, o->slo, path, error);
+}
+
+static bool write_html(const void *what, const char *path, GError **error)
+{
+    const SimSweepOutputs *o = what;
+    return sim_sweep_report_html(o->sw, o->slo, o->answers, path, error);
+}
+
+static const SimOutputFormat formats[] = {
+    {"csv", ".csv", write_csv},
+    {"json", ".json", write_json},
+    {"plot", ".png or .svg", write_plot},
+    {"report", ".html", write_html},
+};
+
+const SimOutputFormat *sim_sweep_outputs(size_t *n)
+{
+    *n = G_N_ELEMENTS(formats);
+    return formats;
+}

@@ -13,6 +13,7 @@
 #include <glib.h>
 #include <stdbool.h>
 
+#include "outfile.h"
 #include "slo.h"
 #include "sweep.h"
 
@@ -46,5 +47,17 @@ bool sim_sweep_report_csv(const SimSweep *sw, const SimSlo *slo,
 bool sim_sweep_report_html(const SimSweep *sw, const SimSlo *slo,
                            const GArray *answers, const char *path,
                            GError **error);
+
+/* What the sweep's outputs are written from. */
+typedef struct {
+    const SimSweep *sw;
+    const SimSlo *slo;      /* nullable */
+    const GArray *answers;  /* SimSloAnswer, or NULL without objectives */
+} SimSweepOutputs;
+
+/* The sweep's output formats, in the order they are written: csv, json,
+ * plot (PNG or SVG, sweep_plot.h), report (HTML).  Each writer takes a
+ * SimSweepOutputs.  *n gets the count.  Returns: (transfer none). */
+const SimOutputFormat *sim_sweep_outputs(size_t *n);
 
 #endif /* SIM_SWEEP_REPORT_H */

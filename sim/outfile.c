@@ -332,3 +332,22 @@ bool sim_write_file_atomic(const char *path, const char *data, size_t len,
         f->err = errno ? errno : EIO;
     return sim_out_commit(f, error);
 }
+
+int sim_output_find(const SimOutputFormat *formats, size_t n,
+                    const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(formats[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+bool sim_outputs_write(const SimOutputFormat *formats, size_t n,
+                       const char *const *paths, const void *what,
+                       GError **error)
+{
+    for (size_t i = 0; i < n; i++)
+        if (paths[i] && !formats[i].write(what, paths[i], error))
+            return false;
+    return true;
+}

@@ -42,6 +42,28 @@ void sim_out_group_begin(void);
 bool sim_out_group_end(bool keep, GError **error);
 
 /* Write @len bytes of @data to @path atomically. */
+/* An output format: its name (the option --NAME FILE that asks for it),
+ * its file name's usual extension(s), and its writer, which writes @what
+ * (the table's own kind of results) to @path atomically.  Each command's
+ * outputs are one table of these (viz/outputs.c for runs and
+ * comparisons, plan/sweep_report.c for sweeps). */
+typedef struct {
+    const char *name;
+    const char *ext;
+    bool (*write)(const void *what, const char *path, GError **error);
+} SimOutputFormat;
+
+/* The index of @name in @formats (@n), or -1. */
+int sim_output_find(const SimOutputFormat *formats, size_t n,
+                    const char *name);
+
+/* Write, in table order, each of @formats whose path in @paths (same
+ * index; NULL: not asked for) is set; the first failure stops and is
+ * returned (earlier outputs stay unless the caller groups them). */
+bool sim_outputs_write(const SimOutputFormat *formats, size_t n,
+                       const char *const *paths, const void *what,
+                       GError **error);
+
 bool sim_write_file_atomic(const char *path, const char *data, size_t len,
                            GError **error);
 

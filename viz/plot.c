@@ -2,6 +2,7 @@
 #include "plot.h"
 
 #include <cairo-svg.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
@@ -402,4 +403,189 @@ double viz_plot_legend_line(cairo_t *cr,
     double w = viz_plot_text(cr, x + 27, y, VIZ_ALIGN_LEFT, 0, label);
     cairo_restore(cr);
     return x + 27 + w + 18;
+}
+
+/* ------------------------------------------------------------------------
+ * Value axes (linear or log), markers and line styles: the sweep plots
+ * ------------------------------------------------------------------------ */
+
+static double scale_frac(const VizScale *s, double v)
+{
+    if (s->log) {
+        v = log10(MAX(v, 1e-300));
+        return (v - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
+    }
+    return (v - s->lo) / (s->hi - s->lo);
+}
+
+double viz_plot_map_x(const VizScale *s, const VizBox *b, double v)
+{
+    return b->x0 + scale_frac(s, v) * (b->x1 - b->x0);
+}
+
+double viz_plot_map_y(const VizScale *s, const VizBox *b, double v)
+{
+    return b->y1 - scale_frac(s, v) * (b->y1 - b->y0);
+}
+
+/* The 1, 2, 5 x 10^k step nearest above @raw. */
+double viz_plot_step_above(double raw)
+{
+    if (!(raw > 0))
+        return 1;
+    double p = pow(10, floor(log10(raw)));
+    static const double m[] = {1, 2, 5, 10};
+    for (size_t i = 0; i < G_N_ELEMENTS(m); i++)
+        if (m[i] * p >= raw * (1 - 1e-9))
+            return m[i] * p;
+    return 10 * p;
+}
+
+/* Colour-blind-friendly categorical palette (Tableau 10); lines beyond ten
+ * series repeat colours with a dash pattern. */
+static const double palette[][3] = {
+    {0.306, 0.475, 0.655}, {0.949, 0.557, 0.169}, {0.349, 0.631, 0.310},
+    {0.882, 0.341, 0.349}, {0.463, 0.718, 0.698}, {0.929, 0.788, 0.282},
+    {0.690, 0.478, 0.631}, {1.000, 0.616, 0.655}, {0.612, 0.459, 0.373},
+    {0.729, 0.690, 0.675},
+};
+static const double dash_pattern[] = {6, 4};
+
+void viz_plot_line_style(cairo_t *cr, uint32_t k)
+{
+    const double *c = palette[k % G_N_ELEMENTS(palette)];
+    cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+    if ((k / G_N_ELEMENTS(palette)) % 2)
+        cairo_set_dash(cr, dash_pattern, 2, 0);
+    else
+        cairo_set_dash(cr, NULL, 0, 0);
+}
+
+void viz_plot_label(cairo_t *cr, double x, double y, double size,
+                    double align, bool bold, const char *s)
+{
+    viz_plot_font(cr, size, bold);
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, s, &e);
+    cairo_move_to(cr, x - align * e.x_advance, y);
+    cairo_show_text(cr, s);
+}
+
+/* Tick label: 0.05, 3, 250, 12k, 1.5M. */
+char *viz_plot_tick_label(double v)
+{
+    double a = fabs(v);
+    if (a >= 1e6)
+        return g_strdup_printf("%gM", v / 1e6);
+    if (a >= 1e4)
+        return g_strdup_printf("%gk", v / 1e3);
+    return g_strdup_printf("%g", v);
+}
+
+void viz_plot_grid_line(cairo_t *cr, double x0, double y0, double x1,
+                      double y1, double grey)
+{
+    cairo_set_source_rgb(cr, grey, grey, grey);
+    cairo_set_line_width(cr, 1);
+    cairo_set_dash(cr, NULL, 0, 0);
+    /* Half-pixel offsets keep 1-pixel lines crisp in PNG. */
+    cairo_move_to(cr, floor(x0) + 0.5, floor(y0) + 0.5);
+    cairo_line_to(cr, floor(x1) + 0.5, floor(y1) + 0.5);
+    cairo_stroke(cr);
+}
+
+/* Y ticks, grid lines and labels of one panel. */
+void viz_plot_value_axis_y(cairo_t *cr, const VizBox *b, const VizScale *s)
+{
+    if (s->log) {
+        for (double d = s->lo; d <= s->hi * (1 + 1e-9); d *= 10) {
+            static const double minor[] = {2, 5};
+            for (size_t i = 0; i < G_N_ELEMENTS(minor); i++)
+                if (d * minor[i] < s->hi) {
+                    double y = viz_plot_map_y(s, b, d * minor[i]);
+                    viz_plot_grid_line(cr, b->x0, y, b->x1, y, 0.93);
+                }
+            double y = viz_plot_map_y(s, b, d);
+            viz_plot_grid_line(cr, b->x0, y, b->x1, y, 0.82);
+            g_autofree char *l = viz_plot_tick_label(d);
+            cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+            viz_plot_label(cr, b->x0 - 6, y + 4, 11, 1, false, l);
+        }
+        return;
+    }
+    double step = viz_plot_step_above((s->hi - s->lo) / 5);
+    for (double v = s->lo; v <= s->hi * (1 + 1e-9); v += step) {
+        double y = viz_plot_map_y(s, b, v);
+        viz_plot_grid_line(cr, b->x0, y, b->x1, y, 0.85);
+        g_autofree char *l = viz_plot_tick_label(v);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        viz_plot_label(cr, b->x0 - 6, y + 4, 11, 1, false, l);
+    }
+}
+
+void viz_plot_value_axis_x(cairo_t *cr, const VizBox *b, const VizScale *s,
+                        const GArray *ticks)
+{
+    for (guint i = 0; i < ticks->len; i++) {
+        double v = g_array_index(ticks, double, i);
+        double x = viz_plot_map_x(s, b, v);
+        viz_plot_grid_line(cr, x, b->y0, x, b->y1, 0.9);
+        g_autofree char *l = viz_plot_tick_label(v);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        viz_plot_label(cr, x, b->y1 + 16, 11, 0.5, false, l);
+    }
+}
+
+void viz_plot_frame(cairo_t *cr, const VizBox *b)
+{
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+    cairo_set_line_width(cr, 1);
+    cairo_set_dash(cr, NULL, 0, 0);
+    cairo_rectangle(cr, floor(b->x0) + 0.5, floor(b->y0) + 0.5,
+                    floor(b->x1) - floor(b->x0), floor(b->y1) - floor(b->y0));
+    cairo_stroke(cr);
+}
+
+void viz_plot_marker(cairo_t *cr, double x, double y, bool filled)
+{
+    cairo_set_dash(cr, NULL, 0, 0);
+    cairo_new_sub_path(cr);
+    cairo_arc(cr, x, y, 3.5, 0, 2 * G_PI);
+    if (filled) {
+        cairo_fill(cr);
+        return;
+    }
+    double r, g, bl, a;
+    cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &bl, &a);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_fill_preserve(cr);
+    cairo_set_source_rgb(cr, r, g, bl);
+    cairo_set_line_width(cr, 1.5);
+    cairo_stroke(cr);
+}
+
+/* A dashed horizontal objective line; the panel title says what it is
+ * (a label on the line would hide points at one end or the other). */
+void viz_plot_hline(cairo_t *cr, const VizBox *b, const VizScale *s,
+                           double v)
+{
+    double y = viz_plot_map_y(s, b, v);
+    static const double dash[] = {4, 3};
+    cairo_set_source_rgb(cr, 0.65, 0.1, 0.1);
+    cairo_set_line_width(cr, 1.2);
+    cairo_set_dash(cr, dash, 2, 0);
+    cairo_move_to(cr, b->x0, y);
+    cairo_line_to(cr, b->x1, y);
+    cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
+}
+
+/* ------------------------------------------------------------------------
+ * Process-wide caches
+ * ------------------------------------------------------------------------ */
+
+void viz_plot_cleanup(void)
+{
+    cairo_debug_reset_static_data();
+    FcFini();
 }

@@ -14,6 +14,7 @@
 
 #include <cairo.h>
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "simtime.h"
@@ -128,5 +129,62 @@ double viz_plot_legend_line(cairo_t *cr,
                             double width,
                             gboolean dashed,
                             const char *label);
+
+/* ------------------------------------------------------------------------
+ * Value axes, markers and line styles (the sweep plots)
+ * ------------------------------------------------------------------------ */
+
+/* A rectangle of the canvas, in its units. */
+typedef struct {
+    double x0, y0, x1, y1;
+} VizBox;
+
+/* A data range mapped onto a VizBox side; log scales map log10(v). */
+typedef struct {
+    double lo, hi;
+    bool log;
+} VizScale;
+
+double viz_plot_map_x(const VizScale *s, const VizBox *b, double v);
+double viz_plot_map_y(const VizScale *s, const VizBox *b, double v);
+
+/* The 1, 2, 5 x 10^k step nearest above @raw (1 if @raw <= 0). */
+double viz_plot_step_above(double raw);
+
+/* Line colour and dash of series @k: Tableau 10 in its published order,
+ * dashed from the eleventh series on. */
+void viz_plot_line_style(cairo_t *cr, uint32_t k);
+
+/* @s at @size points, its baseline at @y, @align 0 (left) to 1 (right)
+ * of @x, in the current source colour. */
+void viz_plot_label(cairo_t *cr, double x, double y, double size,
+                    double align, bool bold, const char *s);
+
+/* A tick label: 0.05, 3, 250, 12k, 1.5M.  Returns: (transfer full). */
+char *viz_plot_tick_label(double v);
+
+/* A crisp 1-unit grey line. */
+void viz_plot_grid_line(cairo_t *cr, double x0, double y0, double x1,
+                        double y1, double grey);
+
+/* Y ticks, grid lines and labels of a panel (decades with 2 and 5 minor
+ * lines on a log scale, about 5 steps on a linear one). */
+void viz_plot_value_axis_y(cairo_t *cr, const VizBox *b, const VizScale *s);
+/* X grid lines and labels at @ticks (double). */
+void viz_plot_value_axis_x(cairo_t *cr, const VizBox *b, const VizScale *s,
+                           const GArray *ticks);
+void viz_plot_frame(cairo_t *cr, const VizBox *b);
+/* A round marker in the current colour, hollow unless @filled. */
+void viz_plot_marker(cairo_t *cr, double x, double y, bool filled);
+/* A dashed horizontal line at @v (an objective). */
+void viz_plot_hline(cairo_t *cr, const VizBox *b, const VizScale *s,
+                    double v);
+
+/* Free cairo's and fontconfig's process-wide caches (font faces, the font
+ * configuration): kept for the life of the process and partly
+ * unreachable, which ASan and valgrind report as leaks.  Call once no
+ * cairo object is alive and no thread draws; drawing afterwards
+ * initialises them again. */
+void viz_plot_cleanup(void);
 
 #endif /* SIM_VIZ_PLOT_H */

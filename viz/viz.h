@@ -14,6 +14,7 @@
 #include <glib.h>
 
 #include "gpu_model.h"
+#include "outfile.h"
 #include "result.h"
 #include "scenario.h"
 
@@ -84,5 +85,25 @@ gboolean sim_viz_picture(SimResult *const *runs,
                          SimVizPictureKind kinds,
                          const char *path,
                          GError **error);
+
+/* ------------------------------------------------------------------------
+ * Every output of a run or comparison, from one table (outputs.c)
+ * ------------------------------------------------------------------------ */
+
+/* What the run outputs are written from. */
+typedef struct {
+    SimResult *const *runs;
+    uint32_t n;
+    const GpuModel *m;
+    const SimScenario *sc;
+    const char *picture_kind;    /* --picture-kind; NULL: all */
+    const char *perfetto_detail; /* --perfetto-detail; NULL: the default */
+} SimVizRuns;
+
+/* The formats, in the order they are written: json (the JSON summary or
+ * comparison), csv (per-op rows; one file per mode for a comparison),
+ * perfetto, picture, report.  Each writer takes a SimVizRuns.  *n gets the
+ * count.  Returns: (transfer none). */
+const SimOutputFormat *sim_viz_outputs(size_t *n);
 
 #endif /* SIM_VIZ_H */

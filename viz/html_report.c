@@ -1,4 +1,4 @@
-/* report.c -- the self-contained HTML report (`--report FILE.html`).  See
+/* html_report.c -- the self-contained HTML report (`--report FILE.html`).  See
  * viz.h.
  *
  * One page, no external resources (no scripts, fonts, style sheets or
