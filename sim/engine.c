@@ -859,6 +859,11 @@ void eng_kill_proc(Engine *E, Proc *P, const char *why)
         case INST_PENDING:
         case INST_RUNNING: {
             KernelRt *k = in->k;
+            /* A fault of its own not yet delivered (an MPS peer's fault
+             * killed it first) goes with it: E->faults must not hold a
+             * freed kernel. */
+            if (k->faulted)
+                g_ptr_array_remove(E->faults, k);
             sm_kill_kernel(E, k);
             if (k->start != SIM_TIME_NEVER)
                 met_kernel_ended(E);
