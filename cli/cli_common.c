@@ -85,6 +85,19 @@ GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own)
          "context: MIB for every process or NAME=MIB,... (default: what "
          "the scenario or trace says)",
          "SPEC"},
+        {"request-spread", 0, 0, G_OPTION_ARG_FILENAME, &o->spread,
+         "Per-request spread from measured latencies of one process "
+         "alone: FILE holds {\"latencies_us\": [...]}; each request draws "
+         "one, over their median, on all its times",
+         "FILE"},
+        {"arrival-rate", 0, 0, G_OPTION_ARG_DOUBLE, &o->arrival_rate,
+         "Open loop: requests arrive at R per second per process (Poisson, "
+         "seeded), --iterations of them; latency counts from arrival",
+         "R"},
+        {"arrival-times", 0, 0, G_OPTION_ARG_FILENAME, &o->arrival_times,
+         "Open loop at recorded times: FILE holds {\"processes\": [[us, "
+         "...], ...]}, one list per process (after --processes)",
+         "FILE"},
         {"as-recorded", 0, 0, G_OPTION_ARG_NONE, &o->as_recorded,
          "Traces: take recorded durations as times alone (default: infer "
          "the times alone that reproduce the recording)",
@@ -115,6 +128,8 @@ void sim_cli_opts_clear(SimCliOpts *o)
     g_free(o->picture);
     g_free(o->picture_kind);
     g_free(o->mem_mib);
+    g_free(o->spread);
+    g_free(o->arrival_times);
     memset(o, 0, sizeof *o);
 }
 
@@ -159,6 +174,9 @@ void sim_cli_prep_options(const SimCliOpts *o, PrepOptions *po)
     po->iterations = o->iterations > 0 ? (uint32_t)o->iterations : 0;
     po->host_scale = o->host_scale;
     po->mem_mib = o->mem_mib;
+    po->spread = o->spread;
+    po->arrival_rate = o->arrival_rate;
+    po->arrival_times = o->arrival_times;
 }
 
 SimScenario *sim_cli_load(char **files, int n, const SimCliOpts *o,

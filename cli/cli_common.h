@@ -39,6 +39,9 @@ typedef struct {
     int iterations;     /* --iterations: closed-loop iterations (0: as
                            the workload says) */
     char *mem_mib;      /* --mem-mib SPEC (prepare.h) */
+    char *spread;       /* --request-spread FILE (prepare.h) */
+    double arrival_rate; /* --arrival-rate R: Poisson open loop (0: off) */
+    char *arrival_times; /* --arrival-times FILE (prepare.h) */
 } SimCliOpts;
 
 /* A command's option table: the rows for SimCliOpts followed by @own

@@ -39,7 +39,7 @@ ap.add_argument("--warmup", type=int, default=20)
 ap.add_argument("--out", default="/tmp/tg")
 ap.add_argument("--barrier", default=None)
 ap.add_argument("--only", default=None, help="profile-all: comma list of model names")
-a = ap.parse_args()
+a = ap.parse_args() if __name__ == "__main__" else ap.parse_args([])
 
 dev = torch.device("cuda")
 torch.manual_seed(0)

@@ -8,6 +8,7 @@
 #include "../import/import.h"
 #include "../import/replay.h"
 #include "error.h"
+#include "json.h"
 #include "optrange.h"
 #include "retarget.h"
 #include "transform.h"
@@ -60,6 +61,98 @@ bool prep_set_memory(SimScenario *sc, const char *spec, GError **error)
                         who, sc->source);
             return false;
         }
+    }
+    return true;
+}
+
+/* Step 7: the latencies of @path ({"latencies_us": [numbers > 0]}) as
+ * every process's per-request rows. */
+static bool load_spread(SimScenario *sc, const char *path, GError **error)
+{
+    g_autoptr(SimJsonDoc) doc = sim_json_doc_load(path, error);
+    if (!doc)
+        return false;
+    const cJSON *a = cJSON_IsObject(doc->root)
+                         ? cJSON_GetObjectItemCaseSensitive(doc->root,
+                                                            "latencies_us")
+                         : NULL;
+    int n = cJSON_GetArraySize(a);
+    if (!cJSON_IsArray(a) || n < 1)
+        return sim_json_fail(doc, a ? a : doc->root, error,
+                             "field 'latencies_us': give a non-empty array "
+                             "of request latencies in us");
+    g_autofree double *lat = g_new(double, n);
+    int i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, a)
+    {
+        if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) ||
+            !(v->valuedouble < 1e12))
+            return sim_json_fail(doc, v, error,
+                                 "field 'latencies_us': entry %d must be a "
+                                 "number in (0, 1e12)", i + 1);
+        lat[i++] = v->valuedouble;
+    }
+    return sim_scenario_set_spread(sc, lat, (uint32_t)n, error);
+}
+
+/* One process's recorded arrival times: @a, an array of us from the run's
+ * start, non-decreasing. */
+static bool arrival_list(const SimJsonDoc *doc, const cJSON *a,
+                         SimProcessSpec *p, GError **error)
+{
+    int n = cJSON_GetArraySize(a);
+    if (!cJSON_IsArray(a) || n < 1)
+        return sim_json_fail(doc, a, error,
+                             "field 'processes': each entry must be a "
+                             "non-empty array of arrival times in us");
+    SimTime *t = g_new(SimTime, n);
+    int i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, a)
+    {
+        double us = cJSON_IsNumber(v) ? v->valuedouble : -1;
+        if (!(us >= 0 && us < 1e12) ||
+            (i > 0 && (SimTime)llround(us * 1e3) < t[i - 1])) {
+            g_free(t);
+            return sim_json_fail(doc, v, error,
+                                 "field 'processes': arrival %d must be a "
+                                 "number of us in [0, 1e12), not before "
+                                 "the one before it", i + 1);
+        }
+        t[i++] = (SimTime)llround(us * 1e3);
+    }
+    g_free(p->arrivals.times_ns);
+    p->arrivals = (SimArrivals){
+        .kind = SIM_ARRIVALS_LIST, .times_ns = t, .n_times = (uint32_t)n};
+    return true;
+}
+
+/* Step 11: @path's lists ({"processes": [[us, ...], ...]}), one per
+ * process in order; the counts must match. */
+static bool load_arrival_times(SimScenario *sc, const char *path,
+                               GError **error)
+{
+    g_autoptr(SimJsonDoc) doc = sim_json_doc_load(path, error);
+    if (!doc)
+        return false;
+    const cJSON *ps = cJSON_IsObject(doc->root)
+                          ? cJSON_GetObjectItemCaseSensitive(doc->root,
+                                                             "processes")
+                          : NULL;
+    if (!cJSON_IsArray(ps) ||
+        (guint)cJSON_GetArraySize(ps) != sc->processes->len)
+        return sim_json_fail(doc, ps ? ps : doc->root, error,
+                             "field 'processes': give one array of arrival "
+                             "times per process (%u)",
+                             sc->processes->len);
+    guint i = 0;
+    const cJSON *a;
+    cJSON_ArrayForEach(a, ps)
+    {
+        if (!arrival_list(doc, a, g_ptr_array_index(sc->processes, i++),
+                          error))
+            return false;
     }
     return true;
 }
@@ -129,6 +222,12 @@ SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
                 ->iterations = o->iterations;
     if (ok && o->host_scale > 0 && o->host_scale != 1)
         sim_scenario_scale_host(sc, o->host_scale);
+    if (ok && o->spread)
+        ok = load_spread(sc, o->spread, error);
+    if (ok && o->arrival_rate > 0)
+        sim_scenario_set_poisson(
+            sc, o->arrival_rate,
+            o->iterations ? o->iterations : o->loop_request ? 100 : 1);
     if (!ok) {
         sim_scenario_free(sc);
         return NULL;
@@ -187,6 +286,10 @@ SimScenario *prep_target(const SimScenario *base, const GpuModel *to,
         /* Replicate from the last so indices of earlier ones hold. */
         for (uint32_t i = sc->processes->len; i-- > 0;)
             sim_scenario_replicate_process(sc, i, n_copies);
+    }
+    if (o->arrival_times && !load_arrival_times(sc, o->arrival_times, error)) {
+        sim_scenario_free(sc);
+        return NULL;
     }
     return sc;
 }

@@ -16,11 +16,14 @@
  *        picked by its *recorded* GPU work, before any retargeting, so the
  *        same request is looped whatever GPU the workload then runs on;
  *     5. --iterations;
- *     6. --host-scale.
+ *     6. --host-scale;
+ *     7. --request-spread: per-request rows from measured latencies;
+ *     8. --arrival-rate: open loop, Poisson, --iterations requests.
  *   prep_target   once per (workload, GPU, N):
- *     7. retarget: if the workload was recorded on (or names) another model
+ *     9. retarget: if the workload was recorded on (or names) another model
  *        than the target, rescale its work (sim/retarget.h);
- *     8. replicate: N copies of each process (--processes N).
+ *    10. replicate: N copies of each process (--processes N);
+ *    11. --arrival-times: recorded arrival times, one list per process.
  *
  * `replay` does not use it: an identity replay simulates the recording
  * itself on the recorded GPU, with none of these what-if rewrites.
@@ -44,14 +47,21 @@ typedef struct {
     double host_scale;      /* 0 or 1: host time unchanged */
     const char *mem_mib;    /* --mem-mib: "MIB" for every process or
                                "NAME=MIB,..." (nullable) */
+    const char *spread;     /* --request-spread FILE: {"latencies_us":
+                               [...]} of one process alone (nullable) */
+    double arrival_rate;    /* --arrival-rate: Poisson requests/s per
+                               process (0: closed loop) */
+    const char *arrival_times; /* --arrival-times FILE: {"processes":
+                               [[us, ...], ...]}, list i for process i
+                               after replication (nullable) */
 } PrepOptions;
 
-/* Steps 1-6 on @n files (several make one workload).
+/* Steps 1-8 on @n files (several make one workload).
  * Returns: (transfer full) (nullable). */
 SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
                        GError **error);
 
-/* Steps 7-8: a copy of @base (from prep_load) for GPU @to with @n_copies
+/* Steps 9-11: a copy of @base (from prep_load) for GPU @to with @n_copies
  * copies of each process (0 or 1: as loaded).  If the work was rescaled,
  * *@note (nullable) gets a sentence saying so, else NULL.
  * Returns: (transfer full) (nullable). */

@@ -25,6 +25,7 @@ static const SimOptRange ranges[] = {
     {"host-scale", 0, 1000, true, false},
     {"iterations", 1, 1e8, false, true},
     {"mem-mib", 0, 16777216, false, false}, /* 16 TiB */
+    {"arrival-rate", 0, 1e9, true, false},
     /* sweep */
     {"threads", 1, 4096, false, true},
     {"slo-p99-ms", 0, 1e9, true, false},

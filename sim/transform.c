@@ -131,3 +131,50 @@ bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
     }
     return true;
 }
+
+void sim_scenario_set_poisson(SimScenario *sc, double rate_per_s,
+                              uint32_t count)
+{
+    for (guint pi = 0; pi < sc->processes->len; pi++) {
+        SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
+        g_free(p->arrivals.times_ns);
+        p->arrivals = (SimArrivals){.kind = SIM_ARRIVALS_POISSON,
+                                    .rate_per_s = rate_per_s,
+                                    .count = count};
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+bool sim_scenario_set_spread(SimScenario *sc, const double *lat, uint32_t n,
+                             GError **error)
+{
+    g_autofree double *sorted = g_memdup2(lat, (gsize)n * sizeof *lat);
+    for (uint32_t i = 0; i < n; i++)
+        if (!(lat[i] > 0)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                        "request spread: latency %u is %g; every latency "
+                        "must be positive", i + 1, lat[i]);
+            return false;
+        }
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    double med = sorted[(n - 1) / 2];
+    for (guint pi = 0; pi < sc->processes->len; pi++) {
+        SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
+        if (!p->jitter)
+            p->jitter = g_new0(SimJitter, 1);
+        g_free(p->jitter->rows);
+        p->jitter->rows = g_new(double, (size_t)n * SIM_JIT_N_CLASSES);
+        p->jitter->n_rows = n;
+        /* in measured order: the rows are drawn by hash, not in turn */
+        for (uint32_t i = 0; i < n; i++)
+            for (int c = 0; c < SIM_JIT_N_CLASSES; c++)
+                p->jitter->rows[(size_t)i * SIM_JIT_N_CLASSES + c] =
+                    CLAMP(lat[i] / med, 1e-3, 100);
+    }
+    return true;
+}

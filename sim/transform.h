@@ -27,4 +27,18 @@ void sim_scenario_scale_host(SimScenario *sc, double f);
 bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
                                GError **error);
 
+/* Open loop: every process serves @count requests arriving as a Poisson
+ * process at @rate_per_s (> 0) per process, seeded by the run's seed; a
+ * request's latency runs from its arrival (queueing included). */
+void sim_scenario_set_poisson(SimScenario *sc, double rate_per_s,
+                              uint32_t count);
+
+/* A measured request spread: @n (>= 1) latencies (any unit) of one process
+ * serving requests one after another.  Each becomes a per-request jitter
+ * row of one factor, latency over the median, on kernel, copy and host
+ * time alike (sim/jitter.h), replacing every process's rows.  Fails for a
+ * latency that is not positive. */
+bool sim_scenario_set_spread(SimScenario *sc, const double *lat, uint32_t n,
+                             GError **error);
+
 #endif /* SIM_TRANSFORM_H */

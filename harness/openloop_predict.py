@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Predict every row of an openloop summary (harness/openloop_summary.py) with hqsim.
+
+  openloop_predict.py SUMMARY.csv OUT.csv [--hqsim build/hqsim] [--configs a,b]
+                      [--fits FITS.json] [--refit]
+
+Per configuration (e.g. decoder_b1_graph) the input is one profile of one process,
+traces/measured/h100/launch/kineto/<config>.json.gz, and two things taken from the
+one process alone without MPS (closed loop), and nothing else:
+  - the request spread: spread/<config>.json, its latencies (--request-spread);
+  - the host scale (--host-scale) that makes that run's throughput what was measured
+    (the profiler's host overhead taken out), found by bisection and kept in FITS.json.
+Every other row (N = 2-8, MPS, thread percentages, open loop) is predicted:
+  hqsim run TRACE --loop-request --host-scale H --request-spread S --processes N
+    --mode timeslice|mps [--thread-pct P] --iterations max(40, 240/N) --seed 1
+an open-loop row with the arrival times its processes drew (arrivals/<sharing>_n<N>_
+<config>_<loop>.json.gz, --arrival-times) instead of --iterations; --poisson draws new
+arrivals at the measured rate instead (--arrival-rate R --iterations max(40, 240/N)).
+Writes OUT.csv: the measured columns, the predicted ones and the errors (%).
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+ap = argparse.ArgumentParser()
+ap.add_argument("summary")
+ap.add_argument("out")
+ap.add_argument("--hqsim", default=os.path.join(ROOT, "build", "hqsim"))
+ap.add_argument("--traces", default=os.path.join(ROOT, "traces/measured/h100/launch/kineto"))
+ap.add_argument("--spread", default=os.path.join(ROOT, "traces/measured/h100/openloop/spread"))
+ap.add_argument("--fits", default=os.path.join(ROOT, "traces/measured/h100/openloop/fits.json"))
+ap.add_argument("--configs", default=None)
+ap.add_argument("--refit", action="store_true")
+ap.add_argument("--total", type=int, default=240, help="requests simulated per row, all processes")
+ap.add_argument("--arrivals", default=os.path.join(ROOT, "traces/measured/h100/openloop/arrivals"))
+ap.add_argument("--poisson", action="store_true")
+a = ap.parse_args()
+
+MODES = {"nomps": ("timeslice", None), "mps": ("mps", None), "mps50": ("mps", 50), "mps25": ("mps", 25)}
+
+
+def sim(cfg, n, sharing, hs, rate=None, iters=300, times=None):
+    mode, pct = MODES[sharing]
+    cmd = [a.hqsim, "run", os.path.join(a.traces, cfg + ".json.gz"), "--loop-request",
+           "--host-scale", f"{hs:.6g}", "--request-spread", os.path.join(a.spread, cfg + ".json"),
+           "--processes", str(n), "--mode", mode, "--iterations", str(iters), "--seed", "1",
+           "-q", "--json", "-"]
+    if pct:
+        cmd += ["--thread-pct", str(pct)]
+    if times:
+        cmd += ["--arrival-times", times]
+    elif rate:
+        cmd += ["--arrival-rate", f"{rate:.6g}"]
+    r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["run"]
+    thr = sum(p["throughput_per_s"] for p in r["processes"]) / len(r["processes"])
+    return thr, r["latency_p50_ms"], r["latency_p90_ms"], r["latency_p99_ms"]
+
+
+def fit(cfg, meas):
+    lo, hi = 0.02, 2.0
+    for _ in range(9):
+        mid = (lo * hi) ** 0.5
+        thr = sim(cfg, 1, "nomps", mid)[0]
+        lo, hi = (mid, hi) if thr > meas else (lo, mid)
+    return round((lo * hi) ** 0.5, 4)
+
+
+def main():
+    rows = list(csv.DictReader(open(a.summary)))
+    want = set(a.configs.split(",")) if a.configs else None
+    fits = json.load(open(a.fits)) if os.path.exists(a.fits) else {}
+    out = []
+    for cfg in sorted({r["config"] for r in rows}):
+        if want and cfg not in want:
+            continue
+        base = [r for r in rows if r["config"] == cfg and r["sharing"] == "nomps" and r["n"] == "1"
+                and r["loop"] == "closed"][0]
+        if a.refit or cfg not in fits:
+            fits[cfg] = fit(cfg, float(base["throughput_per_s_per_process"]))
+            os.makedirs(os.path.dirname(a.fits), exist_ok=True)
+            with open(a.fits, "w") as f:
+                json.dump(fits, f, indent=1, sort_keys=True)
+        hs = fits[cfg]
+        for r in rows:
+            if r["config"] != cfg:
+                continue
+            n = int(r["n"])
+            rate = float(r["rate_per_s_per_process"]) if r["rate_per_s_per_process"] else None
+            iters = max(40, a.total // n)
+            times = None
+            if rate and not a.poisson:
+                times = os.path.join(a.arrivals, f"{r['sharing']}_n{n}_{cfg}_{r['loop']}.json.gz")
+            thr, p50, p90, p99 = sim(cfg, n, r["sharing"], hs, rate, iters, times)
+            m = [float(r[k]) for k in ("throughput_per_s_per_process", "lat_p50_ms", "lat_p90_ms", "lat_p99_ms")]
+            fitted = "fitted" if r is base else "predicted"
+            e = [100 * (p / q - 1) for p, q in zip((thr, p50, p90, p99), m)]
+            out.append([cfg, r["sharing"], n, r["loop"], r["rate_per_s_per_process"], fitted, hs,
+                        *(f"{x:.4g}" for x in m), f"{thr:.4g}", f"{p50:.4g}", f"{p90:.4g}", f"{p99:.4g}",
+                        *(f"{x:+.1f}" for x in e)])
+            print(",".join(str(x) for x in out[-1]), flush=True)
+    with open(a.out, "w") as f:
+        f.write("config,sharing,n,loop,rate_per_s,kind,host_scale,meas_thr,meas_p50_ms,meas_p90_ms,meas_p99_ms,"
+                "pred_thr,pred_p50_ms,pred_p90_ms,pred_p99_ms,err_thr_pct,err_p50_pct,err_p90_pct,err_p99_pct\n")
+        for o in out:
+            f.write(",".join(str(x) for x in o) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+/* test_openloop.c -- closed- and open-loop PyTorch serving in N processes
+ * on an H100, predicted from one profile of one process (issue 10, items
+ * 4-5): traces/measured/h100/openloop/.
+ *
+ * Input per configuration: the Kineto profile of one process
+ * (traces/measured/h100/launch/kineto/<config>.json.gz) and, from one
+ * unprofiled process alone without MPS (closed loop), its request
+ * latencies (spread/<config>.json, --request-spread) and the host scale
+ * that makes its throughput come out right (fits.json).  Those are the only
+ * fitted numbers; every entry below is another run (N processes, MPS,
+ * thread percentages, Poisson arrivals: open-loop entries replay the
+ * arrival times the measured processes drew), predicted the way
+ * harness/openloop_predict.py and the README command do.
+ *
+ * Each entry's limits are the README table's errors plus a margin, so an
+ * entry that regresses fails; the model runs fewer requests than the
+ * README's table (speed), and the limits allow for that.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <glib/gstdio.h>
+
+#include "../plan/prepare.h"
+#include "engine.h"
+#include "json.h"
+#include "report.h"
+
+#define DIR HQSIM_SOURCE_DIR "/traces/measured/h100/openloop/"
+#define TRACES HQSIM_SOURCE_DIR "/traces/measured/h100/launch/kineto/"
+
+typedef struct {
+    const char *config;  /* <model>_b<batch>_<graph|eager> */
+    const char *sharing; /* nomps, mps, mps50, mps25 */
+    int n;
+    const char *loop;    /* closed, open0.5, open0.8 */
+    double thr, p50, p99; /* limits on |error| */
+} Entry;
+
+/* ENTRIES-BEGIN (README "Open loop": error today + margin) */
+static const Entry entries[] = {
+    {"decoder_b1_graph", "mps", 1, "closed", 0.09, 0.08, 0.16},
+    {"decoder_b1_graph", "mps", 2, "closed", 0.12, 0.12, 0.14},
+    {"decoder_b1_graph", "mps", 4, "closed", 0.10, 0.11, 0.12},
+    {"decoder_b1_graph", "mps", 4, "open0.5", 0.06, 0.22, 0.33},
+    {"decoder_b1_graph", "mps", 4, "open0.8", 0.06, 0.27, 0.43},
+    {"decoder_b1_graph", "mps", 8, "closed", 0.14, 0.15, 0.20},
+    {"decoder_b1_graph", "mps25", 4, "closed", 0.28, 0.25, 0.28},
+    {"decoder_b1_graph", "mps50", 4, "closed", 0.08, 0.09, 0.11},
+    {"decoder_b1_graph", "nomps", 1, "closed", 0.06, 0.06, 0.12},
+    {"decoder_b1_graph", "nomps", 1, "open0.5", 0.06, 0.14, 0.18},
+    {"decoder_b1_graph", "nomps", 1, "open0.8", 0.06, 0.19, 0.32},
+    {"decoder_b1_graph", "nomps", 2, "closed", 0.20, 0.23, 0.32},
+    {"decoder_b1_graph", "nomps", 4, "closed", 0.20, 0.23, 0.31},
+    {"decoder_b1_graph", "nomps", 4, "open0.5", 0.06, 0.08, 0.54},
+    {"decoder_b1_graph", "nomps", 4, "open0.8", 0.07, 0.76, 1.56},
+    {"decoder_b1_graph", "nomps", 8, "closed", 0.20, 0.23, 0.28},
+    {"encoder_b8_graph", "mps", 1, "closed", 0.06, 0.06, 0.12},
+    {"encoder_b8_graph", "mps", 2, "closed", 0.15, 0.13, 0.21},
+    {"encoder_b8_graph", "mps", 4, "closed", 0.18, 0.17, 0.21},
+    {"encoder_b8_graph", "mps", 4, "open0.5", 0.06, 0.19, 0.32},
+    {"encoder_b8_graph", "mps", 4, "open0.8", 0.06, 0.36, 0.58},
+    {"encoder_b8_graph", "mps", 8, "closed", 0.19, 0.17, 0.20},
+    {"encoder_b8_graph", "mps25", 4, "closed", 0.37, 0.29, 0.32},
+    {"encoder_b8_graph", "mps50", 4, "closed", 0.19, 0.17, 0.22},
+    {"encoder_b8_graph", "nomps", 1, "closed", 0.06, 0.06, 0.11},
+    {"encoder_b8_graph", "nomps", 1, "open0.5", 0.06, 0.06, 0.17},
+    {"encoder_b8_graph", "nomps", 1, "open0.8", 0.06, 0.17, 0.28},
+    {"encoder_b8_graph", "nomps", 2, "closed", 0.07, 0.08, 0.16},
+    {"encoder_b8_graph", "nomps", 4, "closed", 0.08, 0.08, 0.15},
+    {"encoder_b8_graph", "nomps", 4, "open0.5", 0.06, 0.07, 0.17},
+    {"encoder_b8_graph", "nomps", 4, "open0.8", 0.06, 0.08, 0.30},
+    {"encoder_b8_graph", "nomps", 8, "closed", 0.08, 0.08, 0.14},
+};
+/* ENTRIES-END */
+
+/* The measured row of summary.csv: throughput per process, p50, p99 (ms)
+ * and the rate asked per process (0: closed). */
+static void measured(const Entry *e, double *thr, double *p50, double *p99,
+                     double *rate)
+{
+    g_autofree char *text = NULL;
+    if (!g_file_get_contents(DIR "summary.csv", &text, NULL, NULL))
+        fail_msg("cannot read " DIR "summary.csv");
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    for (int i = 1; lines[i]; i++) {
+        g_auto(GStrv) f = g_strsplit(lines[i], ",", -1);
+        if (g_strv_length(f) < 10 || strcmp(f[0], e->sharing) ||
+            atoi(f[1]) != e->n || strcmp(f[2], e->config) ||
+            strcmp(f[3], e->loop))
+            continue;
+        *rate = f[4][0] ? atof(f[4]) : 0;
+        *thr = atof(f[5]);
+        *p50 = atof(f[6]);
+        *p99 = atof(f[8]);
+        return;
+    }
+    fail_msg("%s %s n=%d %s: no row in summary.csv", e->config, e->sharing,
+             e->n, e->loop);
+}
+
+static double host_scale(const char *config)
+{
+    GError *err = NULL;
+    g_autoptr(SimJsonDoc) d = sim_json_doc_load(DIR "fits.json", &err);
+    if (!d)
+        fail_msg("%s", err->message);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(d->root, config);
+    if (!cJSON_IsNumber(v))
+        fail_msg("fits.json: no host scale for %s", config);
+    return v->valuedouble;
+}
+
+static double err_of(double p, double m)
+{
+    return (p - m) / m;
+}
+
+static void check(const Entry *e)
+{
+    double mthr = 0, m50 = 0, m99 = 0, rate = 0;
+    measured(e, &mthr, &m50, &m99, &rate);
+    g_autofree char *trace = g_strdup_printf(TRACES "%s.json.gz", e->config);
+    g_autofree char *spread = g_strdup_printf(DIR "spread/%s.json",
+                                              e->config);
+    /* open loop: the arrival times the measured processes drew */
+    g_autofree char *times =
+        rate > 0 ? g_strdup_printf(DIR "arrivals/%s_n%d_%s_%s.json.gz",
+                                   e->sharing, e->n, e->config, e->loop)
+                 : NULL;
+    PrepOptions po = {.loop_request = true,
+                      .iterations = (uint32_t)MAX(40, 240 / e->n),
+                      .host_scale = host_scale(e->config),
+                      .spread = spread,
+                      .arrival_times = times};
+    GError *err = NULL;
+    char *files[] = {trace};
+    g_autoptr(SimScenario) base = prep_load(files, 1, &po, &err);
+    if (!base)
+        fail_msg("%s", err->message);
+    g_autoptr(GpuModel) m = sim_gpu_model_find(base->gpu, NULL, &err);
+    assert_non_null(m);
+    g_autoptr(SimScenario) sc =
+        prep_target(base, m, (uint32_t)e->n, &po, NULL, &err);
+    assert_non_null(sc);
+    SimOptions o;
+    sim_options_init(&o);
+    o.mode = strcmp(e->sharing, "nomps") ? SIM_SHARE_MPS : SIM_SHARE_TIMESLICE;
+    o.active_thread_pct = !strcmp(e->sharing, "mps50")   ? 50
+                          : !strcmp(e->sharing, "mps25") ? 25
+                                                         : 0;
+    o.seed = 1;
+    o.record_ops = false;
+    g_autoptr(SimResult) r = sim_engine_run(m, sc, &o, &err);
+    if (!r)
+        fail_msg("%s", err->message);
+    double thr = sim_result_total_throughput(r) / e->n;
+    double p50 = sim_time_to_ms(sim_result_latency_pct(r, 50));
+    double p99 = sim_time_to_ms(sim_result_latency_pct(r, 99));
+    double et = err_of(thr, mthr), e50 = err_of(p50, m50),
+           e99 = err_of(p99, m99);
+    print_message("%-17s %-5s N=%d %-7s thr %+6.1f%% p50 %+6.1f%% p99 "
+                  "%+6.1f%%\n",
+                  e->config, e->sharing, e->n, e->loop, 100 * et, 100 * e50,
+                  100 * e99);
+    if (fabs(et) > e->thr || fabs(e50) > e->p50 || fabs(e99) > e->p99)
+        fail_msg("%s %s N=%d %s: throughput %+.1f%% p50 %+.1f%% p99 %+.1f%% "
+                 "(limits %.0f/%.0f/%.0f%%)",
+                 e->config, e->sharing, e->n, e->loop, 100 * et, 100 * e50,
+                 100 * e99, 100 * e->thr, 100 * e->p50, 100 * e->p99);
+}
+
+static void test_openloop_entries(void **state)
+{
+    (void)state;
+    if (g_getenv("HQSIM_VALGRIND"))
+        skip(); /* minutes under valgrind; test_jitter and test_graph cover
+                   the engine paths there */
+    for (size_t i = 0; i < G_N_ELEMENTS(entries); i++)
+        check(&entries[i]);
+}
+
+/* The request spread is fitted on N = 1 alone: without it every closed
+ * request of one process takes the same time. */
+static void test_spread_file_errors(void **state)
+{
+    (void)state;
+    g_autofree char *bad = g_build_filename(g_get_tmp_dir(),
+                                            "hqsim-spread-bad.json", NULL);
+    g_file_set_contents(bad, "{\"latencies_us\": [10,\n -3]}", -1, NULL);
+    PrepOptions po = {.loop_request = true, .iterations = 5, .spread = bad};
+    char *files[] = {(char *)TRACES "decoder_b1_graph.json.gz"};
+    GError *err = NULL;
+    SimScenario *sc = prep_load(files, 1, &po, &err);
+    assert_null(sc);
+    assert_non_null(strstr(err->message, ":2:"));
+    assert_non_null(strstr(err->message, "latencies_us"));
+    g_clear_error(&err);
+    g_remove(bad);
+    /* arrival times: one list per process after replication */
+    po = (PrepOptions){
+        .loop_request = true,
+        .iterations = 5,
+        .arrival_times = DIR "arrivals/nomps_n2_decoder_b1_graph_open0.5.json.gz"};
+    g_autoptr(SimScenario) base = prep_load(files, 1, &po, &err);
+    assert_non_null(base);
+    g_autoptr(GpuModel) m = sim_gpu_model_find(base->gpu, NULL, &err);
+    assert_non_null(m);
+    sc = prep_target(base, m, 4, &po, NULL, &err);
+    assert_null(sc);
+    assert_non_null(strstr(err->message, "one array of arrival times per "
+                                          "process (4)"));
+    g_clear_error(&err);
+    g_autoptr(SimScenario) two = prep_target(base, m, 2, &po, NULL, &err);
+    assert_non_null(two);
+    const SimProcessSpec *p1 = g_ptr_array_index(two->processes, 1);
+    assert_int_equal(p1->arrivals.kind, SIM_ARRIVALS_LIST);
+    assert_true(p1->arrivals.n_times > 100);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spread_file_errors),
+        cmocka_unit_test(test_openloop_entries),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
