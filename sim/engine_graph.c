@@ -74,6 +74,10 @@ void graph_start(Engine *E, OpInst *in)
     in->graph = g;
     in->state = INST_GRAPH;
     in->start = SIM_TIME_NEVER;
+    /* The context has work until the last node ends (engine_ctx.c). */
+    Ctx *c = in->proc->ctx;
+    c->graphs++;
+    ctx_work_arrived(E, c);
     /* Visible at an idle queue head (the queue's event fired at
      * `visible`) or waiting there for its predecessor: measured apart. */
     SimTime lat = E->now > in->visible ? E->m->graph_wait_latency_ns
@@ -184,7 +188,10 @@ void graph_node_done(Engine *E, OpInst *node_inst)
     OpInst *in = g->inst;
     in->graph = NULL;
     g_free(g);
+    Ctx *c = P->ctx;
+    c->graphs--;
     eng_op_complete(E, in);
+    ctx_became_idle(E, c); /* if that was its last work */
 }
 
 /* Stop a killed process's graph: pending node starts, grid-slot waits.
@@ -198,6 +205,7 @@ void graph_kill(Engine *E, OpInst *in)
 void graph_rt_free(Engine *E, GraphRt *g)
 {
     Ctx *c = g->inst->proc->ctx;
+    c->graphs--;
     for (uint32_t i = 0; i < g->spec->n_nodes; i++) {
         NodeRt *n = &g->nodes[i];
         sim_eventq_cancel(&E->q, &n->ev);

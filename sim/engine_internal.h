@@ -240,6 +240,8 @@ struct Ctx {
     Cohort *cohorts;      /* live cohorts of this context */
     uint32_t resident;    /* kernels holding a resident-grid slot */
     uint32_t active;      /* kernels admitted and not complete ("work") */
+    uint32_t graphs;      /* graphs started and not complete: work too,
+                             between and beside their kernel nodes */
     uint64_t resident_blocks;
     uint64_t state_bytes; /* registers + shared memory of resident blocks:
                              what a mid-block preemption saves */

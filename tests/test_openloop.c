@@ -78,6 +78,22 @@ static const Entry entries[] = {
     {"encoder_b8_graph", "nomps", 4, "open0.5", 0.06, 0.07, 0.17},
     {"encoder_b8_graph", "nomps", 4, "open0.8", 0.06, 0.08, 0.30},
     {"encoder_b8_graph", "nomps", 8, "closed", 0.08, 0.08, 0.14},
+    {"encoder_b1_graph", "mps", 1, "closed", 0.07, 0.08, 0.12},
+    {"encoder_b1_graph", "mps", 2, "closed", 0.15, 0.16, 0.23},
+    {"encoder_b1_graph", "mps", 4, "closed", 0.29, 0.36, 0.40},
+    {"encoder_b1_graph", "mps", 4, "open0.5", 0.06, 0.24, 0.44},
+    {"encoder_b1_graph", "mps", 4, "open0.8", 0.12, 5.06, 3.84},
+    {"encoder_b1_graph", "mps", 8, "closed", 0.41, 0.61, 0.59},
+    {"encoder_b1_graph", "mps25", 4, "closed", 0.39, 0.54, 0.57},
+    {"encoder_b1_graph", "mps50", 4, "closed", 0.32, 0.42, 0.47},
+    {"encoder_b1_graph", "nomps", 1, "closed", 0.06, 0.06, 0.12},
+    {"encoder_b1_graph", "nomps", 1, "open0.5", 0.06, 0.10, 0.33},
+    {"encoder_b1_graph", "nomps", 1, "open0.8", 0.06, 0.08, 0.18},
+    {"encoder_b1_graph", "nomps", 2, "closed", 0.15, 0.16, 0.23},
+    {"encoder_b1_graph", "nomps", 4, "closed", 0.14, 0.15, 0.22},
+    {"encoder_b1_graph", "nomps", 4, "open0.5", 0.06, 0.06, 0.38},
+    {"encoder_b1_graph", "nomps", 4, "open0.8", 0.06, 0.44, 0.62},
+    {"encoder_b1_graph", "nomps", 8, "closed", 0.14, 0.16, 0.21},
 };
 /* ENTRIES-END */
 
