@@ -87,6 +87,9 @@ static const ApiOption api_options[] = {
     {"iterations", CMD_ALL, ARG_INT},
     {"mem-mib", CMD_ALL, ARG_TEXT},
     {"as-recorded", CMD_ALL, ARG_FLAG},
+    {"request-spread", CMD_RUN | CMD_COMPARE, ARG_TEXT},
+    {"arrival-rate", CMD_RUN | CMD_COMPARE, ARG_DOUBLE},
+    {"arrival-times", CMD_RUN | CMD_COMPARE, ARG_TEXT},
     {"mode", CMD_RUN, ARG_TEXT},
     {"modes", CMD_COMPARE | CMD_SWEEP, ARG_TEXT},
     {"threads", CMD_SWEEP, ARG_INT},
@@ -144,6 +147,7 @@ typedef struct {
     bool no_jitter, loop_request, as_recorded;
     int64_t connections, processes, seed, host_cores, iterations, threads;
     double thread_pct, time_limit_ms, host_scale, slo_p99_ms, slo_throughput;
+    double arrival_rate;
 } ApiOpts;
 
 /* The text of option @name (NULL: not set). */
@@ -188,6 +192,7 @@ static void *opt_field(ApiOpts *a, const char *name)
         {"thread-pct", G_STRUCT_OFFSET(ApiOpts, thread_pct)},
         {"time-limit-ms", G_STRUCT_OFFSET(ApiOpts, time_limit_ms)},
         {"host-scale", G_STRUCT_OFFSET(ApiOpts, host_scale)},
+        {"arrival-rate", G_STRUCT_OFFSET(ApiOpts, arrival_rate)},
         {"slo-p99-ms", G_STRUCT_OFFSET(ApiOpts, slo_p99_ms)},
         {"slo-throughput", G_STRUCT_OFFSET(ApiOpts, slo_throughput)},
     };
@@ -252,6 +257,9 @@ static void opts_prep(const ApiOpts *a, PrepOptions *po)
     po->iterations = a->iterations > 0 ? (uint32_t)a->iterations : 0;
     po->host_scale = a->host_scale;
     po->mem_mib = opt_text(a, "mem-mib");
+    po->spread = opt_text(a, "request-spread");
+    po->arrival_rate = a->arrival_rate;
+    po->arrival_times = opt_text(a, "arrival-times");
 }
 
 /* What sim_cli_sim_options gives the engine, without the progress line
