@@ -40,7 +40,7 @@ typedef struct {
     const char *config;  /* <model>_b<batch>_<graph|eager> */
     const char *sharing; /* nomps, mps, mps50, mps25 */
     int n;
-    const char *loop;    /* closed, open0.5, open0.8 */
+    const char *loop;     /* closed, open0.5, open0.8 */
     double thr, p50, p99; /* limits on |error| */
 } Entry;
 
@@ -144,8 +144,7 @@ static void check(const Entry *e)
     double mthr = 0, m50 = 0, m99 = 0, rate = 0;
     measured(e, &mthr, &m50, &m99, &rate);
     g_autofree char *trace = g_strdup_printf(TRACES "%s.json.gz", e->config);
-    g_autofree char *spread = g_strdup_printf(DIR "spread/%s.json",
-                                              e->config);
+    g_autofree char *spread = g_strdup_printf(DIR "spread/%s.json", e->config);
     /* open loop: the arrival times the measured processes drew */
     g_autofree char *times =
         rate > 0 ? g_strdup_printf(DIR "arrivals/%s_n%d_%s_%s.json.gz",
@@ -208,8 +207,8 @@ static void test_openloop_entries(void **state)
 static void test_spread_file_errors(void **state)
 {
     (void)state;
-    g_autofree char *bad = g_build_filename(g_get_tmp_dir(),
-                                            "hqsim-spread-bad.json", NULL);
+    g_autofree char *bad =
+        g_build_filename(g_get_tmp_dir(), "hqsim-spread-bad.json", NULL);
     g_file_set_contents(bad, "{\"latencies_us\": [10,\n -3]}", -1, NULL);
     PrepOptions po = {.loop_request = true, .iterations = 5, .spread = bad};
     char *files[] = {(char *)TRACES "decoder_b1_graph.json.gz"};
@@ -221,10 +220,10 @@ static void test_spread_file_errors(void **state)
     g_clear_error(&err);
     g_remove(bad);
     /* arrival times: one list per process after replication */
-    po = (PrepOptions){
-        .loop_request = true,
-        .iterations = 5,
-        .arrival_times = DIR "arrivals/nomps_n2_decoder_b1_graph_open0.5.json.gz"};
+    po = (PrepOptions){.loop_request = true,
+                       .iterations = 5,
+                       .arrival_times = DIR
+                       "arrivals/nomps_n2_decoder_b1_graph_open0.5.json.gz"};
     g_autoptr(SimScenario) base = prep_load(files, 1, &po, &err);
     assert_non_null(base);
     g_autoptr(GpuModel) m = sim_gpu_model_find(base->gpu, NULL, &err);
@@ -232,7 +231,7 @@ static void test_spread_file_errors(void **state)
     sc = prep_target(base, m, 4, &po, NULL, &err);
     assert_null(sc);
     assert_non_null(strstr(err->message, "one array of arrival times per "
-                                          "process (4)"));
+                                         "process (4)"));
     g_clear_error(&err);
     g_autoptr(SimScenario) two = prep_target(base, m, 2, &po, NULL, &err);
     assert_non_null(two);
