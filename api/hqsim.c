@@ -653,6 +653,12 @@ HqsimSweep *hqsim_sweep(const char *const *files, const HqsimOptions *o,
     uint32_t threads = a.threads > 0 ? (uint32_t)a.threads
                                      : sim_pool_default_threads(1);
     sim_pool_run(order, sw->n_configs, threads, sweep_one, sw, NULL, NULL);
+    /* The sweep's events limit stops it as a whole (cli/cmd_sweep.c). */
+    if (sim_sweep_budget_hit(sw)) {
+        sim_sweep_budget_fail(sw, error);
+        sim_sweep_free(sw);
+        return NULL;
+    }
     uint32_t failed = 0;
     for (uint32_t i = 0; i < sw->n_configs; i++)
         failed += sw->rows[i].error != NULL;

@@ -302,7 +302,7 @@ gboolean sim_cli_write_outputs(const SimCliOpts *o, SimResult *const *runs,
 {
     sim_out_group_begin();
     gboolean ok = write_outputs(o, runs, n, m, sc, error);
-    return sim_out_group_end(ok, ok ? error : NULL) && ok;
+    return sim_out_group_end(ok, error);
 }
 
 /* Which option names each output format's file (viz.h, sim_viz_outputs). */

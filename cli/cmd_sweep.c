@@ -224,6 +224,12 @@ static bool run_sweep(SimSweep *sw, const SimMpiWorld *world,
     bool tty = world->rank == 0 && isatty(STDERR_FILENO);
     sim_pool_run(mine, n_mine, threads, run_one, sw, tty ? progress_cb : NULL,
                  &pr);
+    /* The sweep's events limit (shared by its configurations) stops the
+     * whole sweep, on every rank: the configurations it cut short would
+     * answer another question.  (Under MPI each rank has the limit for its
+     * own share.) */
+    if (!sim_mpi_all(world, !sim_sweep_budget_hit(sw)))
+        return sim_sweep_budget_fail(sw, error);
     if (world->size == 1)
         return true;
 
@@ -265,12 +271,10 @@ static bool run_sweep(SimSweep *sw, const SimMpiWorld *world,
     return true;
 }
 
-/* Rank 0: every output the options ask for, then the table. */
-static bool write_outputs(const SweepOpts *o, const SimSweep *sw,
-                          const SimSlo *slo, GError **error)
+/* The files the options ask for; the first failure stops. */
+static bool write_files(const SweepOpts *o, const SimSweep *sw,
+                        const SimSlo *slo, GArray *answers, GError **error)
 {
-    g_autoptr(GArray) answers =
-        sim_slo_active(slo) ? sim_slo_answer(sw, slo) : NULL;
     size_t nf = 0;
     const SimOutputFormat *formats = sim_sweep_outputs(&nf);
     const char *paths[] = {o->csv, o->json, o->plot, o->report};
@@ -282,8 +286,27 @@ static bool write_outputs(const SweepOpts *o, const SimSweep *sw,
         by_format[k] = paths[i];
     }
     SimSweepOutputs what = {sw, slo, answers};
-    if (!sim_outputs_write(formats, nf, by_format, &what, error))
-        return false;
+    return sim_outputs_write(formats, nf, by_format, &what, error);
+}
+
+/* Rank 0: every output the options ask for, then the table. */
+static bool write_outputs(const SweepOpts *o, const SimSweep *sw,
+                          const SimSlo *slo, GError **error)
+{
+    g_autoptr(GArray) answers =
+        sim_slo_active(slo) ? sim_slo_answer(sw, slo) : NULL;
+    uint32_t failed = 0;
+    for (uint32_t i = 0; i < sw->n_configs; i++)
+        failed += sw->rows[i].error != NULL;
+    /* A failed command writes no file; the files appear together or not
+     * at all (outfile.h). */
+    bool ok = failed < sw->n_configs;
+    if (ok) {
+        sim_out_group_begin();
+        ok = write_files(o, sw, slo, answers, error);
+        if (!sim_out_group_end(ok, error))
+            return false;
+    }
     /* With --json -, stdout holds the JSON alone. */
     bool json_out = o->json && !strcmp(o->json, "-");
     if (!o->quiet && !json_out) {
@@ -292,10 +315,7 @@ static bool write_outputs(const SweepOpts *o, const SimSweep *sw,
         fputs(out->str, stdout);
         fflush(stdout);
     }
-    uint32_t failed = 0;
-    for (uint32_t i = 0; i < sw->n_configs; i++)
-        failed += sw->rows[i].error != NULL;
-    if (failed == sw->n_configs) {
+    if (!ok) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                     "every configuration failed; the first: %s",
                     sw->rows[0].error);

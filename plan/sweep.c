@@ -509,6 +509,46 @@ static bool prepare_all(SimSweep *sw, GError **error)
     return true;
 }
 
+/* The sweep is one command: the ops all its configurations simulate
+ * together are bounded (sweep_work), and its events limit, that of one run
+ * of as many ops, is shared by the configurations, so that --limit
+ * events=N bounds the whole sweep as it bounds one run. */
+static bool check_work(SimSweep *sw, GError **error)
+{
+    sw->work = 0;
+    for (uint32_t i = 0; i < sw->n_configs; i++)
+        sw->work = sim_add_sat(
+            sw->work, sim_scenario_work(sim_sweep_scenario(sw, i)));
+    if (sw->work > sim_limit(SIM_BOUND_SWEEP_WORK))
+        return sim_limit_fail(error, SIM_BOUND_SWEEP_WORK,
+                              "the sweep's %u configurations would simulate "
+                              "%s%llu ops in all",
+                              sw->n_configs,
+                              sw->work == UINT64_MAX ? "over " : "",
+                              (unsigned long long)sw->work);
+    sw->budget = g_new(SimEventBudget, 1);
+    sim_event_budget_init(sw->budget, sim_limit_events_for(sw->work));
+    return true;
+}
+
+bool sim_sweep_budget_hit(const SimSweep *sw)
+{
+    return sw->budget && atomic_load(&sw->budget->hit);
+}
+
+bool sim_sweep_budget_fail(const SimSweep *sw, GError **error)
+{
+    g_set_error(error, SIM_ERROR, SIM_ERROR_LIMIT,
+                "the sweep stopped at its events limit: its %u "
+                "configurations (%llu ops) share %llu events (limit "
+                "'events' = %llu for this sweep; raise it with --limit "
+                "events=N)",
+                sw->n_configs, (unsigned long long)sw->work,
+                (unsigned long long)sw->budget->limit,
+                (unsigned long long)sw->budget->limit);
+    return false;
+}
+
 SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error)
 {
     g_return_val_if_fail(space && space->workloads, NULL);
@@ -579,7 +619,7 @@ SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error)
                 }
     g_assert(i == sw->n_configs);
 
-    if (!prepare_all(sw, error)) {
+    if (!prepare_all(sw, error) || !check_work(sw, error)) {
         sim_sweep_free(sw);
         return NULL;
     }
@@ -598,6 +638,7 @@ void sim_sweep_free(SimSweep *sw)
         sim_sweep_row_clear(&sw->rows[i]);
     g_free(sw->rows);
     g_free(sw->configs);
+    g_free(sw->budget);
     sim_sweep_space_clear(&sw->space);
     g_free(sw);
 }
@@ -626,6 +667,7 @@ void sim_sweep_options(const SimSweep *sw, uint32_t i, SimOptions *opt)
     opt->time_limit_ns = sw->space.time_limit_ns;
     opt->host_cores = sw->space.host_cores;
     opt->no_jitter = sw->space.no_jitter;
+    opt->event_budget = sw->budget;
     if (c->mode == SIM_SHARE_TIMESLICE)
         return;
     if (c->pct.kind == SIM_SWEEP_PCT_VALUE)

@@ -189,7 +189,22 @@ typedef struct {
     SimSweepRow *rows;       /* n_configs; rows[i].cfg == configs[i] */
     uint32_t n_fixed_procs;  /* processes of the --fixed workloads: the
                                 last ones of every prepared scenario */
+    uint64_t work;           /* ops all configurations simulate (at most
+                                the sweep_work limit) */
+    SimEventBudget *budget;  /* the events limit of the whole sweep,
+                                shared by its configurations (bounds.h):
+                                the events limit of a run of @work ops */
 } SimSweep;
+
+/* Whether a configuration found the sweep's shared events limit used up
+ * (SimSweep.budget); the sweep has then failed as a whole. */
+bool sim_sweep_budget_hit(const SimSweep *sw);
+
+/* Set the error of a sweep stopped at its events limit ("the sweep
+ * stopped at its events limit: its N configurations (W ops) share E
+ * events (limit 'events' = E for this sweep; raise it with --limit
+ * events=N)").  Always returns false. */
+bool sim_sweep_budget_fail(const SimSweep *sw, GError **error);
 
 /* Expand @space (taken over: left empty) into its configurations and
  * prepare one scenario per workload, GPU and N, as `hqsim run` prepares

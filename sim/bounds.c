@@ -49,6 +49,10 @@ static const LimitRow rows[SIM_BOUND_N] = {
     [SIM_BOUND_SAMPLES] = {"samples", 1000000,
                            "utilization samples kept per run (the period "
                            "grows to stay under it)"},
+    [SIM_BOUND_SWEEP_WORK] = {"sweep_work", 50000000,
+                              "ops all configurations of one sweep "
+                              "simulate together (its events limit is "
+                              "shared by them all)"},
 };
 
 /* Written only by main() before any command runs (see bounds.h). */
@@ -67,6 +71,35 @@ uint64_t sim_limit_events_for(uint64_t work)
         return current[SIM_BOUND_EVENTS];
     return MAX(rows[SIM_BOUND_EVENTS].def,
                sim_mul_sat(work, SIM_EVENTS_PER_OP));
+}
+
+void sim_event_budget_init(SimEventBudget *b, uint64_t limit)
+{
+    b->limit = limit;
+    atomic_init(&b->left, limit);
+    atomic_init(&b->hit, false);
+}
+
+uint64_t sim_event_budget_take(SimEventBudget *b)
+{
+    uint64_t left = atomic_load(&b->left);
+    for (;;) {
+        if (atomic_load(&b->hit))
+            return 0;
+        uint64_t n = MIN(left, (uint64_t)SIM_EVENT_CHUNK);
+        if (n == 0) {
+            atomic_store(&b->hit, true);
+            return 0;
+        }
+        /* On failure @left is reloaded with the current value. */
+        if (atomic_compare_exchange_weak(&b->left, &left, left - n))
+            return n;
+    }
+}
+
+void sim_event_budget_give(SimEventBudget *b, uint64_t n)
+{
+    atomic_fetch_add(&b->left, n);
 }
 
 const char *sim_limit_name(SimBound which)

@@ -18,6 +18,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 typedef enum {
@@ -33,6 +34,8 @@ typedef enum {
     SIM_BOUND_EVENTS,         /* engine events one run processes */
     SIM_BOUND_SIM_TIME_S,     /* simulated seconds before a run stops */
     SIM_BOUND_SAMPLES,        /* utilization samples kept per run */
+    SIM_BOUND_SWEEP_WORK,     /* ops all configurations of one sweep
+                                 simulate together */
     SIM_BOUND_N
 } SimBound;
 
@@ -48,6 +51,31 @@ uint64_t sim_limit(SimBound which);
  * kernels) still stop at the default. */
 #define SIM_EVENTS_PER_OP 256u
 uint64_t sim_limit_events_for(uint64_t work);
+
+/* An events limit shared by several runs (the configurations of one
+ * sweep, run on several threads): each run takes events from it in
+ * chunks and gives back what it did not use, so the runs together process
+ * at most @limit events.  Once a run finds it empty, every later take
+ * fails too, and the runs stop with a limit error.  Runs under way at
+ * once may each hold up to SIM_EVENT_CHUNK events they have not used yet,
+ * so runs on T threads may stop up to T x SIM_EVENT_CHUNK events short of
+ * the limit. */
+typedef struct {
+    uint64_t limit;          /* events in all: for the message */
+    _Atomic uint64_t left;   /* events not yet taken */
+    _Atomic bool hit;        /* a take found it empty */
+} SimEventBudget;
+
+#define SIM_EVENT_CHUNK 4096u
+
+void sim_event_budget_init(SimEventBudget *b, uint64_t limit);
+
+/* Take up to SIM_EVENT_CHUNK events; returns how many (0: empty, and the
+ * budget is marked hit). */
+uint64_t sim_event_budget_take(SimEventBudget *b);
+
+/* Give back @n events taken and not used. */
+void sim_event_budget_give(SimEventBudget *b, uint64_t n);
 
 /* The limit's name as --limit spells it ("ops"). */
 const char *sim_limit_name(SimBound which);

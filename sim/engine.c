@@ -1235,6 +1235,56 @@ static void report_progress(const Engine *E, bool finished)
     E->opt.progress(E->opt.progress_data, &p);
 }
 
+/* The limits one run stops at (bounds.h). */
+typedef struct {
+    SimTime max_ns;      /* simulated time, unless --time-limit-ms */
+    uint64_t max_events; /* this run's events limit */
+    uint64_t taken;      /* events taken from opt.event_budget so far */
+} RunLimits;
+
+/* Whether the run must stop before @ev: the user's time limit, the
+ * simulated-time and events limits, or a shared events budget (a sweep's)
+ * that the other runs have used up.  Sets E->error when so. */
+static bool over_limits(Engine *E, const SimScenario *sc, const SimEvent *ev,
+                        RunLimits *lim)
+{
+    if (E->opt.time_limit_ns && ev->when > E->opt.time_limit_ns) {
+        fail(E, SIM_ERROR_INVALID,
+             "stopped at the time limit of %.3f ms of simulated time with "
+             "work left",
+             sim_time_to_ms(E->opt.time_limit_ns));
+        return true;
+    }
+    SimEventBudget *b = E->opt.event_budget;
+    if (b && E->n_events >= lim->taken) {
+        uint64_t n = sim_event_budget_take(b);
+        lim->taken += n;
+        if (n == 0) {
+            fail(E, SIM_ERROR_LIMIT,
+                 "%s: stopped after %llu events with work left: the runs "
+                 "sharing this limit used up its %llu events (limit "
+                 "'events' for them all; raise it with --limit events=N)",
+                 sc->source, (unsigned long long)E->n_events,
+                 (unsigned long long)b->limit);
+            return true;
+        }
+    }
+    bool time_over = !E->opt.time_limit_ns && ev->when > lim->max_ns;
+    if (!time_over && E->n_events < lim->max_events)
+        return false;
+    g_autofree char *hint =
+        !time_over ? g_strdup_printf("(limit 'events' = %llu for this run; "
+                                     "raise it with --limit events=N)",
+                                     (unsigned long long)lim->max_events)
+                   : sim_limit_hint(SIM_BOUND_SIM_TIME_S);
+    fail(E, SIM_ERROR_LIMIT,
+         "%s: stopped after %llu events with work left, the next at %.3f s "
+         "of simulated time %s",
+         sc->source, (unsigned long long)E->n_events,
+         sim_time_to_ms(ev->when) / 1e3, hint);
+    return true;
+}
+
 SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
                           const SimOptions *opt, GError **error)
 {
@@ -1297,36 +1347,14 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     /* Stated limits (bounds.h): simulated time and events, so that no
      * workload runs without end; --time-limit-ms, when given, is the
      * user's own (tighter or looser) time limit. */
-    SimTime max_ns =
+    RunLimits lim = {
         (SimTime)MIN(sim_limit(SIM_BOUND_SIM_TIME_S), (uint64_t)1 << 33) *
-        (SimTime)1000000000;
-    uint64_t max_events = sim_limit_events_for(sim_scenario_work(sc));
+            (SimTime)1000000000,
+        sim_limit_events_for(sim_scenario_work(sc)), 0};
     SimEvent *ev;
     while ((ev = sim_eventq_peek(&E.q))) {
-        if (E.opt.time_limit_ns && ev->when > E.opt.time_limit_ns) {
-            fail(&E, SIM_ERROR_INVALID,
-                 "stopped at the time limit of %.3f ms of simulated time "
-                 "with work left",
-                 sim_time_to_ms(E.opt.time_limit_ns));
+        if (over_limits(&E, sc, ev, &lim))
             break;
-        }
-        if ((!E.opt.time_limit_ns && ev->when > max_ns) ||
-            E.n_events >= max_events) {
-            SimBound l = E.n_events >= max_events ? SIM_BOUND_EVENTS
-                                                  : SIM_BOUND_SIM_TIME_S;
-            g_autofree char *hint =
-                l == SIM_BOUND_EVENTS
-                    ? g_strdup_printf("(limit 'events' = %llu for this run; "
-                                      "raise it with --limit events=N)",
-                                      (unsigned long long)max_events)
-                    : sim_limit_hint(l);
-            fail(&E, SIM_ERROR_LIMIT,
-                 "%s: stopped after %llu events with work left, the next "
-                 "at %.3f s of simulated time %s",
-                 sc->source, (unsigned long long)E.n_events,
-                 sim_time_to_ms(ev->when) / 1e3, hint);
-            break;
-        }
         g_assert(ev->when >= E.now); /* time never goes backwards */
         E.now = ev->when;
         sim_eventq_pop(&E.q);
@@ -1349,6 +1377,8 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
             g_assert(sim_eventq_check(&E.q));
         }
     }
+    if (E.opt.event_budget && lim.taken > E.n_events)
+        sim_event_budget_give(E.opt.event_budget, lim.taken - E.n_events);
     if (!E.error) {
         bool stuck = false;
         for (uint32_t i = 0; i < E.n_procs; i++)

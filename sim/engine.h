@@ -24,6 +24,7 @@
 #include <glib.h>
 #include <stdbool.h>
 
+#include "bounds.h"
 #include "gpu_model.h"
 #include "result.h"
 #include "scenario.h"
@@ -70,6 +71,9 @@ typedef struct {
      * cost is one counter test per event. */
     void (*progress)(void *data, const SimProgress *p);
     void *progress_data;
+    /* Optional (NULL: none): an events limit this run shares with others
+     * (a sweep's configurations, bounds.h), on top of its own. */
+    SimEventBudget *event_budget;
 } SimOptions;
 
 /* Defaults: as the scenario, record ops, no timeline, no limit. */

@@ -87,7 +87,16 @@ static void tmp_unregister(int slot)
  * ------------------------------------------------------------------------ */
 
 static GPtrArray *deferred; /* SimOutFile* closed, waiting to be renamed */
+static GPtrArray *group_written; /* char*: outputs of the group already written
+                               in place (they cannot wait) */
 static int defer_depth;
+
+/* Note an output of the open group that is already complete. */
+static void note_in_place(const char *what)
+{
+    if (defer_depth > 0)
+        g_ptr_array_add(group_written, g_strdup(what));
+}
 
 /* ------------------------------------------------------------------------ */
 
@@ -248,6 +257,8 @@ bool sim_out_commit(SimOutFile *f, GError **error)
             g_set_error(error, SIM_ERROR, SIM_ERROR_IO,
                         "cannot write standard output: %s",
                         g_strerror(f->err ? f->err : errno));
+        else
+            note_in_place("standard output");
         g_free(f);
         return ok;
     }
@@ -271,6 +282,7 @@ bool sim_out_commit(SimOutFile *f, GError **error)
         return false;
     }
     if (!f->tmp) {
+        note_in_place(f->path);
         out_free(f);
         return true;
     }
@@ -298,27 +310,43 @@ void sim_out_abort(SimOutFile *f)
 
 void sim_out_group_begin(void)
 {
-    if (defer_depth++ == 0)
+    if (defer_depth++ == 0) {
         deferred = g_ptr_array_new();
+        group_written = g_ptr_array_new_with_free_func(g_free);
+    }
 }
 
 bool sim_out_group_end(bool keep, GError **error)
 {
     g_assert(defer_depth > 0);
     if (--defer_depth > 0)
-        return true;
-    bool ok = true;
+        return keep;
+    bool ok = keep;
     for (guint i = 0; i < deferred->len; i++) {
         SimOutFile *f = g_ptr_array_index(deferred, i);
-        if (keep && ok) {
+        if (ok) {
+            g_autofree char *path = g_strdup(f->path);
             ok = finish_rename(f, error);
+            if (ok)
+                g_ptr_array_add(group_written, g_steal_pointer(&path));
         } else {
             unlink(f->tmp);
             out_free(f);
         }
     }
+    /* What could not be taken back is named in the error. */
+    if (!ok && group_written->len && error && *error) {
+        g_autoptr(GString) names = g_string_new(NULL);
+        for (guint i = 0; i < group_written->len; i++)
+            g_string_append_printf(
+                names, "%s%s", i ? ", " : "",
+                (char *)g_ptr_array_index(group_written, i));
+        g_prefix_error(error, "(outputs already written: %s) ", names->str);
+    }
     g_ptr_array_free(deferred, TRUE);
+    g_ptr_array_free(group_written, TRUE);
     deferred = NULL;
+    group_written = NULL;
     return ok;
 }
 

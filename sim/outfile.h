@@ -35,9 +35,13 @@ void sim_out_abort(SimOutFile *f);
 
 /* A group of outputs that appear together or not at all: between begin and
  * end, commits keep their temporary files; end(true) renames them all into
- * place, end(false) removes them.  (Outputs written in place cannot wait;
- * they are written at commit.)  Groups nest; only the outermost acts.
- * Main thread only. */
+ * place, end(false) removes them.  Outputs written in place (devices,
+ * FIFOs, standard output) cannot wait: they are written at commit.  When
+ * the group fails -- @keep false with *@error already set by the caller,
+ * or a rename failing here -- the error names every output that is
+ * nonetheless complete ("(outputs already written: /dev/stdout) ...").
+ * Returns: @keep and every rename done.  Groups nest; only the outermost
+ * acts.  Main thread only. */
 void sim_out_group_begin(void);
 bool sim_out_group_end(bool keep, GError **error);
 

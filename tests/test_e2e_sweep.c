@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "bounds.h"
 #include "e2e.h"
 
 /* The Titan V one-block kernel (3518 ms alone, one iteration): p99 is the
@@ -267,6 +268,128 @@ static void assert_same_outputs(const char *a, const char *b,
     }
 }
 
+#define DEFAULT_SCN "traces/default.json"
+
+/* The events limit bounds the whole sweep, as it bounds one run: its
+ * configurations share it.  With a limit above what each configuration
+ * takes alone (measured with `hqsim run`) but below their sum, the sweep
+ * stops with a limit error and writes no file; at the sum it completes. */
+static void test_e2e_sweep_events_limit_is_shared(void **state)
+{
+    (void)state;
+    if (!g_getenv("HQSIM"))
+        skip();
+    g_autofree char *f = source_path(DEFAULT_SCN);
+    const char *ns[] = {"1", "2"}, *modes[] = {"timeslice", "mps"};
+    double sum = 0, most = 0;
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++) {
+            cJSON *r = run_hqsim_json("run", f, "-n", ns[i], "--mode",
+                                      modes[k], "--json", "-", "-q", NULL);
+            double ev = jnum(r, "run.events");
+            sum += ev;
+            most = MAX(most, ev);
+            cJSON_Delete(r);
+        }
+    assert_true(most < sum * 0.9);
+    g_autofree char *dir = g_dir_make_tmp("hqsim-sweep-XXXXXX", NULL);
+    g_autofree char *csv = g_build_filename(dir, "s.csv", NULL);
+    g_autofree char *lim_mid = g_strdup_printf("events=%.0f", (most + sum) / 2);
+    /* Each of the 2 threads may hold up to one chunk it has not used. */
+    g_autofree char *lim_sum =
+        g_strdup_printf("events=%.0f", sum + 2 * SIM_EVENT_CHUNK);
+    Run r = run_hqsim("sweep", f, "-n", "1,2", "--limit", lim_mid, "--csv",
+                      csv, "--threads", "2", "-q", NULL);
+    assert_int_equal(r.status, 1);
+    assert_contains(r.err, "the sweep stopped at its events limit: its 4 "
+                           "configurations");
+    g_autofree char *share = g_strdup_printf("share %.0f events",
+                                             (most + sum) / 2);
+    assert_contains(r.err, share);
+    assert_false(g_file_test(csv, G_FILE_TEST_EXISTS));
+    run_clear(&r);
+    r = run_hqsim("sweep", f, "-n", "1,2", "--limit", lim_sum, "--csv", csv,
+                  "--threads", "2", "-q", NULL);
+    assert_int_equal(r.status, 0);
+    assert_true(g_file_test(csv, G_FILE_TEST_EXISTS));
+    run_clear(&r);
+    remove_dir(dir);
+}
+
+/* The ops all configurations simulate together have a limit, checked
+ * before anything runs: one run's work x 2 modes x (1 + 2) copies. */
+static void test_e2e_sweep_work_limit(void **state)
+{
+    (void)state;
+    if (!g_getenv("HQSIM"))
+        skip();
+    g_autofree char *f = source_path(DEFAULT_SCN);
+    /* One run's work, as its own work limit reports it. */
+    Run one = run_hqsim("run", f, "--limit", "work=1", "-q", NULL);
+    assert_int_equal(one.status, 1);
+    const char *at_ops = strstr(one.err, "the run would simulate ");
+    assert_non_null(at_ops);
+    double ops = strtod(at_ops + strlen("the run would simulate "), NULL);
+    run_clear(&one);
+    assert_true(ops > 0);
+    double work = ops * 2 * (1 + 2);
+    g_autofree char *below = g_strdup_printf("sweep_work=%.0f", work - 1);
+    g_autofree char *at = g_strdup_printf("sweep_work=%.0f", work);
+    Run x = run_hqsim("sweep", f, "-n", "1,2", "--limit", below, "-q", NULL);
+    assert_int_equal(x.status, 1);
+    g_autofree char *want = g_strdup_printf(
+        "the sweep's 4 configurations would simulate %.0f ops in all (limit "
+        "'sweep_work' = %.0f; raise it with --limit sweep_work=N)",
+        work, work - 1);
+    assert_contains(x.err, want);
+    run_clear(&x);
+    x = run_hqsim("sweep", f, "-n", "1,2", "--limit", at, "-q", NULL);
+    assert_int_equal(x.status, 0);
+    run_clear(&x);
+}
+
+/* Outputs appear together or not at all; what could not wait (a device)
+ * is named when a later output fails; a sweep whose every configuration
+ * failed writes no file. */
+static void test_e2e_sweep_outputs_all_or_none(void **state)
+{
+    (void)state;
+    if (!g_getenv("HQSIM"))
+        skip();
+    g_autofree char *f = source_path(DEFAULT_SCN);
+    g_autofree char *dir = g_dir_make_tmp("hqsim-sweep-XXXXXX", NULL);
+    g_autofree char *csv = g_build_filename(dir, "s.csv", NULL);
+    g_autofree char *json = g_build_filename(dir, "s.json", NULL);
+    g_autofree char *bad = g_build_filename(dir, "no", "s.html", NULL);
+    Run r = run_hqsim("sweep", f, "-n", "1", "--csv", csv, "--json", json,
+                      "--report", bad, "-q", NULL);
+    assert_int_equal(r.status, 1);
+    assert_contains(r.err, "cannot write");
+    assert_false(g_file_test(csv, G_FILE_TEST_EXISTS));
+    assert_false(g_file_test(json, G_FILE_TEST_EXISTS));
+    run_clear(&r);
+    r = run_hqsim("sweep", f, "-n", "1", "--csv", csv, "--json", "/dev/null",
+                  "--report", bad, "-q", NULL);
+    assert_int_equal(r.status, 1);
+    assert_contains(r.err, "(outputs already written: /dev/null) cannot "
+                           "write");
+    assert_false(g_file_test(csv, G_FILE_TEST_EXISTS));
+    run_clear(&r);
+    r = run_hqsim("sweep", f, "-n", "1", "--csv", csv, "--time-limit-ms",
+                  "0.001", "-q", NULL);
+    assert_int_equal(r.status, 1);
+    assert_contains(r.err, "every configuration failed");
+    assert_false(g_file_test(csv, G_FILE_TEST_EXISTS));
+    run_clear(&r);
+    r = run_hqsim("sweep", f, "-n", "1", "--csv", csv, "--json", json, "-q",
+                  NULL);
+    assert_int_equal(r.status, 0);
+    assert_true(g_file_test(csv, G_FILE_TEST_EXISTS));
+    assert_true(g_file_test(json, G_FILE_TEST_EXISTS));
+    run_clear(&r);
+    remove_dir(dir);
+}
+
 static void test_e2e_sweep_threads_give_same_bytes(void **state)
 {
     (void)state;
@@ -354,6 +477,9 @@ int main(void)
         cmocka_unit_test(test_e2e_sweep_slo_answer_and_limits),
         cmocka_unit_test(test_e2e_sweep_thread_pct_rounding),
         cmocka_unit_test(test_e2e_sweep_bad_usage),
+        cmocka_unit_test(test_e2e_sweep_events_limit_is_shared),
+        cmocka_unit_test(test_e2e_sweep_work_limit),
+        cmocka_unit_test(test_e2e_sweep_outputs_all_or_none),
         cmocka_unit_test(test_e2e_sweep_threads_give_same_bytes),
         cmocka_unit_test(test_e2e_sweep_mpi_gives_same_bytes),
         cmocka_unit_test(test_e2e_sweep_quiet_stderr_when_not_a_tty),

@@ -144,7 +144,7 @@ static void test_group_is_all_or_none(void **state)
     sim_out_group_begin();
     assert_true(sim_write_file_atomic(a, "a", 1, NULL));
     assert_false(g_file_test(a, G_FILE_TEST_EXISTS));
-    assert_true(sim_out_group_end(false, NULL));
+    assert_false(sim_out_group_end(false, NULL));
     assert_false(g_file_test(a, G_FILE_TEST_EXISTS));
     assert_int_equal(count_tmp(dir), 0);
     /* Success: both appear at the end. */
@@ -155,6 +155,52 @@ static void test_group_is_all_or_none(void **state)
     assert_true(sim_out_group_end(true, NULL));
     assert_true(g_file_test(a, G_FILE_TEST_EXISTS));
     assert_true(g_file_test(b, G_FILE_TEST_EXISTS));
+    assert_int_equal(count_tmp(dir), 0);
+}
+
+/* What cannot be taken back is named: an output written in place before
+ * a later one failed, and a file renamed before a later rename failed. */
+static void test_group_failure_names_what_was_written(void **state)
+{
+    const char *dir = *state;
+    g_autofree char *a = g_build_filename(dir, "a.json", NULL);
+    g_autofree char *sub = g_build_filename(dir, "sub", NULL);
+    g_autofree char *b = g_build_filename(sub, "b.json", NULL);
+    g_autoptr(GError) error = NULL;
+    sim_out_group_begin();
+    assert_true(sim_write_file_atomic("/dev/null", "x", 1, &error));
+    assert_true(sim_write_file_atomic(a, "a", 1, &error));
+    assert_false(sim_write_file_atomic(b, "b", 1, &error)); /* no sub/ */
+    assert_false(sim_out_group_end(false, &error));
+    g_autofree char *want1 =
+        g_strdup_printf("(outputs already written: /dev/null) cannot write "
+                        "%s: %s",
+                        b, g_strerror(ENOENT));
+    assert_string_equal(error->message, want1);
+    assert_false(g_file_test(a, G_FILE_TEST_EXISTS));
+    g_clear_error(&error);
+    /* The second rename fails (its directory went away after the
+     * temporary file was written): the first file stays and is named. */
+    assert_int_equal(g_mkdir(sub, 0755), 0);
+    sim_out_group_begin();
+    assert_true(sim_write_file_atomic(a, "a", 1, &error));
+    assert_true(sim_write_file_atomic(b, "b", 1, &error));
+    g_autoptr(GDir) d = g_dir_open(sub, 0, NULL);
+    const char *tmp = g_dir_read_name(d);
+    assert_non_null(tmp);
+    g_autofree char *tmp_path = g_build_filename(sub, tmp, NULL);
+    g_autofree char *moved = g_build_filename(dir, "moved", NULL);
+    assert_int_equal(rename(tmp_path, moved), 0);
+    assert_false(sim_out_group_end(true, &error));
+    g_autofree char *want =
+        g_strdup_printf("(outputs already written: %s) cannot write %s: %s",
+                        a, b, g_strerror(ENOENT));
+    assert_string_equal(error->message, want);
+    assert_true(g_file_test(a, G_FILE_TEST_EXISTS));
+    assert_false(g_file_test(b, G_FILE_TEST_EXISTS));
+    unlink(moved);
+    unlink(a);
+    rmdir(sub);
     assert_int_equal(count_tmp(dir), 0);
 }
 
@@ -198,6 +244,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_group_is_all_or_none, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(
+            test_group_failure_names_what_was_written, setup, teardown),
         cmocka_unit_test_setup_teardown(test_signal_removes_temporary_files,
                                         setup, teardown),
     };
