@@ -60,6 +60,28 @@ static int64_t api_key(int64_t pid, int64_t corr)
     return (int64_t)(((uint64_t)pid << 32) ^ ((uint64_t)corr & 0xFFFFFFFF));
 }
 
+/* The table each kind of op comes from: an op's line is its row there
+ * (SimTrace.kind_tables).  Syncs known only from their API call have no
+ * row (line 0). */
+static const char *const kind_tables[SIM_TRACE_N_KINDS] = {
+    [SIM_TRACE_KERNEL] = T_KERNEL,
+    [SIM_TRACE_COPY] = T_MEMCPY,
+    [SIM_TRACE_MEMSET] = T_MEMSET,
+    [SIM_TRACE_EVENT_RECORD] = T_EVENT,
+    [SIM_TRACE_EVENT_WAIT] = T_SYNC,
+    [SIM_TRACE_EVENT_SYNC] = T_SYNC,
+    [SIM_TRACE_STREAM_SYNC] = T_SYNC,
+    [SIM_TRACE_DEVICE_SYNC] = T_SYNC,
+};
+
+/* The current row's rowid (column 0 of every query here) as an op's line;
+ * 0 (unknown) beyond 32 bits. */
+static uint32_t row_of(sqlite3_stmt *st)
+{
+    sqlite3_int64 r = sqlite3_column_int64(st, 0);
+    return r > 0 && r <= (sqlite3_int64)UINT32_MAX ? (uint32_t)r : 0;
+}
+
 static bool db_fail(const Db *d, const char *table, GError **error)
 {
     /* A corrupt file's names can reach the message: keep it UTF-8. */
@@ -385,7 +407,7 @@ static bool read_kernels(Db *d, GError **error)
         }
         int64_t pid = v[6] >= 0 ? pid_of(v[6]) : -1;
         SimTraceProcess *p = process(d, pid);
-        SimTraceOp *op = sim_trace_add_op(p, SIM_TRACE_KERNEL, 0);
+        SimTraceOp *op = sim_trace_add_op(p, SIM_TRACE_KERNEL, row_of(st));
         op->start_ns = v[1] + d->base;
         op->end_ns = v[2] + d->base;
         op->stream = v[4];
@@ -473,7 +495,8 @@ static bool read_memcpy(Db *d, GError **error)
         }
         int64_t gp = col_i64(st, 5, -1);
         int64_t pid = gp >= 0 ? pid_of(gp) : -1;
-        SimTraceOp *op = sim_trace_add_op(process(d, pid), SIM_TRACE_COPY, 0);
+        SimTraceOp *op =
+            sim_trace_add_op(process(d, pid), SIM_TRACE_COPY, row_of(st));
         op->start_ns = start + d->base;
         op->end_ns = end + d->base;
         op->stream = stream;
@@ -530,7 +553,7 @@ static bool read_memset(Db *d, GError **error)
         int64_t gp = col_i64(st, 5, -1);
         int64_t pid = gp >= 0 ? pid_of(gp) : -1;
         SimTraceOp *op =
-            sim_trace_add_op(process(d, pid), SIM_TRACE_MEMSET, 0);
+            sim_trace_add_op(process(d, pid), SIM_TRACE_MEMSET, row_of(st));
         op->start_ns = start + d->base;
         op->end_ns = end + d->base;
         op->stream = stream;
@@ -588,8 +611,8 @@ static bool read_syncs(Db *d, GError **error)
                 stream = SIM_TRACE_NO_ID;
             if (event == 0xFFFFFFFF)
                 event = SIM_TRACE_NO_ID;
-            SimTraceOp *op =
-                sim_trace_add_op(process(d, pid), (SimTraceKind)kind, 0);
+            SimTraceOp *op = sim_trace_add_op(process(d, pid),
+                                              (SimTraceKind)kind, row_of(st));
             op->stream = kind == SIM_TRACE_EVENT_SYNC ||
                                  kind == SIM_TRACE_DEVICE_SYNC
                              ? SIM_TRACE_NO_ID
@@ -660,7 +683,8 @@ static bool read_event_records(Db *d, GError **error)
         SimTraceProcess *p = sim_trace_find_process(d->tr, pid);
         if (!a || !p)
             continue; /* no host time, or no GPU work in that process */
-        SimTraceOp *op = sim_trace_add_op(p, SIM_TRACE_EVENT_RECORD, 0);
+        SimTraceOp *op =
+            sim_trace_add_op(p, SIM_TRACE_EVENT_RECORD, row_of(st));
         op->stream = col_i64(st, 1, 0);
         op->event = col_i64(st, 4, 0);
         op->api_start_ns = a->start + d->base;
@@ -799,6 +823,7 @@ bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
     Db d;
     memset(&d, 0, sizeof d);
     d.tr = tr;
+    tr->kind_tables = kind_tables;
     if (!sim_check_regular_file(tr->path, error))
         return false;
     if (sqlite3_open_v2(tr->path, &d.db, SQLITE_OPEN_READONLY, NULL) !=

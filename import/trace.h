@@ -38,10 +38,13 @@ typedef enum {
     SIM_TRACE_STREAM_SYNC,  /* host waits for `stream` (NO_ID: unknown) */
     SIM_TRACE_DEVICE_SYNC,  /* host waits for all its work */
 } SimTraceKind;
+#define SIM_TRACE_N_KINDS (SIM_TRACE_DEVICE_SYNC + 1)
 
 typedef struct {
     SimTraceKind kind;
-    uint32_t line;           /* source line (CSV, JSON), 0 if none */
+    uint32_t line;           /* source line (CSV, JSON), or row of its
+                                kind's table (SimTrace.kind_tables); 0 if
+                                none */
     int64_t stream;          /* trace stream id; SIM_TRACE_NO_ID if none */
     int64_t event;           /* trace event id (event ops) */
     int64_t start_ns;        /* GPU execution (kernel, copy, memset) */
@@ -106,6 +109,9 @@ typedef struct {
     bool absolute;           /* times are ns since the Unix epoch, so files
                                 can be aligned with each other */
     bool untimed;            /* no timeline (ncu on its own) */
+    const char *const *kind_tables; /* per SimTraceKind: the database table
+                                whose row an op's `line` is (static;
+                                NULL: lines are text lines) */
     GStringChunk *strings;
     GPtrArray *processes;    /* SimTraceProcess*, owned */
     GPtrArray *notes;        /* char*, owned: what was skipped or assumed */

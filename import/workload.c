@@ -353,7 +353,16 @@ typedef struct {
     uint32_t n_pinned;
     int64_t max_held;
     bool pin_held;           /* SimImportOptions.pin_held */
+    uint16_t where[SIM_TRACE_N_KINDS]; /* SimOp.where of each kind's ops:
+                                what their lines count in the trace */
 } Walk;
+
+/* Give @op the source location of trace op @t. */
+static void locate(const Walk *w, SimOp *op, const SimTraceOp *t)
+{
+    op->line = t->line;
+    op->where = w->where[t->kind];
+}
 
 /* A start this much later than issue and stream order explain is reported
  * (import/README.md, "Held ops"). */
@@ -405,13 +414,16 @@ static void push(Walk *w, const SimOp *op, int64_t rs, int64_t re)
     g_ptr_array_add(w->rec_nodes, NULL);
 }
 
-static void push_gap(Walk *w, int64_t ns)
+/* A host gap before trace op @t (the op its messages name: the gap comes
+ * from that op's recorded time). */
+static void push_gap(Walk *w, int64_t ns, const SimTraceOp *t)
 {
     if (ns <= 0)
         return;
     SimOp op;
     memset(&op, 0, sizeof op);
     op.kind = SIM_OP_HOST_GAP;
+    locate(w, &op, t);
     op.api_ns = SIM_TIME_NEVER; /* gaps take no API time */
     op.u.gap_ns = (SimTime)ns;
     push(w, &op, NO_TIME, NO_TIME);
@@ -421,11 +433,12 @@ static void push_gap(Walk *w, int64_t ns)
  * which should be enqueued at @target: idle (a gap) until the call starts,
  * busy in the call (*api) until the enqueue.  Returns the enqueue time:
  * @target, or the cursor if the host is already past it. */
-static int64_t host_issue(Walk *w, int64_t lo, int64_t target, SimTime *api)
+static int64_t host_issue(Walk *w, int64_t lo, int64_t target, SimTime *api,
+                          const SimTraceOp *t)
 {
     int64_t e = MAX(w->cursor, target);
     int64_t gs = MAX(w->cursor, MIN(lo, e));
-    push_gap(w, gs - w->cursor);
+    push_gap(w, gs - w->cursor, t);
     *api = (SimTime)(e - gs);
     w->cursor = e;
     return e;
@@ -482,7 +495,7 @@ static void emit_gpu(Walk *w, const SimTraceOp *t, int64_t cap, bool pinned)
     }
     target = MIN(target, cap);
     SimTime api;
-    int64_t e = host_issue(w, lo, target, &api);
+    int64_t e = host_issue(w, lo, target, &api, t);
     if (e > desired) {
         w->rep->n_late++;
         w->rep->max_late_ns = MAX(w->rep->max_late_ns, (SimTime)(e - desired));
@@ -491,7 +504,7 @@ static void emit_gpu(Walk *w, const SimTraceOp *t, int64_t cap, bool pinned)
     memset(&op, 0, sizeof op);
     op.stream = stream_index(w, t->stream, 0);
     op.api_ns = api;
-    op.line = t->line;
+    locate(w, &op, t);
     gpu_work(w, t, &op);
     push(w, &op, t->start_ns, t->end_ns);
     int64_t *se = stream_end(w, op.stream);
@@ -515,7 +528,7 @@ static void emit_gpu(Walk *w, const SimTraceOp *t, int64_t cap, bool pinned)
         sync.kind = SIM_OP_STREAM_SYNC;
         sync.stream = op.stream;
         sync.api_ns = 0;
-        sync.line = t->line;
+        locate(w, &sync, t);
         push(w, &sync, NO_TIME, NO_TIME);
         w->rep->n_syncs++;
         w->cursor = MAX(w->cursor, *se);
@@ -602,7 +615,7 @@ static void emit_graph(Walk *w, const SimTraceOp *lead, int64_t cap,
     if (lead->api_start_ns == NO_TIME || pinned)
         lo = target = desired;
     SimTime api;
-    int64_t e = host_issue(w, lo, MIN(target, cap), &api);
+    int64_t e = host_issue(w, lo, MIN(target, cap), &api, lead);
     if (e > desired) {
         w->rep->n_late++;
         w->rep->max_late_ns = MAX(w->rep->max_late_ns, (SimTime)(e - desired));
@@ -612,7 +625,7 @@ static void emit_graph(Walk *w, const SimTraceOp *lead, int64_t cap,
     op.kind = SIM_OP_GRAPH;
     op.stream = stream_index(w, lead->stream, 0);
     op.api_ns = api;
-    op.line = lead->line;
+    locate(w, &op, lead);
     SimGraph *g = sim_scenario_new_graph(w->sc);
     g_autoptr(GArray) deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     GArray *times = g_array_new(FALSE, FALSE, sizeof(int64_t));
@@ -623,7 +636,7 @@ static void emit_graph(Walk *w, const SimTraceOp *lead, int64_t cap,
         memset(&nd, 0, sizeof nd);
         nd.op.stream = op.stream;
         nd.op.api_ns = SIM_TIME_NEVER;
-        nd.op.line = t->line;
+        locate(w, &nd.op, t);
         gpu_work(w, t, &nd.op);
         nd.kind = t->kind == SIM_TRACE_KERNEL   ? SIM_NODE_KERNEL
                   : t->kind == SIM_TRACE_MEMSET ? SIM_NODE_MEMSET
@@ -702,7 +715,7 @@ static void emit_sync(Walk *w, const SimTraceOp *t)
     SimOp op;
     memset(&op, 0, sizeof op);
     op.api_ns = 0;
-    op.line = t->line;
+    locate(w, &op, t);
     int64_t lo = item_time(t);
     int64_t awaited = NO_TIME;
     switch (t->kind) {
@@ -745,7 +758,7 @@ static void emit_sync(Walk *w, const SimTraceOp *t)
         g_assert_not_reached();
     }
     SimTime api;
-    host_issue(w, lo, lo, &api);
+    host_issue(w, lo, lo, &api, t);
     push(w, &op, NO_TIME, NO_TIME);
     w->rep->n_syncs++;
     if (awaited != NO_TIME)
@@ -762,7 +775,7 @@ static void emit_event_op(Walk *w, const SimTraceOp *t)
     int64_t lo = item_time(t);
     int64_t target = t->api_end_ns != NO_TIME ? t->api_end_ns : lo;
     SimTime api;
-    int64_t at = host_issue(w, lo, target, &api);
+    int64_t at = host_issue(w, lo, target, &api, t);
     SimOp op;
     memset(&op, 0, sizeof op);
     op.kind = t->kind == SIM_TRACE_EVENT_RECORD ? SIM_OP_EVENT_RECORD
@@ -770,7 +783,7 @@ static void emit_event_op(Walk *w, const SimTraceOp *t)
     op.stream = stream_index(w, t->stream, 0);
     op.event = (uint32_t)e;
     op.api_ns = api;
-    op.line = t->line;
+    locate(w, &op, t);
     push(w, &op, NO_TIME, NO_TIME);
     int64_t *se = stream_end(w, op.stream);
     int64_t *done = &g_array_index(w->event_done, int64_t, e);
@@ -840,6 +853,13 @@ static void init_walk(Walk *w, SimScenario *sc, SimTrace *tr,
     w->rep = rep;
     rep->name = g_strdup(w->ps->name);
     rep->source = g_strdup(tr->path);
+    for (int k = 0; k < SIM_TRACE_N_KINDS; k++) {
+        const char *table = tr->kind_tables ? tr->kind_tables[k] : NULL;
+        g_autofree char *prefix =
+            table ? g_strdup_printf("%s: table %s, row ", tr->path, table)
+                  : g_strdup_printf("%s:", tr->path);
+        w->where[k] = sim_process_where(sc, w->ps, prefix);
+    }
     /* Streams the trace declares come first, in creation order. */
     for (guint i = 0; i < tp->streams->len; i++) {
         const SimTraceStream *s =
@@ -1042,7 +1062,7 @@ static void build_untimed(Walk *w, const SimTraceProcess *tp)
         op.kind = SIM_OP_KERNEL;
         op.stream = stream_index(w, t->stream, 0);
         op.api_ns = SIM_TIME_NEVER;
-        op.line = t->line;
+        locate(w, &op, t);
         op.u.kernel = t->u.kernel;
         op.u.kernel.name = sim_scenario_intern(w->sc, t->u.kernel.name);
         if (op.u.kernel.regs_per_thread == 0) {
@@ -1075,8 +1095,10 @@ static char *unique_name(const SimScenario *sc, const char *base)
 }
 
 /* Deep-copy a native scenario's process into @dst. */
+/* A copy of native process @p of file @path into @dst, named @name; its
+ * ops' lines stay lines of @path. */
 static SimProcessSpec *copy_process(SimScenario *dst, const SimProcessSpec *p,
-                                    const char *name)
+                                    const char *name, const char *path)
 {
     SimProcessSpec *c = sim_scenario_add_process(dst, name);
     const char *cname = c->name;
@@ -1088,6 +1110,10 @@ static SimProcessSpec *copy_process(SimScenario *dst, const SimProcessSpec *p,
     c->n_ops = 0;
     c->event_names = NULL;
     c->n_events = 0;
+    c->wheres = NULL;
+    c->n_wheres = 0;
+    g_autofree char *prefix = g_strdup_printf("%s:", path);
+    uint16_t where = sim_process_where(dst, c, prefix);
     c->arrivals.times_ns = g_memdup2(p->arrivals.times_ns,
                                      sizeof(SimTime) * p->arrivals.n_times);
     c->jitter = sim_jitter_copy(p->jitter);
@@ -1102,6 +1128,7 @@ static SimProcessSpec *copy_process(SimScenario *dst, const SimProcessSpec *p,
             op.u.kernel.name = sim_scenario_intern(dst, op.u.kernel.name);
         if (op.kind == SIM_OP_GRAPH)
             op.u.graph = sim_graph_copy(dst, op.u.graph);
+        op.where = where;
         sim_process_add_op(c, &op);
     }
     return c;
@@ -1329,7 +1356,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                 if (!wanted(opt, p->name, -1))
                     continue;
                 g_autofree char *name = unique_name(sc, p->name);
-                SimProcessSpec *c = copy_process(sc, p, name);
+                SimProcessSpec *c = copy_process(sc, p, name, in->path);
                 SimImportProcess r;
                 memset(&r, 0, sizeof r);
                 native_report(&r, c, in->path);
@@ -1381,6 +1408,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                 g_free(w.ps->streams);
                 g_free(w.ps->ops);
                 g_free(w.ps->event_names);
+                g_free(w.ps->wheres);
                 g_free(w.ps);
                 g_free(r.name);
                 g_free(r.source);

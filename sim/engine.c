@@ -167,11 +167,9 @@ static char *op_where(const Engine *E, const Proc *P, uint32_t idx)
         op->kind == SIM_OP_KERNEL
             ? g_strdup_printf("kernel '%s'", op->u.kernel.name)
             : g_strdup(sim_op_kind_name(op->kind));
-    if (op->line)
-        return g_strdup_printf("%s:%u: process '%s' op %u (%s)", E->sc->source,
-                               op->line, P->spec->name, idx, what);
-    return g_strdup_printf("%s: process '%s' op %u (%s)", E->sc->source,
-                           P->spec->name, idx, what);
+    g_autofree char *loc = sim_op_location(E->sc, P->spec, op);
+    return g_strdup_printf("%s: process '%s' op %u (%s)", loc, P->spec->name,
+                           idx, what);
 }
 
 /* ------------------------------------------------------------------------

@@ -3,6 +3,7 @@
  * scenario_write.c. */
 #include "scenario.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -153,6 +154,7 @@ static void process_free(SimProcessSpec *p)
     g_free(p->streams);
     g_free(p->ops);
     g_free(p->event_names);
+    g_free(p->wheres);
     sim_jitter_free(p->jitter);
     g_free(p);
 }
@@ -247,6 +249,9 @@ static SimProcessSpec *process_copy(SimScenario *dst, const SimProcessSpec *p,
         c->streams[i] = p->streams[i];
         c->streams[i].name = sim_scenario_intern(dst, p->streams[i].name);
     }
+    c->wheres = g_new(const char *, MAX(p->n_wheres, 1));
+    for (uint32_t i = 0; i < p->n_wheres; i++)
+        c->wheres[i] = sim_scenario_intern(dst, p->wheres[i]);
     c->event_names = g_new(const char *, cap_for(p->n_events));
     for (uint32_t i = 0; i < p->n_events; i++)
         c->event_names[i] = sim_scenario_intern(dst, p->event_names[i]);
@@ -271,6 +276,29 @@ static SimProcessSpec *process_copy(SimScenario *dst, const SimProcessSpec *p,
         c->ops[i].u.graph = g;
     }
     return c;
+}
+
+char *sim_op_location(const SimScenario *sc, const SimProcessSpec *p,
+                      const SimOp *op)
+{
+    if (!op->line)
+        return g_strdup(sc->source);
+    if (op->where && op->where <= p->n_wheres)
+        return g_strdup_printf("%s%u", p->wheres[op->where - 1], op->line);
+    return g_strdup_printf("%s:%u", sc->source, op->line);
+}
+
+uint16_t sim_process_where(SimScenario *sc, SimProcessSpec *p,
+                           const char *prefix)
+{
+    for (uint32_t i = 0; i < p->n_wheres; i++)
+        if (!strcmp(p->wheres[i], prefix))
+            return (uint16_t)(i + 1);
+    if (p->n_wheres >= G_MAXUINT16)
+        return 0;
+    p->wheres = g_renew(const char *, p->wheres, p->n_wheres + 1);
+    p->wheres[p->n_wheres++] = sim_scenario_intern(sc, prefix);
+    return (uint16_t)p->n_wheres;
 }
 
 SimScenario *sim_scenario_copy(const SimScenario *sc)
@@ -338,14 +366,10 @@ static bool op_fail(const SimScenario *sc, const SimProcessSpec *p,
     va_start(ap, fmt);
     g_autofree char *msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    if (op->line)
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                    "%s:%u: process '%s' op %u (%s): %s", sc->source,
-                    op->line, p->name, i, sim_op_kind_name(op->kind), msg);
-    else
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                    "%s: process '%s' op %u (%s): %s", sc->source, p->name, i,
-                    sim_op_kind_name(op->kind), msg);
+    g_autofree char *loc = sim_op_location(sc, p, op);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                "%s: process '%s' op %u (%s): %s", loc, p->name, i,
+                sim_op_kind_name(op->kind), msg);
     return false;
 }
 
@@ -355,26 +379,90 @@ static bool time_over(SimTime t, double max_us)
     return t != SIM_TIME_NEVER && (double)t > max_us * 1e3;
 }
 
-/* The ranges every op shares, and a copy's and a gap's own. */
+/* The native format's range of each numeric op field, as a table: the
+ * field the message names, the op kind it belongs to (SIM_OP_N_KINDS:
+ * every kind), its value in the field's unit (NAN: not given) and the
+ * largest value allowed. */
+typedef struct {
+    const char *field;
+    SimOpKind kind;
+    double (*get)(const SimOp *op);
+    double max;
+    const char *unit;
+} OpRange;
+
+static double time_us(SimTime t)
+{
+    return t == SIM_TIME_NEVER ? NAN : (double)t / 1e3;
+}
+static double get_api(const SimOp *o) { return time_us(o->api_ns); }
+static double get_at(const SimOp *o) { return time_us(o->at_ns); }
+static double get_copy_bytes(const SimOp *o) { return (double)o->u.copy.bytes; }
+static double get_copy_dur(const SimOp *o)
+{
+    return time_us(o->u.copy.duration_ns);
+}
+static double get_gap(const SimOp *o) { return time_us(o->u.gap_ns); }
+static double get_regs(const SimOp *o)
+{
+    return o->u.kernel.regs_per_thread;
+}
+static double get_smem_s(const SimOp *o)
+{
+    return o->u.kernel.static_smem_bytes;
+}
+static double get_smem_d(const SimOp *o)
+{
+    return o->u.kernel.dynamic_smem_bytes;
+}
+static double get_kdur(const SimOp *o)
+{
+    return time_us(o->u.kernel.duration_ns);
+}
+static double get_kblock(const SimOp *o)
+{
+    return time_us(o->u.kernel.block_time_ns);
+}
+
+static const OpRange op_ranges[] = {
+    {"api_us", SIM_OP_N_KINDS, get_api, SIM_MAX_API_US, " us"},
+    {"at_us", SIM_OP_N_KINDS, get_at, SIM_MAX_TIME_US, " us"},
+    {"bytes", SIM_OP_COPY, get_copy_bytes, (double)SIM_MAX_COPY_BYTES, ""},
+    {"duration_us", SIM_OP_COPY, get_copy_dur, SIM_MAX_TIME_US, " us"},
+    {"duration_us", SIM_OP_HOST_GAP, get_gap, SIM_MAX_TIME_US, " us"},
+    {"regs_per_thread", SIM_OP_KERNEL, get_regs, SIM_MAX_REGS_PER_THREAD,
+     ""},
+    {"static_smem_bytes", SIM_OP_KERNEL, get_smem_s, SIM_MAX_SMEM_BYTES,
+     " bytes"},
+    {"dynamic_smem_bytes", SIM_OP_KERNEL, get_smem_d, SIM_MAX_SMEM_BYTES,
+     " bytes"},
+    {"duration_us", SIM_OP_KERNEL, get_kdur, SIM_MAX_TIME_US, " us"},
+    {"block_time_us", SIM_OP_KERNEL, get_kblock, SIM_MAX_TIME_US, " us"},
+};
+
+/* Every field of @op within the native format's range (op_ranges).  A
+ * host gap an importer made from a trace's times is said to be one. */
 static bool validate_op_ranges(const SimScenario *sc,
                                const SimProcessSpec *p, uint32_t i,
                                const SimOp *op, GError **error)
 {
-    if (time_over(op->api_ns, SIM_MAX_API_US) ||
-        time_over(op->at_ns, SIM_MAX_TIME_US))
+    for (size_t r = 0; r < G_N_ELEMENTS(op_ranges); r++) {
+        const OpRange *x = &op_ranges[r];
+        if (x->kind != SIM_OP_N_KINDS && x->kind != op->kind)
+            continue;
+        double v = x->get(op);
+        if (isnan(v) || v <= x->max)
+            continue;
+        if (op->kind == SIM_OP_HOST_GAP && op->where)
+            return op_fail(sc, p, i, op, error,
+                           "the host is idle %.15g us before this row's op "
+                           "(from the trace's times), beyond the format's "
+                           "%g us",
+                           v, x->max);
         return op_fail(sc, p, i, op, error,
-                       "'api_us' or 'at_us' beyond the format's range");
-    if (op->kind == SIM_OP_COPY &&
-        (op->u.copy.bytes > SIM_MAX_COPY_BYTES ||
-         time_over(op->u.copy.duration_ns, SIM_MAX_TIME_US)))
-        return op_fail(sc, p, i, op, error,
-                       "field 'bytes' or 'duration_us' beyond the format's "
-                       "range");
-    if (op->kind == SIM_OP_HOST_GAP &&
-        time_over(op->u.gap_ns, SIM_MAX_TIME_US))
-        return op_fail(sc, p, i, op, error,
-                       "field 'duration_us' beyond the format's %g us",
-                       SIM_MAX_TIME_US);
+                       "field '%s': %.15g%s is beyond the format's %.15g%s",
+                       x->field, v, x->unit, x->max, x->unit);
+    }
     return true;
 }
 
@@ -401,20 +489,6 @@ static bool validate_kernel(const SimScenario *sc, const SimProcessSpec *p,
                        "field 'grid': %llu blocks %s",
                        (unsigned long long)sim_kernel_blocks(k), hint);
     }
-    if (k->regs_per_thread > SIM_MAX_REGS_PER_THREAD ||
-        k->static_smem_bytes > SIM_MAX_SMEM_BYTES ||
-        k->dynamic_smem_bytes > SIM_MAX_SMEM_BYTES)
-        return op_fail(sc, p, i, op, error,
-                       "registers (%u) or shared memory (%u + %u bytes) "
-                       "beyond the format's range (%u, %u)",
-                       k->regs_per_thread, k->static_smem_bytes,
-                       k->dynamic_smem_bytes, SIM_MAX_REGS_PER_THREAD,
-                       SIM_MAX_SMEM_BYTES);
-    if (time_over(k->duration_ns, SIM_MAX_TIME_US) ||
-        time_over(k->block_time_ns, SIM_MAX_TIME_US))
-        return op_fail(sc, p, i, op, error,
-                       "its time is beyond the format's %g us",
-                       SIM_MAX_TIME_US);
     if ((k->duration_ns == 0) == (k->block_time_ns == 0))
         return op_fail(sc, p, i, op, error,
                        "give exactly one of 'duration_us' and "

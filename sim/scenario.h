@@ -98,7 +98,11 @@ typedef struct {
                           relative to the process start (recorded call
                           times of a trace); 0: as soon as the host is
                           free */
-    uint32_t line;     /* source line, for messages; 0 if unknown */
+    uint32_t line;     /* source line (or table row), for messages; 0 if
+                          unknown */
+    uint16_t where;    /* what `line` counts in: 0, a line of the
+                          scenario's source; else its process's
+                          wheres[where - 1] */
     union {
         SimKernelSpec kernel;
         SimCopySpec copy;
@@ -183,6 +187,11 @@ typedef struct {
     uint32_t n_events;
     struct SimJitter *jitter;   /* spread of its op times (sim/jitter.h,
                                    owned); NULL: every request the same */
+    const char **wheres;        /* where its ops' lines are, as message
+                                   prefixes the line number follows:
+                                   "b.csv:" or "r.sqlite: table T, row "
+                                   (in the string chunk; SimOp.where) */
+    uint32_t n_wheres;
 } SimProcessSpec;
 
 typedef struct SimScenario {
@@ -228,6 +237,19 @@ uint32_t sim_process_add_event(SimScenario *sc, SimProcessSpec *p,
  * the next append.  api_ns defaults to SIM_TIME_NEVER if the caller left it
  * 0 and set nothing: callers set it explicitly. */
 SimOp *sim_process_add_op(SimProcessSpec *p, const SimOp *op);
+
+/* Where @op of @p comes from, for messages: "x.json:12", "b.csv:7",
+ * "r.sqlite: table CUPTI_ACTIVITY_KIND_KERNEL, row 4", or the scenario's
+ * source alone when the line is unknown.  Returns: (transfer full). */
+char *sim_op_location(const SimScenario *sc, const SimProcessSpec *p,
+                      const SimOp *op);
+
+/* The SimOp.where of ops of @p whose lines are counted after @prefix
+ * ("b.csv:" for line N of b.csv, "r.sqlite: table T, row " for row N of
+ * table T); the same prefix gives the same value.  0 (the scenario's
+ * source) past 65535 prefixes. */
+uint16_t sim_process_where(SimScenario *sc, SimProcessSpec *p,
+                           const char *prefix);
 
 /* A new empty graph owned by @sc; add nodes with sim_graph_add_node(),
  * then call sim_graph_finish(). */

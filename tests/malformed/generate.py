@@ -406,6 +406,72 @@ def kineto_cases():
                  key)
 
 
+# Rows each importer accepts that the native format, CUDA or the GPU
+# model then refuses: the error names the row's line (or table row) and
+# the field, as for a scenario's op.
+def imported_op_cases():
+    def nv(ci_vals):
+        row = list(NVPROF_ROWS[1])
+        for ci, v in ci_vals:
+            row[ci] = v
+        return NVPROF_HEAD + ','.join(NVPROF_ROWS[0]) + '\n' + ','.join(row) + '\n'
+    def ns(ci_vals):
+        row = list(NSYS_ROWS[1])
+        for ci, v in ci_vals:
+            row[ci] = v
+        return NSYS_HEAD + ','.join(NSYS_ROWS[0]) + '\n' + ','.join(row) + '\n'
+    def nc(ci_vals):
+        row = list(NCU_ROW)
+        for ci, v in ci_vals:
+            row[ci] = v
+        return NCU_HEAD + ','.join(row) + '\n'
+    def kn(**over):
+        launch = ('{"ph": "X", "cat": "cuda_runtime", "name": '
+                  '"cudaLaunchKernel", "pid": 11, "tid": 11, "ts": 1000, '
+                  '"dur": 2, "args": {"cbid": 1, "correlation": 1}}')
+        return ('{"traceEvents": [\n' + launch + ',\n' +
+                kineto_event(**over) + '\n]}\n')
+    grid_y = "field 'grid': dimension y is 70000; CUDA allows 1 to 65535"
+    threads = 'threads per block: 2048 exceeds the maximum of 1024 on %s'
+    static48 = ('static shared memory per block: %d bytes exceeds the '
+                '49152-byte (48 KiB) static limit of every architecture')
+    for name, text, line, phrase in [
+            ('imp-nvprof-gridy.csv', nv([(3, '70000')]), 7,
+             "process 'a[1]' op 2 (kernel): " + grid_y),
+            ('imp-nvprof-threads.csv', nv([(5, '512'), (6, '4')]), 7,
+             "process 'a[1]' op 2 (kernel 'k(int)'): " + threads % 'v100'),
+            ('imp-nvprof-smem-format.csv', nv([(9, '100000')]), 7,
+             "process 'a[1]' op 2 (kernel): field 'static_smem_bytes': "
+             "102400000 bytes is beyond the format's 16777216 bytes"),
+            ('imp-nvprof-smem-static.csv', nv([(9, '64')]), 7,
+             "process 'a[1]' op 2 (kernel 'k(int)'): " + static48 % 65536),
+            ('imp-nvprof-gap.csv', nv([(0, '1e15')]), 7,
+             "process 'a[1]' op 1 (host_gap): the host is idle "),
+            ('imp-nsys-grdy.csv', ns([(4, '70000')]), 3,
+             "op 1 (kernel): " + grid_y),
+            ('imp-nsys-threads.csv', ns([(6, '512'), (7, '4')]), 3,
+             "op 1 (kernel 'kernelB'): " + threads % 'a100'),
+            ('imp-nsys-smem-static.csv', ns([(10, '0.065536')]), 3,
+             "op 1 (kernel 'kernelB'): " + static48 % 65536),
+            ('imp-ncu-grid.csv', nc([(8, '"(1, 70000, 1)"')]), 3,
+             "process 'python[1]' op 0 (kernel): " + grid_y),
+            ('imp-ncu-threads.csv', nc([(7, '"(512, 4, 1)"')]), 3,
+             "process 'python[1]' op 0 (kernel 'w13_kernel'): " +
+             threads % 'v100'),
+            ('imp-ncu-smem-static.csv', nc([(13, '"65,536"')]), 3,
+             "process 'python[1]' op 0 (kernel 'w13_kernel'): " +
+             static48 % 65536),
+            ('imp-kineto-grid.json', kn(grid='[1, 70000, 1]'), 3,
+             "op 0 (kernel): " + grid_y),
+            ('imp-kineto-threads.json', kn(block='[512, 4, 1]'), 3,
+             "op 0 (kernel 'a'): " + threads % 'h100-sxm'),
+            ('imp-kineto-smem.json', kn(shared_memory='300000'), 3,
+             "op 0 (kernel 'a'): shared memory per block: 300000 bytes "
+             "(0 static + 300000 dynamic) exceeds the maximum of 232448 "
+             "bytes on h100-sxm")]:
+        emit(name, text, line, phrase)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):
@@ -413,6 +479,7 @@ def main():
     scenario_cases()
     csv_cases()
     kineto_cases()
+    imported_op_cases()
     with open(os.path.join(OUT, 'MANIFEST'), 'w') as f:
         f.write('# file\targs\tline\tphrase  (tests/malformed/generate.py)\n')
         for c in cases:
