@@ -279,9 +279,38 @@ static bool looks_truncated(const char *text, size_t len, size_t off)
     return in_string || (depth > 0 && !closer_after_error);
 }
 
+/* A raw control byte (U+0000 to U+001F) at @at inside a string: JSON
+ * requires it escaped, cJSON would take it.  The message names the field
+ * whose value holds it (@key, the last member name before it, if any) or
+ * says that the string is itself a member name. */
+static bool control_fail(const char *name, const char *text, size_t len,
+                         size_t at, int line, const char *key, size_t key_len,
+                         GError **error)
+{
+    size_t e = at;
+    while (e < len && text[e] != '"')
+        e += text[e] == '\\' ? 2 : 1;
+    for (e++; e < len && strchr(" \t\r\n", text[e]); e++)
+        ;
+    bool is_key = e < len && text[e] == ':';
+    g_autofree char *field =
+        is_key || !key ? NULL
+                       : g_strdup_printf("field '%.*s': ",
+                                         (int)MIN(key_len, 60), key);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s:%d: %sa raw control byte 0x%02x inside %s; JSON needs "
+                "it escaped (\\n, \\t, \\u00%02x)",
+                name, line, field ? field : "",
+                (unsigned)(unsigned char)text[at],
+                is_key ? "a field name" : "a string",
+                (unsigned)(unsigned char)text[at]);
+    return false;
+}
+
 /* Before cJSON builds a tree: refuse nesting cJSON would refuse (with a
- * message that says so, not "syntax error") and more values than the limit
- * (a tree takes ~64 bytes per value, so a few MB of "0," would take GBs). */
+ * message that says so, not "syntax error"), more values than the limit (a
+ * tree takes ~64 bytes per value, so a few MB of "0," would take GBs), and
+ * raw control bytes inside strings, which JSON forbids and cJSON accepts. */
 static bool check_shape(const char *name, const char *text, size_t len,
                         GError **error)
 {
@@ -289,19 +318,34 @@ static bool check_shape(const char *name, const char *text, size_t len,
     uint64_t values = 0, max_values = sim_limit(SIM_BOUND_JSON_VALUES);
     int line = 1;
     bool in_string = false;
+    size_t str_start = 0, last_str = 0, last_len = 0; /* last string */
+    const char *key = NULL;                            /* last member name */
+    size_t key_len = 0;
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
+        /* (a newline in a string is on the line it ends) */
+        if (in_string && (unsigned char)c < 0x20)
+            return control_fail(name, text, len, i, line, key, key_len,
+                                error);
         if (c == '\n')
             line++;
         if (in_string) {
-            if (c == '\\')
+            if (c == '\\') {
                 i++;
-            else if (c == '"')
+            } else if (c == '"') {
                 in_string = false;
+                last_str = str_start;
+                last_len = i - str_start;
+            }
             continue;
         }
-        if (c == '"')
+        if (c == '"') {
             in_string = true;
+            str_start = i + 1;
+        } else if (c == ':') {
+            key = text + last_str;
+            key_len = last_len;
+        }
         if (c == '{' || c == '[') {
             if (++depth > CJSON_NESTING_LIMIT) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,

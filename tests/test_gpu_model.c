@@ -405,6 +405,21 @@ static void test_gpu_model_rejects_non_utf8(void **state)
                       "not valid UTF-8");
 }
 
+/* JSON forbids raw control bytes in strings (cJSON would take them): the
+ * message names the line and the field. */
+static void test_gpu_model_rejects_raw_control_bytes(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *tab = replace_once(f->text, "H100 SXM5", "H100\tSXM5");
+    expect_text_error(tab, line_of(f->text, "\"display_name\""),
+                      "field 'display_name': a raw control byte 0x09 inside "
+                      "a string; JSON needs it escaped");
+    g_autofree char *key =
+        replace_once(f->text, "\"sm_count\"", "\"sm_\x1f" "count\"");
+    expect_text_error(key, line_of(f->text, "\"sm_count\""),
+                      "a raw control byte 0x1f inside a field name");
+}
+
 static void test_gpu_model_rejects_inconsistent_values(void **state)
 {
     Fixture *f = *state;
@@ -540,6 +555,7 @@ int main(void)
         T(test_gpu_model_rejects_truncated_json),
         T(test_gpu_model_syntax_error_is_not_truncation),
         T(test_gpu_model_rejects_non_utf8),
+        T(test_gpu_model_rejects_raw_control_bytes),
         T(test_gpu_model_rejects_inconsistent_values),
         T(test_gpu_model_rejects_wrong_schema),
         T(test_gpu_model_mps_sm_limit_rounds_down_by_tpc),

@@ -273,6 +273,15 @@ def scenario_cases():
             '"iterations": 2', '"iterations": -2')
         emit('scn-ctl-%02x.json' % b, bad, where[P + ('iterations',)],
              "field 'iterations'")
+    for b in (1, 9, 10, 13, 27, 31):
+        # inside a string JSON forbids them; cJSON would take them
+        bad = text.replace('"k{i}"', '"k%s{i}"' % chr(b), 1)
+        emit('scn-strctl-%02x.json' % b, bad, where[K + ('name',)],
+             "field 'name': a raw control byte 0x%02x inside a string; "
+             "JSON needs it escaped" % b)
+    bad = text.replace('"seed"', '"se\x1fed"', 1)
+    emit('scn-keyctl.json', bad, where[('seed',)],
+         'a raw control byte 0x1f inside a field name')
     emit('scn-nul.json', text.replace('"seed"', '\0"seed"'),
          where[('seed',)], 'NUL byte')
     emit('scn-bad-utf8.json', text.replace('"k{i}"', '"k\udcff"'),
@@ -404,6 +413,12 @@ def kineto_cases():
                     kineto_event(**{field: tok}) + '\n]}\n')
             emit('kineto-%s-%s.json' % (field.replace('_', ''), tag), text, 3,
                  key)
+    for b in (1, 9, 10, 31):
+        text = ('{"traceEvents": [\n' + launch + ',\n' +
+                kineto_event(name='"a%sb"' % chr(b)) + '\n]}\n')
+        emit('kineto-strctl-%02x.json' % b, text, 3,
+             "field 'name': a raw control byte 0x%02x inside a string; JSON "
+             "needs it escaped" % b)
 
 
 # Rows each importer accepts that the native format, CUDA or the GPU
