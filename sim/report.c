@@ -107,8 +107,9 @@ char **sim_report_caveats(const SimScenario *sc, const GpuModel *m)
     if (!m->calibrated)
         g_ptr_array_add(w, g_strdup_printf(
             "GPU model '%s' is not calibrated on hardware: its parameters "
-            "come from documentation, and its errors are unmeasured (README, "
-            "\"GPU models\")",
+            "come from documentation and from the calibrated H100's values "
+            "by stated rules; its errors are unmeasured (expected errors by "
+            "field: README, \"GPU models\")",
             m->name));
     if (sc->gpu_mapping)
         g_ptr_array_add(w, g_strdup(sc->gpu_mapping));

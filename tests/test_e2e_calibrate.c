@@ -1,8 +1,9 @@
 /* test_e2e_calibrate.c -- fitting GPU models from measurements:
  * harness/fit.py on the committed H100 data gives back the committed H100
  * model within each rule's stated tolerance (and its check fails when the
- * reference is off), and `hqsim calibrate` fits a folder with no GPU and
- * refuses to measure without one (exit status 3).
+ * reference is off), `hqsim calibrate` fits a folder with no GPU and
+ * refuses to measure without one (exit status 3), and the uncalibrated
+ * models hold the values harness/defaults.py's rules give them.
  *
  * Runs python3 and the binary named by $HQSIM (set by `make check`); skipped
  * without them.  No GPU is used.
@@ -152,9 +153,58 @@ static void test_calibrate_without_gpu_exits_3(void **state)
     run_clear(&r);
 }
 
+/* The uncalibrated models follow harness/defaults.py's rules (it rewrites
+ * nothing), and a value off its rule is found: a copy of models/ with the
+ * V100's switch cost changed is reported stale, and rewriting it restores
+ * the rule's value. */
+static void test_defaults_follow_the_rules(void **state)
+{
+    (void)state;
+    g_autofree char *py = g_find_program_in_path("python3");
+    if (!py)
+        skip();
+    g_autofree char *script = source_path("harness/defaults.py");
+    char *check[] = {py, script, "--check", NULL};
+    Run r = run_argv(check, NULL);
+    if (r.status != 0)
+        fail_msg("defaults.py --check: %s", r.err);
+    run_clear(&r);
+
+    g_autofree char *dir = g_dir_make_tmp("hqsim-defaults-XXXXXX", NULL);
+    g_autofree char *src = source_path("models");
+    const char *names[] = {"h100-sxm.json", "v100.json"};
+    g_autofree char *v100 = g_build_filename(dir, "v100.json", NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        g_autofree char *from = g_build_filename(src, names[i], NULL);
+        g_autofree char *to = g_build_filename(dir, names[i], NULL);
+        g_autofree char *text = NULL;
+        assert_true(g_file_get_contents(from, &text, NULL, NULL));
+        if (i == 1) {
+            char *at = strstr(text, "\"context_switch_us\": 10.0");
+            assert_non_null(at);
+            memcpy(at + strlen("\"context_switch_us\": "), "99.0", 4);
+        }
+        assert_true(g_file_set_contents(to, text, -1, NULL));
+    }
+    char *check2[] = {py, script, "--check", "--models", dir, NULL};
+    r = run_argv(check2, NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "not up to date: v100.json"));
+    run_clear(&r);
+    char *fix[] = {py, script, "--models", dir, NULL};
+    r = run_argv(fix, NULL);
+    assert_int_equal(r.status, 0);
+    run_clear(&r);
+    g_autofree char *fixed = NULL;
+    assert_true(g_file_get_contents(v100, &fixed, NULL, NULL));
+    assert_non_null(strstr(fixed, "\"context_switch_us\": 10.0"));
+    rm_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_follow_the_rules),
         cmocka_unit_test(test_fit_h100_gives_back_the_model),
         cmocka_unit_test(test_fit_check_fails_on_a_wrong_reference),
         cmocka_unit_test(test_calibrate_fits_a_folder_without_gpu),
