@@ -61,9 +61,9 @@ uint64_t sim_limit_events_for(uint64_t work);
  * so runs on T threads may stop up to T x SIM_EVENT_CHUNK events short of
  * the limit. */
 typedef struct {
-    uint64_t limit;          /* events in all: for the message */
-    _Atomic uint64_t left;   /* events not yet taken */
-    _Atomic bool hit;        /* a take found it empty */
+    uint64_t limit;        /* events in all: for the message */
+    _Atomic uint64_t left; /* events not yet taken */
+    _Atomic bool hit;      /* a take found it empty */
 } SimEventBudget;
 
 #define SIM_EVENT_CHUNK 4096u

@@ -193,8 +193,8 @@ static void test_group_failure_names_what_was_written(void **state)
     assert_int_equal(rename(tmp_path, moved), 0);
     assert_false(sim_out_group_end(true, &error));
     g_autofree char *want =
-        g_strdup_printf("(outputs already written: %s) cannot write %s: %s",
-                        a, b, g_strerror(ENOENT));
+        g_strdup_printf("(outputs already written: %s) cannot write %s: %s", a,
+                        b, g_strerror(ENOENT));
     assert_string_equal(error->message, want);
     assert_true(g_file_test(a, G_FILE_TEST_EXISTS));
     assert_false(g_file_test(b, G_FILE_TEST_EXISTS));
