@@ -147,6 +147,19 @@ def rules(m, h):
     out.append(('sm_saturation_warps', round(h['sm_saturation_warps'] * k, 2),
                 src))
     out.append(('sm_issue_share_saturated', h['sm_issue_share_saturated'], src))
+    out.append(('sm_age_priority_warps',
+                round(h['sm_age_priority_warps'] * k, 2),
+                'rule issue: the calibrated H100 value (older blocks issue '
+                'first once an SM holds more than ~18 warps, ct_i1_w8..w32 '
+                'and part J, FINDINGS.md §17; greedy-then-oldest is the '
+                'warp-scheduling policy GPU simulators assume since Fermi) '
+                'for an SM of %d warp schedulers%s; not measured on this GPU'
+                % (sched, ', scaled by %g' % k if k != 1 else '')))
+    out.append(('sm_release_staggered', h['sm_release_staggered'],
+                'rule issue: the calibrated H100 behaviour (a finished '
+                'wave\'s SMs free one by one and a waiting kernel piles onto '
+                'the first, part J, FINDINGS.md §17); not measured on this '
+                'GPU'))
     if name == 'a100':
         out.append(('copy_duplex_factor', 0.72,
                     'published measurement: nvbandwidth on A100 PCIe Gen4 '

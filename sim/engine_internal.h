@@ -103,6 +103,9 @@ struct KernelRt {
                              issuing (1 without an SM intensity): only that
                              part is slowed by a busier SM */
     bool fixed_time;      /* wall_clock or self_timed: never slowed */
+    bool greedy;          /* its warps issue more than dependent chains
+                             would: they hold the SM's schedulers
+                             (engine_issue.c) */
     double dram_p;        /* DRAM pressure per resident block, in units of
                              the achievable bandwidth; 0: none (engine_dram.c) */
     double dram_speed_alone; /* bandwidth per unit pressure when alone */
@@ -136,6 +139,8 @@ typedef struct Group {
     SmRt *sm;
     uint32_t count;
     double remaining;     /* work per block left (loose groups only) */
+    double speed;         /* per-warp speed of its warps on its SM, in
+                             lone-warp speeds (engine_issue.c) */
     SimTime placed;
     uint8_t sub_warps[SIM_MAX_SUBPARTITIONS]; /* warps per register
                                                  sub-partition, all blocks */
@@ -504,8 +509,9 @@ void sm_loosen(Engine *E, SmRt *sm);
 void sm_advance_periods(SmRt *sm, double d, uint64_t times);
 /* The rate of @g's blocks on @sm now (engine_sm.c's group_rate). */
 double sm_group_rate(const SmRt *sm, const Group *g);
-/* Whether some group on @sm would run below rate 1 at @load. */
-bool sm_slowed_at(const Engine *E, const SmRt *sm, double load);
+/* Whether some group on @sm would run below rate 1 with only the first
+ * block of its head group @g placed (on a load of sm->load_before). */
+bool sm_slowed_first(const Engine *E, SmRt *sm, Group *g);
 
 /* Complete every block of @co now (sm_cohort_event without extending). */
 void sm_cohort_complete(Engine *E, Cohort *co);
@@ -528,6 +534,15 @@ void sm_steady_cohort_try(Engine *E, Ctx *c);
 void sm_steady_cohort_end(Engine *E, Cohort *co);
 /* Tests only: never enter steady state (the step-by-step reference). */
 void sm_force_no_steady(bool on);
+
+/* engine_issue.c: the SM's issue rate shared among its groups by age.
+ * Sets every group's speed from sm->load and the list order (youngest
+ * first); true if some group (not wall-clock or self-timed) runs below its
+ * kernel's speed alone. */
+bool issue_share(const GpuModel *m, SmRt *sm);
+/* Whether a kernel whose blocks put @alone_load warps' worth of load on
+ * an SM holding @warps of its warps issues like greedy warps. */
+bool issue_greedy(const GpuModel *m, double alone_load, double warps);
 
 /* engine_dram.c: device memory bandwidth shared by running kernels. */
 bool dram_enabled(const GpuModel *m);

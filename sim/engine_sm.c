@@ -15,10 +15,11 @@
  * block's load is its warps, or, for a kernel with a given SM intensity,
  * the warps at which the SM would issue that share of its saturated rate,
  * spread over the blocks the kernel puts on one SM when it runs alone.
- * Each warp then runs at speed T(L)/L of a lone warp, where L is the SM's
- * total load; a kernel's work is measured at the speed it had alone,
- * T(La)/La with La its own load, so a group's rate is the ratio of the two,
- * never above 1.  By construction a kernel alone runs at rate 1 and
+ * The SM's T(L), L its total load, is shared among its groups by age
+ * (engine_issue.c: proportional, T(L)/L per warp, blended with priority to
+ * older warps as the SM is oversubscribed); a kernel's work is measured at
+ * the speed it had alone, T(La)/La with La its own load, so a group's rate
+ * is the ratio of its warps' speed to that, never above 1.  By construction a kernel alone runs at rate 1 and
  * reproduces its given duration exactly: duration = waves x block work.
  * Co-resident blocks whose total load the SM hides (T(L) = L) overlap for
  * free; beyond that they slow each other down, the lighter kernel (whose
@@ -85,11 +86,11 @@ static double group_rate(const SmRt *sm, const Group *g)
         return 1.0;
     const KernelRt *k = g->k;
     double r = dram_rate(sm->ctx, k); /* 1 without DRAM demand */
-    if (sm->speed >= k->speed_alone)
+    if (g->speed >= k->speed_alone)
         return r;
     /* the issuing part of its time stretches by speed_alone / speed */
     double u = k->issue_frac;
-    return r / ((1 - u) + u * k->speed_alone / sm->speed);
+    return r / ((1 - u) + u * k->speed_alone / g->speed);
 }
 
 double sm_group_rate(const SmRt *sm, const Group *g)
@@ -97,18 +98,50 @@ double sm_group_rate(const SmRt *sm, const Group *g)
     return group_rate(sm, g);
 }
 
-/* Whether, at per-warp speed @speed, some group on @sm runs below rate 1. */
-static bool sm_slows(const SmRt *sm, double speed)
+/* Whether some group on @sm runs below rate 1 at its current speed. */
+static bool sm_slows(const SmRt *sm)
 {
     for (const Group *g = sm->groups; g; g = g->next)
-        if (!g->k->fixed_time && speed < g->k->speed_alone * (1 - 1e-12))
+        if (!g->k->fixed_time && g->speed < g->k->speed_alone * (1 - 1e-12))
             return true;
     return false;
 }
 
-bool sm_slowed_at(const Engine *E, const SmRt *sm, double load)
+bool sm_slowed_first(const Engine *E, SmRt *sm, Group *g)
 {
-    return sm_slows(sm, sim_gpu_model_warp_speed(E->m, load));
+    /* issue_share is a function of the SM's groups, their counts, their
+     * order and its load only: share as things were with g's first block
+     * alone, then again as they are (the same bits as before). */
+    const uint32_t count = g->count;
+    const double load = sm->load;
+    g->count = 1;
+    sm->load = sm->load_before + g->k->w;
+    const bool slowed = issue_share(E->m, sm);
+    g->count = count;
+    sm->load = load;
+    issue_share(E->m, sm);
+    return slowed;
+}
+
+/* Whether @sm holds loose groups (timed by its own event). */
+static bool sm_has_loose(const SmRt *sm)
+{
+    for (const Group *g = sm->groups; g; g = g->next)
+        if (!g->cohort)
+            return true;
+    return false;
+}
+
+/* @sm's groups changed (its progress is accounted up to now): share its
+ * issue rate anew (engine_issue.c); if that slows a group, its cohort
+ * groups become loose.  True if it holds loose groups, whose event must
+ * then be recomputed. */
+static bool sm_reshare(Engine *E, SmRt *sm)
+{
+    sm->speed = sim_gpu_model_warp_speed(E->m, sm->load);
+    if (issue_share(E->m, sm))
+        sm_loosen(E, sm);
+    return sm_has_loose(sm);
 }
 
 /* Account progress of the SM's loose groups up to now (cohort groups are
@@ -304,29 +337,27 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
         g->next = sm->groups;
         sm->groups = g;
     }
-    const double load = sm->load + n * k->w;
-    const double speed = sim_gpu_model_warp_speed(E->m, load);
-    /* More load only slows warps down: if nothing is slowed now, nothing
-     * was, and every loose group keeps rate 1. */
-    bool slowed = sm_slows(sm, speed); /* g, in the list, included */
+    const double before = sm->load;
+    g->count += n;
+    sm->load = before + n * k->w;
+    /* With the new blocks (g, in the list, included) the SM's issue rate
+     * is shared anew; a slowed SM's cohort groups become loose. */
+    const bool loose = sm_reshare(E, sm);
+    const bool slowed = sm_slows(sm);
     if (fresh) { /* what a steady state compares (engine_steady.c) */
         sm->mods++;
-        sm->load_before = sm->load;
+        sm->load_before = before;
         sm->fresh_slowed = slowed;
     }
-    if (slowed) {
-        sm_loosen(E, sm); /* g included, if it was in a cohort */
-        if (!sm->resched) {
-            sm->resched = true;
-            g_ptr_array_add(E->resched, sm);
-        }
+    if (loose && !sm->resched) {
+        sm->resched = true;
+        g_ptr_array_add(E->resched, sm);
     }
     if (!g->cohort && (k->fixed_time || !slowed)) {
         if (!k->last_cohort || k->last_cohort->placed != E->now)
             k->last_cohort = cohort_new(E, k);
         cohort_add(k->last_cohort, g);
     }
-    g->count += n;
     sm->free_blocks -= n;
     sm->free_warps -= n * nd->warps;
     if (!sm->carveout)
@@ -362,8 +393,6 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
             left -= take;
         }
     }
-    sm->load = load;
-    sm->speed = speed;
     sm->ctx->resident_blocks += n;
     sm->ctx->state_bytes += (uint64_t)n * block_state_bytes(nd);
     if (sm->client_blocks) {
@@ -432,8 +461,10 @@ static void note_release(SmRt *sm)
     c->rel_head = sm;
 }
 
-/* Give back a group's resources (it completed or was killed). */
-static void sm_unplace(Engine *E, SmRt *sm, Group *g)
+/* Give back a group's resources (it completed or was killed; the caller
+ * has taken it out of the SM's list and accounted progress up to now).
+ * True if the SM holds loose groups, whose event must be recomputed. */
+static bool sm_unplace(Engine *E, SmRt *sm, Group *g)
 {
     if (g->cohort)
         cohort_remove(E, g);
@@ -449,7 +480,6 @@ static void sm_unplace(Engine *E, SmRt *sm, Group *g)
     sm->load -= g->count * k->w;
     if (sm->load < 1e-9)
         sm->load = 0; /* no drift below zero from repeated float sums */
-    sm->speed = sim_gpu_model_warp_speed(E->m, sm->load);
     sm->ctx->resident_blocks -= g->count;
     note_release(sm);
     if (sm->free_blocks == E->m->max_blocks_per_sm)
@@ -462,6 +492,7 @@ static void sm_unplace(Engine *E, SmRt *sm, Group *g)
             sm->ctx->client_in_use[c]--;
     }
     sm_set_warps(E, sm, sm->warps - g->count * nd->warps);
+    return sm_reshare(E, sm);
 }
 
 void sm_init_ctx(Engine *E, Ctx *c)
@@ -562,6 +593,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
      * kernel whose warps mostly wait (e.g. on DRAM) */
     k->issue_frac = MIN(1.0, alone / (double)(per_sm * occ.needs.warps));
     k->speed_alone = sim_gpu_model_warp_speed(m, alone);
+    k->greedy = issue_greedy(m, alone, (double)(per_sm * occ.needs.warps));
     dram_prepare_kernel(E, k, k->work * (double)waves,
                         MIN(k->blocks, S * o));
     if (ks->duration_ns) /* a faster partial last wave (engine_dram.c) */
@@ -1064,7 +1096,60 @@ static bool cohort_extend(Engine *E, Cohort *co)
     return true;
 }
 
-/* Every block of cohort @co completes now. */
+/* The seeded rank of @g in its wave's drain order (splitmix64 of the run's
+ * seed, the SM, the kernel and the placement time): reproducible, and
+ * independent of the order events happen to be handled in. */
+static uint64_t drain_key(const Engine *E, const Group *g)
+{
+    uint64_t x = E->seed ^ ((uint64_t)g->sm->id << 40) ^
+                 (g->k->admit_seq * 0x9e3779b97f4a7c15ull) ^
+                 (uint64_t)g->placed;
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* A wave does not free its SMs at one instant: on an H100 a kernel queued
+ * behind it lands on the first SMs that free and fills them (FINDINGS.md
+ * §16, §17).  With sm_release_staggered, while another kernel waits to be
+ * placed, a cohort gives its SMs back one per nanosecond in a seeded order
+ * (drain_key), the dispatcher running in between; the time spread of real
+ * drains (3-15% of a block's time) is not modelled, only their order.
+ * Returns true if it gave one back and the rest follow later. */
+static bool cohort_release_one(Engine *E, Cohort *co)
+{
+    Ctx *c = co->ctx;
+    if (!E->m->sm_release_staggered || co->n < 2 || co->wall || co->timed ||
+        !c->pend_head)
+        return false;
+    Group *g = co->groups;
+    uint64_t best = drain_key(E, g);
+    for (Group *h = g->cnext; h; h = h->cnext) {
+        uint64_t key = drain_key(E, h);
+        if (key < best) {
+            best = key;
+            g = h;
+        }
+    }
+    SmRt *sm = g->sm;
+    sm_advance(E, sm);
+    Group **pp = &sm->groups;
+    while (*pp != g)
+        pp = &(*pp)->next;
+    *pp = g->next;
+    if (sm_unplace(E, sm, g)) /* leaves the cohort (n >= 1 remain) */
+        sm_reschedule(E, sm);
+    co->k->done += g->count;
+    group_release(E, g);
+    co->end = E->now + 1;
+    sim_eventq_schedule(&E->q, &co->ev, co->end);
+    dram_flush(E);
+    eng_mark_ctx(E, c);
+    return true;
+}
+
+/* Every block of cohort @co completes now (or, staggered, the next SM's). */
 void sm_cohort_event(Engine *E, Cohort *co)
 {
     if (co->ext) {
@@ -1074,6 +1159,8 @@ void sm_cohort_event(Engine *E, Cohort *co)
     } else if (cohort_extend(E, co)) {
         return;
     }
+    if (cohort_release_one(E, co))
+        return;
     sm_cohort_complete(E, co);
 }
 
@@ -1089,17 +1176,15 @@ void sm_cohort_complete(Engine *E, Cohort *co)
         Group *next = g->cnext;
         SmRt *sm = g->sm;
         g->cohort = NULL;
-        /* Removing the group speeds up the loose groups of a slowed SM
-         * (one holds a cohort group only if nothing on it is slowed, or
-         * the group is wall-clock). */
+        /* Removing the group changes the shares of the others: a slowed
+         * SM's loose groups are retimed (one holds a cohort group only if
+         * nothing on it is slowed, or the group is wall-clock). */
         sm_advance(E, sm);
-        bool over = sm_slows(sm, sm->speed);
         Group **pp = &sm->groups;
         while (*pp != g)
             pp = &(*pp)->next;
         *pp = g->next;
-        sm_unplace(E, sm, g);
-        if (over)
+        if (sm_unplace(E, sm, g))
             sm_reschedule(E, sm);
         k->done += g->count;
         group_release(E, g);
@@ -1281,7 +1366,7 @@ void sm_check(const Engine *E)
                   sm->load, load);
             CHECK(fabs(sm->speed - sim_gpu_model_warp_speed(m, load)) < 1e-9,
                   "SM %u: speed %g for load %g", i, sm->speed, load);
-            if (sm_slows(sm, sm->speed))
+            if (sm_slows(sm))
                 for (const Group *g = sm->groups; g; g = g->next)
                     CHECK(!g->cohort || g->cohort->wall || g->cohort->timed,
                           "SM %u: slowed (load %g) yet holds a cohort group",

@@ -258,7 +258,7 @@ void sm_steady_stop_all(Engine *E)
  * instant, slowed from its first block, the kernel's only group there,
  * beside loose groups of kernels without DRAM demand, and the kernel
  * heading its context with more than enough blocks left. */
-static bool steady_candidate(const Engine *E, const SmRt *sm, const Group *g)
+static bool steady_candidate(const Engine *E, SmRt *sm, Group *g)
 {
     const KernelRt *k = g->k;
     const Ctx *c = sm->ctx;
@@ -276,7 +276,7 @@ static bool steady_candidate(const Engine *E, const SmRt *sm, const Group *g)
      * (sums exact in any order) and slowed from the very first block (so
      * the group is loose from the start). */
     return k->w == nearbyint(k->w) && sm->load_before == nearbyint(sm->load_before) &&
-           sm->load < 1e15 && sm_slowed_at(E, sm, sm->load_before + k->w);
+           sm->load < 1e15 && sm_slowed_first(E, sm, g);
 }
 
 /* How many periods of @P ns the group @g on @sm may stand for: the kernel

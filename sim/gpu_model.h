@@ -90,6 +90,13 @@ typedef struct GpuModel {
     double sm_full_speed_warps;       /* L0: warps an SM runs each at a
                                          lone warp's speed (latency fully
                                          hidden); >= Tmax: a hard knee */
+    bool sm_release_staggered;        /* a wave's SMs go back to the
+                                         dispatcher one at a time, in a
+                                         seeded order (engine_sm.c) */
+    double sm_age_priority_warps;     /* lambda: load beyond saturation
+                                         over which older warps take
+                                         priority (engine_issue.c); 0: off,
+                                         proportional sharing */
     double sm_issue_share_saturated;  /* share of issue slots busy (as
                                          Nsight Compute counts them) when
                                          the SM is saturated: a kernel's

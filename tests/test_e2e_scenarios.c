@@ -211,8 +211,9 @@ static void test_e2e_default_mps_helps_small_kernels(void **state)
 }
 
 /* traces/spread.json: its jitter spreads the latencies (p50 < p90 < p99,
- * the mean in between), --no-jitter makes every request of a process the
- * same (p50 = p99 under MPS, where nothing else varies them), the same
+ * the mean in between), --no-jitter narrows them (not to one value: under
+ * MPS the requests' kernels share SMs greedy-then-oldest, engine_issue.c,
+ * so the older request's go first), the same
  * seed gives the same bytes and another seed other draws; its host threads
  * share 2 cores: 4 cores serve more under MPS, 1 core far less. */
 static void test_e2e_latency_spread_and_host_cores(void **state)
@@ -239,7 +240,8 @@ static void test_e2e_latency_spread_and_host_cores(void **state)
     cJSON_Delete(j);
     j = run_hqsim_json("run", f, "--mode", "mps", "--no-jitter", "--json", "-",
                        "-q", NULL);
-    assert_true(jnum(j, "run.latency_p50_ms") == jnum(j, "run.latency_p99_ms"));
+    assert_true(jnum(j, "run.latency_p90_ms") < p90);
+    assert_true(jnum(j, "run.latency_p99_ms") < p99);
     cJSON_Delete(j);
     j = run_hqsim_json("run", f, "--mode", "mps", "--host-cores", "4",
                        "--json", "-", "-q", NULL);

@@ -351,6 +351,94 @@ static void test_engine_contention_follows_the_issue_curve(void **state)
     }
 }
 
+/* Greedy-then-oldest (engine_issue.c), H100 curve and lambda = 18 warps.
+ * Two 32-warp ILP-1 kernels on every SM (load 64, priority weight
+ * 1 - e^-9.7): the older one (placed first) issues as it would alone and
+ * ends at its 1 ms; the younger gets what is left and ends near 2 ms (the
+ * SM's throughput is conserved: T(64) = T(32) to 1e-3).  With lambda = 0
+ * (proportional) both end together near 2 ms.  A greedy kernel (its SM
+ * intensity saturates the SM with 8 warps: it issues more than 8 ILP-1
+ * warps would) launched second still goes first: it keeps its speed alone
+ * (1 ms) while the older ILP-1 kernel waits; proportionally both would be
+ * slowed (T(72)/72 against T(64)/64 alone: 1.12 ms for the greedy one). */
+static void test_engine_contention_greedy_then_oldest(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    for (int lambda = 0; lambda <= 18; lambda += 18) {
+        f->m->sm_age_priority_warps = lambda;
+        g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp a = test_kernel(0, "old", 4, 1024, MS(1));
+        SimOp b = test_kernel(1, "young", 4, 1024, MS(1));
+        sim_process_add_op(p, &a);
+        sim_process_add_op(p, &b);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        SimTime old = test_op(r, 0, 0)->end_ns, young = test_op(r, 0, 1)->end_ns;
+        assert_in_range(young, US(1990), US(2010));
+        if (lambda)
+            assert_in_range(old, MS(1), US(1001));
+        else
+            assert_in_range(old, young - 2, young + 2);
+    }
+    for (int lambda = 0; lambda <= 18; lambda += 18) {
+        f->m->sm_age_priority_warps = lambda;
+        g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp a = test_kernel(0, "ilp1", 4, 256, MS(1));
+        SimOp b = test_kernel(1, "greedy", 4, 256, MS(1));
+        b.u.kernel.sm_intensity = 1;
+        sim_process_add_op(p, &a);
+        sim_process_add_op(p, &b);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        SimTime ilp1 = test_op(r, 0, 0)->end_ns, greedy = test_op(r, 0, 1)->end_ns;
+        if (lambda) {
+            assert_in_range(greedy, MS(1), US(1001));
+            assert_true(ilp1 > US(1900));
+        } else {
+            assert_in_range(greedy, US(1110), US(1130));
+        }
+    }
+}
+
+/* Staggered release (sm_release_staggered): a full wave of "wide" (two
+ * 1024-thread blocks on each of 4 SMs, 1 ms) frees its SMs one at a time,
+ * so "queued" (8 blocks of 8 warps, launched behind it) fills the first SM
+ * that frees: 64 warps on one SM at T(64)/64 of a lone warp's speed,
+ * against T(16)/16 alone (2 blocks per SM), i.e. 1 / 0.2523 = 3.96 ms
+ * after "wide" ends.  Freed at once, the SMs share "queued" 2 by 2 and it
+ * takes its 1 ms.  "wide" itself still ends at its 1 ms (its SMs go back
+ * 1 ns apart). */
+static void test_engine_staggered_release_piles_onto_first_sm(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    const double T16 = 7.9 - 3.9 * exp(-12 / 3.9);
+    const double T64 = 7.9 - 3.9 * exp(-60 / 3.9);
+    for (int stagger = 0; stagger < 2; stagger++) {
+        f->m->sm_release_staggered = stagger;
+        g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp a = test_kernel(0, "wide", 8, 1024, MS(1));
+        SimOp b = test_kernel(1, "queued", 8, 256, MS(1));
+        sim_process_add_op(p, &a);
+        sim_process_add_op(p, &b);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        const SimOpRecord *wide = test_op(r, 0, 0), *queued = test_op(r, 0, 1);
+        assert_in_range(wide->end_ns, MS(1), MS(1) + 3);
+        if (stagger) {
+            double want = 1e6 + 1e6 * (T16 / 16) / (T64 / 64);
+            assert_int_equal(queued->sms_used, 1);
+            assert_in_range(queued->end_ns, want - 10, want + 10);
+        } else {
+            assert_int_equal(queued->sms_used, 4);
+            assert_in_range(queued->end_ns, MS(2), MS(2) + 1);
+        }
+    }
+}
+
 /* Device memory (engine_dram.c) with B = 1000 GB/s and d(r) = r /
  * sqrt(1 + r^2): a kernel moving @share x B x 1 ms alone pulls r_a =
  * share / sqrt(1 - share^2). */
@@ -951,6 +1039,8 @@ int main(void)
         T(test_engine_idle_yield_delays_switch),
         T(test_engine_contention_slows_coresident_blocks),
         T(test_engine_contention_follows_the_issue_curve),
+        T(test_engine_contention_greedy_then_oldest),
+        T(test_engine_staggered_release_piles_onto_first_sm),
         T(test_engine_dram_kernel_alone_reproduces_duration),
         T(test_engine_dram_shared_in_proportion),
         T(test_engine_copies_overlap_and_serialize),

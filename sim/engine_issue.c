@@ -1,0 +1,123 @@
+/* engine_issue.c -- how co-resident blocks share an SM's issue slots.
+ *
+ * An SM issues T(L) lone warps' worth of instructions for a total load of L
+ * warps (sim_gpu_model_issue_rate).  Who gets them is the warp schedulers'
+ * choice, and on an H100 it is greedy-then-oldest (FINDINGS.md §5, §16,
+ * §17):
+ *
+ *  - Older warps first.  In every pair of ILP-1 FMA kernels started at
+ *    different times on the same SMs the older one finished first, and the
+ *    more the SM is oversubscribed the closer it stays to its speed alone
+ *    (8 + 8 warps: the older kernel got 55% of the SM, 12 + 12: 75%,
+ *    16 + 16: 94%, 32 + 32: 99%).
+ *  - Greedy warps before all others.  A warp that issues more than a
+ *    dependent chain would (independent instructions in flight, e.g. FMA
+ *    with 4 chains) keeps its scheduler: an ILP-4 FMA kernel ran at its
+ *    speed alone beside an older ILP-1 FMA kernel (986 vs 986 us) while
+ *    the older one made almost no progress until it ended, and beside a
+ *    younger triad or SGEMM likewise.
+ *
+ * The rule.  The SM's groups are ranked: greedy kernels' groups first, then
+ * the others, each by age (placement time; groups placed at one instant in
+ * placement order).  Group i, of load L_i with A_i the load ranked ahead of
+ * it, gets
+ *
+ *     R_i = (1 - f) T(L) L_i / L  +  f min(D_i, T(L) - S_i)
+ *
+ * lone warps' worth: a blend of proportional sharing (every warp at
+ * T(L)/L, the model before) and strict priority by rank: a group issues
+ * what it would alone, D_i = L_i x its kernel's per-warp speed alone, out
+ * of what the groups ranked ahead of it leave (S_i: the sum of their
+ * D_j, capped at T(L)).  The strict part never hands a group more than it
+ * can use (a kernel with fewer blocks on the SM than alone is not faster
+ * than alone), so the SM's T(L) goes to the groups that can use it.  The
+ * weight of priority grows with the load beyond saturation Ts
+ * (sm_saturation_warps):
+ *
+ *     f = 1 - exp(-((L - Ts) / lambda)^2)   for L > Ts, else 0,
+ *
+ * lambda = sm_age_priority_warps (H100: 18, fitted on the ILP-1 pairs
+ * ct_i1_w8..w32, already calibration runs of T).  0 turns the rule off
+ * (proportional sharing), the default of models not measured.  A group's
+ * per-warp speed is R_i / L_i; its rate (engine_sm.c) is that over its
+ * kernel's speed alone, at most 1.
+ *
+ * A kernel is greedy when its load alone (from its SM intensity) makes the
+ * SM issue more than GREEDY_MARGIN times what dependent-chain (ILP-1)
+ * warps of the same number would: Nsight Compute measured ILP-1 FMA at
+ * 0.98-1.00 of that, the shared-memory kernel 1.01, the SGEMM 0.90, ILP-2
+ * FMA 1.22-1.45 and ILP-4 1.69-2.06 (i_ncu).  A kernel without an SM
+ * intensity counts as ILP-1 and is never greedy.
+ */
+#include <math.h>
+
+#include "engine_internal.h"
+
+#define GREEDY_MARGIN 1.1
+
+bool issue_greedy(const GpuModel *m, double alone_load, double warps)
+{
+    return sim_gpu_model_issue_rate(m, alone_load) >
+           GREEDY_MARGIN * sim_gpu_model_issue_rate(m, warps);
+}
+
+/* What @g issues alone, in lone warps' worth: its load at its kernel's
+ * per-warp speed alone (wall-clock and self-timed blocks: their load at
+ * full speed). */
+static double demand(const Group *g)
+{
+    const double Li = g->count * g->k->w;
+    return g->k->fixed_time ? Li : Li * g->k->speed_alone;
+}
+
+/* The weight of priority at total load @L. */
+static double priority_weight(const GpuModel *m, double L)
+{
+    const double lambda = m->sm_age_priority_warps;
+    const double over = L - m->sm_saturation_warps;
+    if (lambda <= 0 || over <= 0)
+        return 0;
+    const double x = over / lambda;
+    return 1 - exp(-x * x);
+}
+
+bool issue_share(const GpuModel *m, SmRt *sm)
+{
+    const double L = sm->load;
+    const double T = sim_gpu_model_issue_rate(m, L);
+    const double prop = L > 0 ? T / L : 1.0; /* per-warp, proportional */
+    const double f = priority_weight(m, L);
+    /* Demand alone of the greedy groups and of all groups. */
+    double Dg = 0, D = 0;
+    if (f > 0)
+        for (const Group *g = sm->groups; g; g = g->next) {
+            const double d = demand(g);
+            D += d;
+            if (g->k->greedy)
+                Dg += d;
+        }
+    bool slowed = false;
+    /* The list runs youngest first: Yg and Yo are the greedy and other
+     * demand younger than g. */
+    double Yg = 0, Yo = 0;
+    for (Group *g = sm->groups; g; g = g->next) {
+        const double Li = g->count * g->k->w, Di = demand(g);
+        double speed = prop;
+        if (f > 0 && Li > 1e-12) {
+            /* demand ranked ahead of g */
+            const double S = g->k->greedy ? Dg - Yg - Di : D - Yo - Di;
+            const double strict = MIN(Di, MAX(T - MAX(S, 0.0), 0.0));
+            speed = (1 - f) * prop + f * strict / Li;
+        }
+        /* never 0: the group still holds its resources and is timed by a
+         * finite (if distant) event */
+        g->speed = MAX(speed, 1e-9 * prop);
+        if (g->k->greedy)
+            Yg += Di;
+        else
+            Yo += Di;
+        if (!g->k->fixed_time && g->speed < g->k->speed_alone * (1 - 1e-12))
+            slowed = true;
+    }
+    return slowed;
+}
