@@ -12,6 +12,8 @@
 #       | H (how fast one wave is dispatched, by block size and blocks per SM)
 #       | I (kernels the calibration never saw: memory-bound, shared memory, SGEMM, FMA ILP 1/2/4;
 #          alone, pairs, quads, 2-4 processes with/without MPS; ncu of each).
+#       | J (who goes first inside an SM: pairs of part I's kernels, greedy or older first; kernels
+#          queued behind a draining wave) | K (copies beside kernels: DRAM shared with copy engines).
 # Each part fits one 10-minute call. Raw results: /tmp/hqraw/PART, packed into
 # OUTDIR/partPART.tar.gz (OUTDIR defaults to $OUT). Post-process with harness/post.py.
 set -u

@@ -272,6 +272,45 @@ for k in ("tri528", "gemv132", "sgemm", "fma4"):
 spec("i_ncu", ["streams 1"] + [ik(0, k, k) for k in IK] + [kern(0, "tri16x1024", "triad", 16, 1024, 0, 256)]
      + [kern(0, f"f{c}_w{W}", "fma", 132, 32 * W, 0, N1 // 8, c) for c in (1, 2, 4) for W in (2, 8, 32)])
 
+# ---------------------------------------------------------------- J: who goes first inside an SM, uneven waves
+# Pairs of the kernels part I measured with ncu (same shapes, so their issue share is known) that test the
+# greedy-then-oldest rule hqsim fitted on ct_i1_w* (issue 11 item 3): the greedy kernel first or second, ILP 2
+# against ILP 1, age against warp count; and kernels queued behind a draining wave (item 4).
+IK.update({"fma2": ("fma", 132, 256, 0, N1 // 2, 2),       # ncu shape f2_w8
+           "fma1w32": ("fma", 132, 1024, 0, N1 // 4, 1),   # ncu shape f1_w32
+           "red1056": ("reduce", 1056, 256, 0, 740, 1)})
+JPAIRS = {
+    "j_fma4_fma1": ("fma4", "fma1"),
+    "j_fma2_fma1": ("fma2", "fma1"),
+    "j_fma1_fma2": ("fma1", "fma2"),
+    "j_w8_w32": ("fma1", "fma1w32"),
+    "j_w32_w8": ("fma1w32", "fma1"),
+    "j_tri_fma4": ("tri528", "fma4"),
+    "j_smem_fma4": ("smem264", "fma4"),
+    "j_fma4_smem": ("fma4", "smem264"),
+    "j_sgemm_fma1": ("sgemm", "fma1"),
+    "j_fma1_sgemm": ("fma1", "sgemm"),
+}
+for nm, (a, b) in JPAIRS.items():
+    spec(nm, ["streams 2", ik(0, "A_" + a, a), ik(1, "B_" + b, b)])
+spec("j_older_fma1_fma4", ["streams 2", ik(0, "old", "fma1"), "sleep 300", ik(1, "young", "fma4")])
+spec("j_older_fma2_fma1", ["streams 2", ik(0, "old", "fma2"), "sleep 200", ik(1, "young", "fma1")])
+spec("j_quad_fma", ["streams 4"] + [ik(i, k, k) for i, k in enumerate(("fma1", "fma2", "fma4", "fma1w32"))])
+spec("j_behind_red", ["streams 2", ik(0, "red", "red1056"), ik(1, "fma", "fma1", grid=264)])
+spec("j_behind_sgemm", ["streams 2", ik(0, "sgemm", "sgemm"), ik(1, "fma", "fma1", grid=264)])
+spec("j_behind_fma", ["streams 2", ik(0, "fmaw32", "fma1w32", grid=264), ik(1, "fma", "fma1", grid=264)])
+
+# ---------------------------------------------------------------- K: copies drawing on DRAM
+# A device-to-device copy (1 GiB) or a pinned host-to-device copy beside memory-bound and compute kernels of
+# part I (issue 11: copy engines draw on the same DRAM as kernels).
+GB = 1 << 30
+spec("k_d2d_tri", ["streams 2", ik(0, "tri", "tri528"), f"d2d 1 {GB} pinned"])
+spec("k_tri_d2d", ["streams 2", f"d2d 1 {GB} pinned", ik(0, "tri", "tri528")])
+spec("k_d2d_fma", ["streams 2", ik(0, "fma", "fma1"), f"d2d 1 {GB} pinned"])
+spec("k_d2d_gemv", ["streams 2", ik(0, "gemv", "gemv132"), f"d2d 1 {GB} pinned"])
+spec("k_h2d_tri", ["streams 2", ik(0, "tri", "tri528"), f"h2d 1 {256 * MB} pinned"])
+spec("k_d2d_x2", ["streams 2", f"d2d 0 {GB} pinned", f"d2d 1 {GB} pinned"])
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):

@@ -672,6 +672,29 @@ def part_I(c, only):
                 barrier=False, timeout=200)
 
 
+def part_J(c, only):
+    """Who goes first inside an SM and uneven waves (issue 11 items 3, 4): pairs of part I's kernels
+    (shapes ncu measured in part I) with the greedy or the older kernel first, a quad, kernels queued
+    behind a draining wave."""
+    if sel(only, "j_info"):
+        c.group("j_info", [{"args": ["info", "--out", "{out}"]}])
+    for f in sorted(glob.glob(os.path.join(SPECS, "j_*.spec"))):
+        spec = os.path.basename(f)[:-5]
+        if sel(only, spec):
+            c.run1(spec, spec, reps=3)
+
+
+def part_K(c, only):
+    """Copies drawing on DRAM (issue 11): a 1 GiB device-to-device or 256 MiB host-to-device copy beside a
+    triad, a GEMV or an FMA kernel of part I, and two device-to-device copies."""
+    if sel(only, "k_info"):
+        c.group("k_info", [{"args": ["info", "--out", "{out}"]}])
+    for f in sorted(glob.glob(os.path.join(SPECS, "k_*.spec"))):
+        spec = os.path.basename(f)[:-5]
+        if sel(only, spec):
+            c.run1(spec, spec, reps=3)
+
+
 def main():
     global MOCK
     ap = argparse.ArgumentParser()
@@ -694,7 +717,7 @@ def main():
     t0 = time.time()
     try:
         {"check": part_check, "A": part_A, "B": part_B, "C": part_C, "D": part_D, "E": part_E, "F": part_F,
-         "G": part_G, "H": part_H, "I": part_I}[a.part](c, a.only)
+         "G": part_G, "H": part_H, "I": part_I, "J": part_J, "K": part_K}[a.part](c, a.only)
     finally:
         if c.mps is not None:
             c.mps.stop("emergency")

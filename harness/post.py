@@ -35,7 +35,7 @@ MS = 1e6
 class Raw:
     def __init__(self, tardir):
         self.parts = {}
-        for part in "ABCDEFGHI":
+        for part in "ABCDEFGHIJK":
             p = os.path.join(tardir, f"part{part}.tar.gz")
             if os.path.exists(p):
                 self.parts[part] = tarfile.open(p, "r:gz")
@@ -141,6 +141,14 @@ CATS = [
     (r"^i_older_|^i_behind$", "generalize/order"),
     (r"^i_p_", "generalize/alone"),
     (r"^i_mp\d", "generalize/processes"),
+    # part J (issue 11 items 3, 4): who goes first inside an SM, uneven waves
+    (r"^j_info$", "generalize/alone"),
+    (r"^j_older_|^j_behind_", "generalize/order"),
+    (r"^j_quad_", "generalize/quads"),
+    (r"^j_", "generalize/first"),
+    # part K: copies beside kernels
+    (r"^k_info$", "generalize/alone"),
+    (r"^k_", "generalize/copies"),
 ]
 
 
@@ -158,12 +166,18 @@ def describe_i(name):
             "mem_pairs": "two kernels on two streams, at least one memory-bound (triad, copy, reduce, GEMV)",
             "quads": "four different kernels on four streams",
             "order": "kernels started at different times on the same SMs; a kernel queued behind a full triad",
-            "processes": "one kernel per process, 2 or 4 processes released together, with or without MPS"}
-    return "part I (issue 11): " + what.get(category(name).split("/")[-1], name)
+            "processes": "one kernel per process, 2 or 4 processes released together, with or without MPS",
+            "first": "two kernels on two streams sharing SMs: the greedy (ILP 2/4) or the older one first",
+            "copies": "a device-to-device or host-to-device copy beside a kernel of part I: copies draw on DRAM"}
+    if name.startswith("j_"):
+        what["order"] = "kernels started at different times on the same SMs; a kernel queued behind a draining wave"
+        what["quads"] = "four FMA kernels (ILP 1, 2, 4; 8 and 32 warps) on four streams"
+    part = {"j": "J (issue 11, items 3, 4)", "k": "K (issue 11, copies and DRAM)"}.get(name[0], "I (issue 11)")
+    return f"part {part}: " + what.get(category(name).split("/")[-1], name)
 
 
 def describe(name):
-    if name.startswith("i_"):
+    if name.startswith(("i_", "j_", "k_")):
         return describe_i(name)
     d = {
         "info": "device properties, %globaltimer resolution, SM clock under a 1-thread spin, kernel register/smem use",
@@ -392,7 +406,7 @@ class Post:
         hdr = ["experiment", "process", "pid", "iteration", "op", "type", "stream", "stream_priority", "name", "kind",
                "grid", "block", "dyn_smem", "static_smem", "regs_per_thread", "work", "work_unit", "chains", "bytes",
                "host_mem", "launch_ns", "api_ns", "start_ns", "end_ns", "duration_ns", "nsm", "solo_ns", "err"]
-        if name.startswith("i_"):
+        if name.startswith(("i_", "j_", "k_")):
             hdr, rows = hdr + ["dram_bytes", "sm_issue_pct"], [r + self.demand(r) for r in rows]
         rows.sort(key=lambda r: (r[1], r[3], r[4]))
         files = {}
@@ -1111,20 +1125,21 @@ class PostAppend(Post):
     part's entries go to their own manifest, generalize/manifest.json, which manifest.json includes
     (each manifest file stays under 1 MB)."""
 
-    SUB = "generalize/manifest.json"
-
     def __init__(self, tardir, out, part):
         super().__init__(tardir, out)
         self.part = part
+        pre = part.lower() + "_"
+        # part I's manifest keeps its name; later parts get their own
+        self.SUB = "generalize/manifest.json" if part == "I" else f"generalize/manifest_{part.lower()}.json"
         self.head = {"dataset": f"hqsim ground truth, part {part} (included by manifest.json)",
                      "experiments": []}
         self.manifest = []
         with open(os.path.join(out, "solo_durations.csv")) as f:
             rd = csv.reader(f)
             next(rd)
-            self.solo_rows = [r for r in rd if not r[0].startswith("i_")]
-        if self.raw.has(part, "i_info/p0_funcattrs.csv"):
-            for r in self.raw.csv(part, "i_info/p0_funcattrs.csv"):
+            self.solo_rows = [r for r in rd if not r[0].startswith(pre)]
+        if self.raw.has(part, f"{pre}info/p0_funcattrs.csv"):
+            for r in self.raw.csv(part, f"{pre}info/p0_funcattrs.csv"):
                 self.funcattrs.setdefault(r["kernel"], r)
         self.ncu_by = {}
         if self.raw.has(part, "i_ncu/p0_ncu.csv"):
@@ -1134,6 +1149,17 @@ class PostAppend(Post):
                     o = spec[i]
                     m["work"] = o["work"]
                     self.ncu_by[(o["kind"], o["grid"], o["block"], o["chains"])] = m
+        elif os.path.exists(os.path.join(out, "generalize/alone/i_ncu_metrics.csv")):
+            # a later part reuses part I's ncu of the same kernel shapes (the compact CSV it wrote)
+            spec = self.pattern("i_ncu")["ops"]
+            with open(os.path.join(out, "generalize/alone/i_ncu_metrics.csv")) as f:
+                for r in csv.DictReader(f):
+                    i = int(r["id"])
+                    if i < len(spec):
+                        o = spec[i]
+                        m = {k: float(v) for k, v in r.items() if k not in ("id", "name", "kernel") and v != ""}
+                        m["work"] = o["work"]
+                        self.ncu_by[(o["kind"], o["grid"], o["block"], o["chains"])] = m
 
     def demand(self, r):
         """[dram_bytes, sm_issue_pct] of an ops row (r: the row list of run_exp) or blanks."""
@@ -1156,8 +1182,11 @@ class PostAppend(Post):
         self.head["experiments"] = self.manifest
         main = os.path.join(self.out, "manifest.json")
         txt = open(main).read()
-        if f'"include": ["{self.SUB}"]' not in txt:  # one line, the rest untouched
-            txt = txt.replace('{\n "dataset"', '{\n "include": ["%s"],\n "dataset"' % self.SUB, 1)
+        if f'"{self.SUB}"' not in txt:  # one line, the rest untouched
+            if '"include": [' in txt:
+                txt = txt.replace('"include": [', '"include": ["%s", ' % self.SUB, 1)
+            else:
+                txt = txt.replace('{\n "dataset"', '{\n "include": ["%s"],\n "dataset"' % self.SUB, 1)
             with open(main, "w") as f:
                 f.write(txt)
         stash = []
@@ -1196,7 +1225,7 @@ class PostAppend(Post):
 def sanitize_tarballs(src, dst):
     """Copy raw tarballs, dropping `nvidia-smi -q` output (serial numbers, UUIDs) from env_*.json."""
     os.makedirs(dst, exist_ok=True)
-    for part in "ABCDEFGHI":
+    for part in "ABCDEFGHIJK":
         p = os.path.join(src, f"part{part}.tar.gz")
         if not os.path.exists(p):
             continue
