@@ -872,7 +872,8 @@ static void test_engine_incremental_dispatch_matches_full_scan(void **state)
  * big kernel beside long and looping co-runners of other processes (MPS)
  * or other streams (time-sliced against a third process), with
  * higher-priority kernels and late processes interrupting it, on GPUs
- * whose SMs slow down beyond 4 warps, compared op by op, SM by SM and
+ * whose SMs slow down beyond 4 warps (on half of them older groups issue
+ * first, on half a wave's SMs free one by one), compared op by op, SM by SM and
  * metric by metric with the step-by-step run (sm_force_no_steady).  Only
  * the event count may differ, and over all cases it must drop (the steady
  * state is entered at all). */
@@ -884,6 +885,11 @@ static void test_engine_steady_matches_step_by_step(void **state)
         GRand *rng = g_rand_new_with_seed(seed);
         g_autoptr(GpuModel) m = test_model(sms[seed % 3]);
         m->sm_full_speed_warps = 4; /* co-resident blocks slow each other */
+        if ((seed / 2) % 2) { /* older groups issue first (engine_issue.c) */
+            m->sm_saturation_warps = 8;
+            m->sm_age_priority_warps = 6;
+        }
+        m->sm_release_staggered = (seed / 4) % 2; /* waves drain SM by SM */
         const SimPlacement pl[] = {SIM_PLACE_MOST_FREE, SIM_PLACE_FILL_FIRST,
                                    SIM_PLACE_ROUND_ROBIN};
         m->placement = pl[(seed / 3) % 3];
