@@ -191,6 +191,10 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
         origin = MIN(origin, g_array_index(rows, Row, i).launch);
     g_autoptr(SimScenario) sc = sim_scenario_new(id, "measured");
     g_array_set_size(refs, rows->len);
+    /* rows of no process, or not replayed, keep UINT32_MAX; set once for
+     * all processes (each process's pass below fills only its own rows) */
+    for (guint i = 0; i < rows->len; i++)
+        g_array_index(refs, OpRef, i).proc = UINT32_MAX;
     for (uint32_t p = 0; p < nproc; p++) {
         const cJSON *pj = cJSON_GetArrayItem(procs, (int)p);
         g_autofree char *name = g_strdup_printf("p%u", p);
@@ -219,7 +223,6 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
         for (guint i = 0; i < rows->len; i++) {
             const Row *r = &g_array_index(rows, Row, i);
             OpRef *ref = &g_array_index(refs, OpRef, i);
-            ref->proc = UINT32_MAX;
             if (r->process != p || is_type(r, "host_sleep", "sleep"))
                 continue; /* the recorded call times hold the sleeps */
             gpointer sid = g_hash_table_lookup(streams,
