@@ -68,7 +68,8 @@ int main(int argc, char **argv)
     const char *model = argc > 1 ? argv[1] : "h100-sxm";
     /* Benchmarks are meant to be big: above the default limits. */
     static const char *const big[] = {"ops=100M", "work=100M",
-                                      "events=10G", "sim_time_s=1G"};
+                                      "events=10G", "sim_time_s=1G",
+                                      "placements=100G"};
     for (size_t i = 0; i < G_N_ELEMENTS(big); i++)
         if (!sim_limit_set_arg(big[i], NULL))
             return 1;

@@ -11,7 +11,7 @@
 set -eu
 # Benchmarks are meant to be big: above the default limits (README "Bad
 # input, limits and fuzzing").
-BIG="--limit ops=100M --limit work=100M --limit events=10G"
+BIG="--limit ops=100M --limit work=100M --limit events=10G --limit placements=100G"
 "$BUILD/bench/bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

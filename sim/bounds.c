@@ -53,6 +53,18 @@ static const LimitRow rows[SIM_BOUND_N] = {
                               "ops all configurations of one sweep "
                               "simulate together (its events limit is "
                               "shared by them all)"},
+    /* A kernel costs the engine work on every SM it reaches (a block
+     * group each), so a run's cost has this floor whatever its events:
+     * on the 2-core development machine 0.16 CPU us per placement for
+     * kernels alone, 0.44 to 0.86 under MPS contention (README "Bad
+     * input, limits and fuzzing").  40 M: 6 to 35 CPU s there, just
+     * above the README's resnet18 x 8 MPS comparison (35.7 M, the
+     * largest real case we run). */
+    [SIM_BOUND_PLACEMENTS] = {"placements", 40000000,
+                              "kernel-to-SM placements one run makes at "
+                              "least: each kernel launch counts min(blocks, "
+                              "SMs), x iterations (or arrivals), all "
+                              "processes"},
 };
 
 /* Written only by main() before any command runs (see bounds.h). */

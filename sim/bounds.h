@@ -36,6 +36,8 @@ typedef enum {
     SIM_BOUND_SAMPLES,        /* utilization samples kept per run */
     SIM_BOUND_SWEEP_WORK,     /* ops all configurations of one sweep
                                  simulate together */
+    SIM_BOUND_PLACEMENTS,     /* kernel-SM placements a run makes at least:
+                                 each launch min(blocks, SMs) */
     SIM_BOUND_N
 } SimBound;
 

@@ -1288,6 +1288,17 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
 {
     if (!sim_scenario_validate(sc, error))
         return NULL;
+    /* Before any time is spent: the engine's cost floor (bounds.h). */
+    uint64_t placements = sim_scenario_placements(sc, m->sm_count);
+    if (placements > sim_limit(SIM_BOUND_PLACEMENTS)) {
+        sim_limit_fail(error, SIM_BOUND_PLACEMENTS,
+                       "%s: the run would place kernels on SMs %s%llu "
+                       "times (each launch on min(blocks, %u SMs), x "
+                       "iterations or arrivals, all processes)",
+                       sc->source, placements == UINT64_MAX ? "over " : "",
+                       (unsigned long long)placements, m->sm_count);
+        return NULL;
+    }
     Engine E;
     memset(&E, 0, sizeof E);
     E.m = m;

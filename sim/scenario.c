@@ -551,6 +551,39 @@ uint64_t sim_scenario_work(const SimScenario *sc)
     return work;
 }
 
+/* Placements of one launch of @op on @sms SMs (sim_scenario_placements). */
+static uint64_t op_placements(const SimOp *op, uint32_t sms)
+{
+    if (op->kind == SIM_OP_KERNEL)
+        return MIN(sim_kernel_blocks(&op->u.kernel), (uint64_t)sms);
+    if (op->kind != SIM_OP_GRAPH)
+        return 0;
+    uint64_t n = 0;
+    const SimGraph *g = op->u.graph;
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op.kind == SIM_OP_KERNEL)
+            n += MIN(sim_kernel_blocks(&g->nodes[i].op.u.kernel),
+                     (uint64_t)sms);
+    return n;
+}
+
+uint64_t sim_scenario_placements(const SimScenario *sc, uint32_t sms)
+{
+    uint64_t total = 0;
+    for (guint pi = 0; pi < sc->processes->len; pi++) {
+        const SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
+        const SimArrivals *a = &p->arrivals;
+        uint64_t times = a->kind == SIM_ARRIVALS_NONE   ? p->iterations
+                         : a->kind == SIM_ARRIVALS_LIST ? a->n_times
+                                                        : a->count;
+        uint64_t once = 0;
+        for (uint32_t i = 0; i < p->n_ops; i++)
+            once = sim_add_sat(once, op_placements(&p->ops[i], sms));
+        total = sim_add_sat(total, sim_mul_sat(once, MAX(times, 1)));
+    }
+    return total;
+}
+
 /* The work a run asks for, against the ops, processes and work limits
  * (bounds.h): ops after repeats and replicas, and ops x iterations (or
  * arrivals).  Saturating products: counts never wrap. */

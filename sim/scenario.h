@@ -279,6 +279,14 @@ SimScenario *sim_scenario_copy(const SimScenario *sc);
  * arrivals), summed, saturating at UINT64_MAX. */
 uint64_t sim_scenario_work(const SimScenario *sc);
 
+/* Kernel-to-SM placements one run makes at least on a GPU of @sms SMs:
+ * each kernel launch (also a graph's kernel nodes) reaches min(blocks,
+ * @sms) SMs, x its process's iterations (or arrivals), summed, saturating.
+ * The engine's cost per kernel grows with the SMs it reaches (a block
+ * group per SM), so this bounds a run's time from below where ops do
+ * not. */
+uint64_t sim_scenario_placements(const SimScenario *sc, uint32_t sms);
+
 bool sim_scenario_check_copies(const SimScenario *sc, uint32_t n,
                                GError **error);
 

@@ -283,6 +283,37 @@ static void test_scenario_load_reads_files_and_gzip(void **state)
     unlink(path);
 }
 
+/* The engine's cost floor (bounds.h 'placements'): each kernel launch
+ * counts min(blocks, SMs), graph kernel nodes too, x iterations or
+ * arrivals, replicas each. */
+static void test_scenario_placements_count(void **state)
+{
+    (void)state;
+    GError *err = NULL;
+    SimScenario *sc = parse(FULL, &err);
+    assert_non_null(sc);
+    /* 'a': 3 iterations of 3 x k{i} (6 blocks) + b (1 block); 'open': 2
+     * replicas of 10 arrivals of one 1-block kernel. */
+    assert_int_equal(sim_scenario_placements(sc, 132), 3 * (3 * 6 + 1) + 20);
+    assert_int_equal(sim_scenario_placements(sc, 4), 3 * (3 * 4 + 1) + 20);
+    sim_scenario_free(sc);
+    const char *graph =
+        "{\"hqsim_scenario\": 1, \"processes\": [{\"name\": \"p\",\n"
+        " \"iterations\": 2, \"streams\": [{\"name\": \"s\"}],\n"
+        " \"ops\": [{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        "  {\"op\": \"kernel\", \"name\": \"a\", \"grid\": 64, \"block\": 32,\n"
+        "   \"duration_us\": 1},\n"
+        "  {\"op\": \"memset\", \"bytes\": 64, \"duration_us\": 1},\n"
+        "  {\"op\": \"kernel\", \"name\": \"b\", \"grid\": [100, 2],\n"
+        "   \"block\": 32, \"duration_us\": 1}]}]}]}\n";
+    sc = parse(graph, &err);
+    if (!sc)
+        fail_msg("%s", err->message);
+    assert_int_equal(sim_scenario_placements(sc, 132), 2 * (64 + 132));
+    assert_int_equal(sim_scenario_placements(sc, 50), 2 * (50 + 50));
+    sim_scenario_free(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_scenario_write_round_trips),
         cmocka_unit_test(test_scenario_errors_name_line_and_field),
         cmocka_unit_test(test_scenario_load_reads_files_and_gzip),
+        cmocka_unit_test(test_scenario_placements_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

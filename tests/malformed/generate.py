@@ -15,7 +15,8 @@ huge, infinite (1e999), string, null and boolean value; unknown and
 duplicate fields; unknown op, stream, direction; events never recorded;
 truncation at many points; control bytes, NUL bytes, invalid and truncated
 UTF-8; nesting past the parser's limit; limits (repeats, nested repeats,
-iterations, replicas, arrivals, grid blocks, gzip bomb, JSON values);
+iterations, replicas, arrivals, placements, grid blocks, gzip bomb, JSON
+values);
 CUDA grid/block dimensions; importer rows with bad numbers, units, NaN,
 infinities, negative and absurd times, and missing columns (nvprof, nsys
 CSV, ncu CSV, Kineto).
@@ -247,6 +248,12 @@ def scenario_cases():
     get(t, P)['arrivals'] = {'rate_per_s': 1000, 'count': 100000000}
     text, where = render(t)
     emit('scn-limit-arrivals.json', text, '-', "--limit work=N")
+    # placements: the engine's cost floor, checked before the run
+    t = base()
+    put(t, P + ('iterations',), 200)
+    text, where = render(t)
+    emit('scn-limit-placements.json', text, '-', "--limit placements=N",
+         '--limit placements=1000')
     t = base()
     put(t, K + ('grid',), [2147483647, 65535, 65535])
     text, where = render(t)
