@@ -339,6 +339,14 @@ static bool read_header(Ncu *nc, const SimCsvRow *h, GError **error)
             }
     }
     nc->n_fields = h->n;
+    /* Range errors name the tuple columns a launch's shape is read from
+     * (they win over the metrics' totals). */
+    for (int d = 0; d < 3; d++) {
+        nc->tr->columns[SIM_COL_GRID_X + d] =
+            nc->idx[N_GRID] >= 0 ? col_names[N_GRID] : NULL;
+        nc->tr->columns[SIM_COL_BLOCK_X + d] =
+            nc->idx[N_BLOCK] >= 0 ? col_names[N_BLOCK] : NULL;
+    }
     /* Nsight Compute 2024+ writes the rule columns ("Rule Name", "Rule
      * Type", "Rule Description", "Estimated Speedup Type", "Estimated
      * Speedup") only on rows a rule fired for: other rows end after

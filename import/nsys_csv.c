@@ -191,6 +191,20 @@ static bool read_header(Nsys *ns, const SimCsvRow *h, GError **error)
     }
     ns->n_fields = h->n;
     ns->header_line = h->line;
+    /* Range errors on the ops built from these columns name them (a
+     * duration from End - Start: no one column). */
+    static const Col named[SIM_COL_N] = {
+        [SIM_COL_GRID_X] = C_GRDX,         [SIM_COL_GRID_Y] = C_GRDY,
+        [SIM_COL_GRID_Z] = C_GRDZ,         [SIM_COL_BLOCK_X] = C_BLKX,
+        [SIM_COL_BLOCK_Y] = C_BLKY,        [SIM_COL_BLOCK_Z] = C_BLKZ,
+        [SIM_COL_REGS] = C_REGS,           [SIM_COL_SMEM_STATIC] = C_SSMEM,
+        [SIM_COL_SMEM_DYNAMIC] = C_DSMEM,
+        [SIM_COL_KERNEL_DURATION] = C_DURATION,
+        [SIM_COL_COPY_BYTES] = C_BYTES,
+        [SIM_COL_COPY_DURATION] = C_DURATION};
+    for (int i = 0; i < SIM_COL_N; i++)
+        ns->tr->columns[i] =
+            ns->idx[named[i]] >= 0 ? cols[named[i]].title : NULL;
     return true;
 }
 

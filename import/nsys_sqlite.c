@@ -824,6 +824,20 @@ bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
     memset(&d, 0, sizeof d);
     d.tr = tr;
     tr->kind_tables = kind_tables;
+    /* Range errors name the columns of the row (durations are end -
+     * start: no one column). */
+    static const char *const named[SIM_COL_N] = {
+        [SIM_COL_GRID_X] = "gridX",
+        [SIM_COL_GRID_Y] = "gridY",
+        [SIM_COL_GRID_Z] = "gridZ",
+        [SIM_COL_BLOCK_X] = "blockX",
+        [SIM_COL_BLOCK_Y] = "blockY",
+        [SIM_COL_BLOCK_Z] = "blockZ",
+        [SIM_COL_REGS] = "registersPerThread",
+        [SIM_COL_SMEM_STATIC] = "staticSharedMemory",
+        [SIM_COL_SMEM_DYNAMIC] = "dynamicSharedMemory",
+        [SIM_COL_COPY_BYTES] = "bytes"};
+    memcpy(tr->columns, named, sizeof named);
     if (!sim_check_regular_file(tr->path, error))
         return false;
     if (sqlite3_open_v2(tr->path, &d.db, SQLITE_OPEN_READONLY, NULL) !=

@@ -163,6 +163,18 @@ static bool read_header(Nvprof *np, const SimCsvRow *h, GError **error)
                 return false;
             }
     np->n_fields = h->n;
+    /* Range errors on the ops built from these columns name them. */
+    static const Col named[SIM_COL_N] = {
+        [SIM_COL_GRID_X] = COL_GRID_X,     [SIM_COL_GRID_Y] = COL_GRID_Y,
+        [SIM_COL_GRID_Z] = COL_GRID_Z,     [SIM_COL_BLOCK_X] = COL_BLOCK_X,
+        [SIM_COL_BLOCK_Y] = COL_BLOCK_Y,   [SIM_COL_BLOCK_Z] = COL_BLOCK_Z,
+        [SIM_COL_REGS] = COL_REGS,         [SIM_COL_SMEM_STATIC] = COL_SSMEM,
+        [SIM_COL_SMEM_DYNAMIC] = COL_DSMEM,
+        [SIM_COL_KERNEL_DURATION] = COL_DURATION,
+        [SIM_COL_COPY_BYTES] = COL_SIZE,
+        [SIM_COL_COPY_DURATION] = COL_DURATION};
+    for (int i = 0; i < SIM_COL_N; i++)
+        np->tr->columns[i] = cols[named[i]].name;
     return true;
 }
 

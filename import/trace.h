@@ -117,6 +117,11 @@ typedef struct {
     GPtrArray *notes;        /* char*, owned: what was skipped or assumed */
     uint64_t n_skipped;      /* rows/events not imported */
     GArray *ncu;             /* SimNcuKernel (format "ncu" only) */
+    const char *columns[SIM_COL_N]; /* the column each checked op field is
+                                read from, as the file spells it (static
+                                or in the string chunk; NULL: none), so
+                                that range errors name it
+                                (SimProcessSpec.columns) */
 } SimTrace;
 
 SimTrace *sim_trace_new(const char *path, const char *format);

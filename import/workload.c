@@ -838,6 +838,9 @@ static void init_walk(Walk *w, SimScenario *sc, SimTrace *tr,
     w->Lg = lat[2];
     w->ps = sim_scenario_add_process(sc, name);
     w->ps->device_mem_bytes = tp->mem_bytes;
+    for (int i = 0; i < SIM_COL_N; i++)
+        w->ps->columns[i] =
+            tr->columns[i] ? sim_scenario_intern(sc, tr->columns[i]) : NULL;
     w->streams = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                        NULL);
     w->events = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
@@ -1112,6 +1115,9 @@ static SimProcessSpec *copy_process(SimScenario *dst, const SimProcessSpec *p,
     c->n_events = 0;
     c->wheres = NULL;
     c->n_wheres = 0;
+    for (int i = 0; i < SIM_COL_N; i++)
+        c->columns[i] =
+            p->columns[i] ? sim_scenario_intern(dst, p->columns[i]) : NULL;
     g_autofree char *prefix = g_strdup_printf("%s:", path);
     uint16_t where = sim_process_where(dst, c, prefix);
     c->arrivals.times_ns = g_memdup2(p->arrivals.times_ns,

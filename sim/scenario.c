@@ -249,6 +249,9 @@ static SimProcessSpec *process_copy(SimScenario *dst, const SimProcessSpec *p,
         c->streams[i] = p->streams[i];
         c->streams[i].name = sim_scenario_intern(dst, p->streams[i].name);
     }
+    for (int i = 0; i < SIM_COL_N; i++)
+        c->columns[i] =
+            p->columns[i] ? sim_scenario_intern(dst, p->columns[i]) : NULL;
     c->wheres = g_new(const char *, MAX(p->n_wheres, 1));
     for (uint32_t i = 0; i < p->n_wheres; i++)
         c->wheres[i] = sim_scenario_intern(dst, p->wheres[i]);
@@ -389,6 +392,7 @@ typedef struct {
     double (*get)(const SimOp *op);
     double max;
     const char *unit;
+    SimColumn column; /* how an importer may name it; SIM_COL_N: never */
 } OpRange;
 
 static double time_us(SimTime t)
@@ -425,20 +429,46 @@ static double get_kblock(const SimOp *o)
 }
 
 static const OpRange op_ranges[] = {
-    {"api_us", SIM_OP_N_KINDS, get_api, SIM_MAX_API_US, " us"},
-    {"at_us", SIM_OP_N_KINDS, get_at, SIM_MAX_TIME_US, " us"},
-    {"bytes", SIM_OP_COPY, get_copy_bytes, (double)SIM_MAX_COPY_BYTES, ""},
-    {"duration_us", SIM_OP_COPY, get_copy_dur, SIM_MAX_TIME_US, " us"},
-    {"duration_us", SIM_OP_HOST_GAP, get_gap, SIM_MAX_TIME_US, " us"},
+    {"api_us", SIM_OP_N_KINDS, get_api, SIM_MAX_API_US, " us", SIM_COL_N},
+    {"at_us", SIM_OP_N_KINDS, get_at, SIM_MAX_TIME_US, " us", SIM_COL_N},
+    {"bytes", SIM_OP_COPY, get_copy_bytes, (double)SIM_MAX_COPY_BYTES, "",
+     SIM_COL_COPY_BYTES},
+    {"duration_us", SIM_OP_COPY, get_copy_dur, SIM_MAX_TIME_US, " us",
+     SIM_COL_COPY_DURATION},
+    {"duration_us", SIM_OP_HOST_GAP, get_gap, SIM_MAX_TIME_US, " us",
+     SIM_COL_N},
     {"regs_per_thread", SIM_OP_KERNEL, get_regs, SIM_MAX_REGS_PER_THREAD,
-     ""},
+     "", SIM_COL_REGS},
     {"static_smem_bytes", SIM_OP_KERNEL, get_smem_s, SIM_MAX_SMEM_BYTES,
-     " bytes"},
+     " bytes", SIM_COL_SMEM_STATIC},
     {"dynamic_smem_bytes", SIM_OP_KERNEL, get_smem_d, SIM_MAX_SMEM_BYTES,
-     " bytes"},
-    {"duration_us", SIM_OP_KERNEL, get_kdur, SIM_MAX_TIME_US, " us"},
-    {"block_time_us", SIM_OP_KERNEL, get_kblock, SIM_MAX_TIME_US, " us"},
+     " bytes", SIM_COL_SMEM_DYNAMIC},
+    {"duration_us", SIM_OP_KERNEL, get_kdur, SIM_MAX_TIME_US, " us",
+     SIM_COL_KERNEL_DURATION},
+    {"block_time_us", SIM_OP_KERNEL, get_kblock, SIM_MAX_TIME_US, " us",
+     SIM_COL_N},
 };
+
+/* What a message calls field @native (dimension @dim of a grid or block,
+ * or -1) of @p's ops: the trace's column for an imported process
+ * ("column 'Grid Y'", "column 'Grid Size': dimension y"), else the native
+ * field ("field 'grid': dimension y"). */
+static char *field_label(const SimProcessSpec *p, const char *native,
+                         SimColumn col, int dim)
+{
+    const char *name = col < SIM_COL_N ? p->columns[col] : NULL;
+    if (!name)
+        return dim < 0 ? g_strdup_printf("field '%s'", native)
+                       : g_strdup_printf("field '%s': dimension %c", native,
+                                         "xyz"[dim]);
+    /* A tuple column holds all three dimensions (ncu's "Grid Size"). */
+    SimColumn x = (SimColumn)(col - dim);
+    bool tuple = dim >= 0 && p->columns[x] && p->columns[x + 1] &&
+                 !strcmp(p->columns[x], p->columns[x + 1]);
+    return tuple ? g_strdup_printf("column '%s': dimension %c", name,
+                                   "xyz"[dim])
+                 : g_strdup_printf("column '%s'", name);
+}
 
 /* Every field of @op within the native format's range (op_ranges).  A
  * host gap an importer made from a trace's times is said to be one. */
@@ -459,9 +489,10 @@ static bool validate_op_ranges(const SimScenario *sc,
                            "(from the trace's times), beyond the format's "
                            "%g us",
                            v, x->max);
+        g_autofree char *label = field_label(p, x->field, x->column, -1);
         return op_fail(sc, p, i, op, error,
-                       "field '%s': %.15g%s is beyond the format's %.15g%s",
-                       x->field, v, x->unit, x->max, x->unit);
+                       "%s: %.15g%s is beyond the format's %.15g%s", label,
+                       v, x->unit, x->max, x->unit);
     }
     return true;
 }
@@ -471,22 +502,30 @@ static bool validate_kernel(const SimScenario *sc, const SimProcessSpec *p,
 {
     const SimKernelSpec *k = &op->u.kernel;
     for (int d = 0; d < 3; d++) {
-        if (k->grid[d] == 0 || k->grid[d] > sim_cuda_grid_max[d])
+        bool grid_bad = k->grid[d] == 0 || k->grid[d] > sim_cuda_grid_max[d];
+        if (grid_bad ||
+            k->block[d] == 0 || k->block[d] > sim_cuda_block_max[d]) {
+            g_autofree char *label =
+                grid_bad ? field_label(p, "grid", SIM_COL_GRID_X + d, d)
+                         : field_label(p, "block", SIM_COL_BLOCK_X + d, d);
             return op_fail(sc, p, i, op, error,
-                           "field 'grid': dimension %c is %u; CUDA allows "
-                           "1 to %u",
-                           "xyz"[d], k->grid[d], sim_cuda_grid_max[d]);
-        if (k->block[d] == 0 || k->block[d] > sim_cuda_block_max[d])
-            return op_fail(sc, p, i, op, error,
-                           "field 'block': dimension %c is %u; CUDA allows "
-                           "1 to %u",
-                           "xyz"[d], k->block[d], sim_cuda_block_max[d]);
+                           "%s is %u; CUDA allows 1 to %u", label,
+                           grid_bad ? k->grid[d] : k->block[d],
+                           grid_bad ? sim_cuda_grid_max[d]
+                                    : sim_cuda_block_max[d]);
+        }
     }
     /* Within CUDA's dimensions the product stays below 2^63: no wrap. */
     if (sim_kernel_blocks(k) > sim_limit(SIM_BOUND_BLOCKS)) {
         g_autofree char *hint = sim_limit_hint(SIM_BOUND_BLOCKS);
-        return op_fail(sc, p, i, op, error,
-                       "field 'grid': %llu blocks %s",
+        const char *const *c = &p->columns[SIM_COL_GRID_X];
+        g_autofree char *label =
+            !c[0] || !c[1] || !c[2] ? g_strdup("field 'grid'")
+            : !strcmp(c[0], c[1])   ? g_strdup_printf("column '%s'", c[0])
+                                    : g_strdup_printf(
+                                          "columns '%s' x '%s' x '%s'",
+                                          c[0], c[1], c[2]);
+        return op_fail(sc, p, i, op, error, "%s: %llu blocks %s", label,
                        (unsigned long long)sim_kernel_blocks(k), hint);
     }
     if ((k->duration_ns == 0) == (k->block_time_ns == 0))

@@ -168,6 +168,24 @@ typedef struct {
     uint32_t n_times;
 } SimArrivals;
 
+/* Op fields whose range the validator checks, as an importer may name
+ * them after the trace's columns (SimProcessSpec.columns). */
+typedef enum {
+    SIM_COL_GRID_X,
+    SIM_COL_GRID_Y,
+    SIM_COL_GRID_Z,
+    SIM_COL_BLOCK_X,
+    SIM_COL_BLOCK_Y,
+    SIM_COL_BLOCK_Z,
+    SIM_COL_REGS,
+    SIM_COL_SMEM_STATIC,
+    SIM_COL_SMEM_DYNAMIC,
+    SIM_COL_KERNEL_DURATION,
+    SIM_COL_COPY_BYTES,
+    SIM_COL_COPY_DURATION,
+    SIM_COL_N
+} SimColumn;
+
 typedef struct {
     const char *name;
     SimTime start_ns;           /* when the process starts (creates its
@@ -192,6 +210,12 @@ typedef struct {
                                    "b.csv:" or "r.sqlite: table T, row "
                                    (in the string chunk; SimOp.where) */
     uint32_t n_wheres;
+    const char *columns[SIM_COL_N]; /* an imported process: the trace's
+                                   column each field was read from, as the
+                                   file spells it (in the string chunk),
+                                   for messages; NULL: the native field's
+                                   name.  Three equal names of grid or
+                                   block dimensions: one tuple column */
 } SimProcessSpec;
 
 typedef struct SimScenario {

@@ -203,6 +203,58 @@ static bool count_expanded(Loader *L, const cJSON *o, GError **error)
                 (unsigned long long)sim_limit(SIM_BOUND_OPS), hint);
 }
 
+/* What load_op will count_expanded() for one op @o: 1, a graph 1 + its
+ * nodes, a repeat count x (1 + its body), nested repeats multiplied out,
+ * saturating.  Read before expanding; what is malformed counts 1 (or a
+ * bad count 0) and is reported when it is loaded. */
+static uint64_t op_expansion(const cJSON *o)
+{
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "op");
+    if (!cJSON_IsString(kind))
+        return 1;
+    if (!strcmp(kind->valuestring, "graph")) {
+        const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(o, "nodes");
+        return 1 + (uint64_t)MAX(cJSON_GetArraySize(nodes), 0);
+    }
+    if (strcmp(kind->valuestring, "repeat"))
+        return 1;
+    const cJSON *count = cJSON_GetObjectItemCaseSensitive(o, "count");
+    const cJSON *inner = cJSON_GetObjectItemCaseSensitive(o, "ops");
+    if (!cJSON_IsNumber(count) || !(count->valuedouble >= 1) ||
+        !(count->valuedouble <= 1e8) || !cJSON_IsArray(inner))
+        return 0;
+    uint64_t body = 1; /* the round itself */
+    const cJSON *i;
+    cJSON_ArrayForEach(i, inner)
+        body = sim_add_sat(body, op_expansion(i));
+    return sim_mul_sat((uint64_t)count->valuedouble, body);
+}
+
+/* Before expanding repeat @o: the ops limit against everything it will
+ * expand to, nested repeats multiplied out, so that a few bytes of nested
+ * repeats are refused at once, naming the count, not after the limit's
+ * worth of ops is built. */
+static bool check_repeat(Loader *L, const cJSON *o, uint32_t count,
+                         GError **error)
+{
+    uint64_t total = op_expansion(o);
+    if (sim_add_sat(L->expanded, total) <= sim_limit(SIM_BOUND_OPS))
+        return true;
+    g_autofree char *hint = sim_limit_hint(SIM_BOUND_OPS);
+    g_autofree char *before =
+        L->expanded ? g_strdup_printf(", with the %llu before it",
+                                      (unsigned long long)L->expanded)
+                    : g_strdup("");
+    return fail(L, cJSON_GetObjectItemCaseSensitive(o, "count"), error,
+                "field 'count': %u rounds of this repeat expand to %s%llu "
+                "ops and rounds (nested repeats multiplied out)%s more "
+                "than %llu ops after expanding repeats (use \"iterations\" "
+                "for long loops) %s",
+                count, total == UINT64_MAX ? "over " : "",
+                (unsigned long long)total, before,
+                (unsigned long long)sim_limit(SIM_BOUND_OPS), hint);
+}
+
 static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
                         bool node, GError **error)
 {
@@ -434,6 +486,8 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
         const cJSON *inner = cJSON_GetObjectItemCaseSensitive(o, "ops");
         if (!cJSON_IsArray(inner))
             return fail(L, o, error, "repeat: field 'ops' must be an array");
+        if (!check_repeat(L, o, count, error))
+            return false;
         for (uint32_t i = 0; i < count; i++)
             if (!count_expanded(L, o, error) || !load_ops(L, inner, i, error))
                 return false;

@@ -350,7 +350,7 @@ static void test_sqlite_inputs(void **state)
         " 1, " GPID ", 1, 2, 32, 1, 1, 1, 256, 1, 1, 0, 0);");
     expect_error(null, "row 1", "column 'streamId' is NULL", NULL);
     /* A row the importer reads but the native format refuses: the error
-     * names the table, the row and the field. */
+     * names the table, the row and the row's column. */
     g_autofree char *smem = make_db(
         t, "smem.sqlite",
         NSYS_BASE KERNEL_TABLE
@@ -360,7 +360,7 @@ static void test_sqlite_inputs(void **state)
         " 20000000, 0);");
     g_autofree char *smem_at = g_strdup_printf(
         "%s: table CUPTI_ACTIVITY_KIND_KERNEL, row 2: process 'pid[42]' op "
-        "2 (kernel): field 'static_smem_bytes': 20000000 bytes is beyond "
+        "2 (kernel): column 'staticSharedMemory': 20000000 bytes is beyond "
         "the format's 16777216 bytes",
         smem);
     expect_error(smem, smem_at, NULL);

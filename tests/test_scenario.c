@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bounds.h"
 #include "error.h"
 #include "scenario.h"
 
@@ -314,6 +315,45 @@ static void test_scenario_placements_count(void **state)
     sim_scenario_free(sc);
 }
 
+/* Nested repeats are checked against the ops limit before expanding,
+ * multiplied out (a round counts as one, as it does while expanding):
+ * 3 x (1 + 4 x (1 + 1)) = 27.  At the limit the scenario loads, one
+ * below it the outer repeat's count is named, on its own line. */
+static void test_scenario_nested_repeats_refused_before_expanding(void **s)
+{
+    (void)s;
+    const char *text =
+        "{\"hqsim_scenario\": 1, \"processes\": [{\"name\": \"p\",\n"
+        " \"streams\": [{\"name\": \"s\"}], \"ops\": [\n"
+        "  {\"op\": \"repeat\",\n"
+        "   \"count\": 3, \"ops\": [{\"op\": \"repeat\", \"count\": 4,\n"
+        "    \"ops\": [{\"op\": \"kernel\", \"name\": \"k\", \"stream\": "
+        "\"s\",\n"
+        "     \"grid\": 1, \"block\": 32, \"duration_us\": 1}]}]}]}]}\n";
+    GError *err = NULL;
+    assert_true(sim_limit_set_arg("ops=27", NULL));
+    SimScenario *sc = parse(text, &err);
+    if (!sc)
+        fail_msg("%s", err->message);
+    sim_scenario_free(sc);
+    assert_true(sim_limit_set_arg("ops=26", NULL));
+    expect_error(text, SIM_ERROR_INVALID,
+                 "t.json:4: process 'p': field 'count': 3 rounds of this "
+                 "repeat expand to 27 ops and rounds (nested repeats "
+                 "multiplied out) more than 26 ops after expanding repeats",
+                 "--limit ops=N", NULL);
+    /* A bad field inside a repeat within the limit is still that field's
+     * error, not a limit error. */
+    sim_limits_reset();
+    const char *bad =
+        "{\"hqsim_scenario\": 1, \"processes\": [{\"name\": \"p\",\n"
+        " \"streams\": [{\"name\": \"s\"}], \"ops\": [\n"
+        "  {\"op\": \"repeat\", \"count\": 1000, \"ops\": [\n"
+        "   {\"op\": \"kernel\", \"name\": \"k\", \"stream\": \"s\",\n"
+        "    \"grid\": -1, \"block\": 32, \"duration_us\": 1}]}]}]}\n";
+    expect_error(bad, SIM_ERROR_INVALID, "t.json:5:", "field 'grid'", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_scenario_errors_name_line_and_field),
         cmocka_unit_test(test_scenario_load_reads_files_and_gzip),
         cmocka_unit_test(test_scenario_placements_count),
+        cmocka_unit_test(test_scenario_nested_repeats_refused_before_expanding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

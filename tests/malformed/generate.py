@@ -227,7 +227,12 @@ def scenario_cases():
             ('iterations', P + ('iterations',), 1000000000, None,
              "--limit work=N"),
             ('repeat', P + ('ops', 5, 'count'), 100000000,
-             P + ('ops', 5, 'ops', 0), "--limit ops=N"),
+             P + ('ops', 5, 'count'), "field 'count': 100000000 rounds of "
+             "this repeat expand to 200000000 ops and rounds (nested "
+             "repeats multiplied out), with the 5 before it more than "
+             "2000000 ops after expanding repeats (use \"iterations\" for "
+             "long loops) (limit 'ops' = 2000000; raise it with --limit "
+             "ops=N)"),
             ('replicas', P + ('replicas',), 4096, None, "--limit work=N")]:
         t = base()
         put(t, path, val)
@@ -241,9 +246,19 @@ def scenario_cases():
     inner['count'] = 10000
     inner['ops'] = [{'op': 'repeat', 'count': 10000, 'ops': inner['ops']}]
     text, where = render(t)
-    # The line is where the expansion crosses the limit, so it is pinned.
-    emit('scn-limit-nested.json', text, where[P + ('ops', 5, 'ops', 0)],
-         "--limit ops=N", '--limit ops=500000')
+    # Refused before expanding: the outer repeat's count names the product.
+    emit('scn-limit-nested.json', text, where[P + ('ops', 5, 'count')],
+         "field 'count': 10000 rounds of this repeat expand to 200010000 "
+         "ops and rounds (nested repeats multiplied out), with the 5 before "
+         "it more than 500000 ops", '--limit ops=500000')
+    # An empty repeat: its rounds count, so it cannot spin either.
+    t = base()
+    put(t, P + ('ops', 5, 'count'), 100000000)
+    put(t, P + ('ops', 5, 'ops'), [])
+    text, where = render(t)
+    emit('scn-limit-empty-repeat.json', text, where[P + ('ops', 5, 'count')],
+         "field 'count': 100000000 rounds of this repeat expand to "
+         "100000000 ops and rounds")
     t = base()
     get(t, P)['arrivals'] = {'rate_per_s': 1000, 'count': 100000000}
     text, where = render(t)
@@ -453,30 +468,46 @@ def imported_op_cases():
                   '"dur": 2, "args": {"cbid": 1, "correlation": 1}}')
         return ('{"traceEvents": [\n' + launch + ',\n' +
                 kineto_event(**over) + '\n]}\n')
+    # A CSV's rows name the column as the file spells it (its title,
+    # without a unit); a tuple column also the dimension; Kineto's 'grid'
+    # is a field of its own.
     grid_y = "field 'grid': dimension y is 70000; CUDA allows 1 to 65535"
+    col_y = "column '%s' is 70000; CUDA allows 1 to 65535"
+    col_z = "column '%s' is 65; CUDA allows 1 to 64"
     threads = 'threads per block: 2048 exceeds the maximum of 1024 on %s'
     static48 = ('static shared memory per block: %d bytes exceeds the '
                 '49152-byte (48 KiB) static limit of every architecture')
     for name, text, line, phrase in [
             ('imp-nvprof-gridy.csv', nv([(3, '70000')]), 7,
-             "process 'a[1]' op 2 (kernel): " + grid_y),
+             "process 'a[1]' op 2 (kernel): " + col_y % 'Grid Y'),
+            ('imp-nvprof-blockz.csv', nv([(7, '65')]), 7,
+             "process 'a[1]' op 2 (kernel): " + col_z % 'Block Z'),
             ('imp-nvprof-threads.csv', nv([(5, '512'), (6, '4')]), 7,
              "process 'a[1]' op 2 (kernel 'k(int)'): " + threads % 'v100'),
             ('imp-nvprof-smem-format.csv', nv([(9, '100000')]), 7,
-             "process 'a[1]' op 2 (kernel): field 'static_smem_bytes': "
+             "process 'a[1]' op 2 (kernel): column 'Static SMem': "
              "102400000 bytes is beyond the format's 16777216 bytes"),
             ('imp-nvprof-smem-static.csv', nv([(9, '64')]), 7,
              "process 'a[1]' op 2 (kernel 'k(int)'): " + static48 % 65536),
             ('imp-nvprof-gap.csv', nv([(0, '1e15')]), 7,
              "process 'a[1]' op 1 (host_gap): the host is idle "),
             ('imp-nsys-grdy.csv', ns([(4, '70000')]), 3,
-             "op 1 (kernel): " + grid_y),
+             "op 1 (kernel): " + col_y % 'GrdY'),
+            ('imp-nsys-blkz.csv', ns([(8, '65')]), 3,
+             "op 1 (kernel): " + col_z % 'BlkZ'),
+            ('imp-nsys-dsmem-format.csv', ns([(11, '20')]), 3,
+             "op 1 (kernel): column 'DymSMem': 20000000 bytes is beyond the "
+             "format's 16777216 bytes"),
             ('imp-nsys-threads.csv', ns([(6, '512'), (7, '4')]), 3,
              "op 1 (kernel 'kernelB'): " + threads % 'a100'),
             ('imp-nsys-smem-static.csv', ns([(10, '0.065536')]), 3,
              "op 1 (kernel 'kernelB'): " + static48 % 65536),
             ('imp-ncu-grid.csv', nc([(8, '"(1, 70000, 1)"')]), 3,
-             "process 'python[1]' op 0 (kernel): " + grid_y),
+             "process 'python[1]' op 0 (kernel): column 'Grid Size': "
+             "dimension y is 70000; CUDA allows 1 to 65535"),
+            ('imp-ncu-block.csv', nc([(7, '"(1, 1, 65)"')]), 3,
+             "process 'python[1]' op 0 (kernel): column 'Block Size': "
+             "dimension z is 65; CUDA allows 1 to 64"),
             ('imp-ncu-threads.csv', nc([(7, '"(512, 4, 1)"')]), 3,
              "process 'python[1]' op 0 (kernel 'w13_kernel'): " +
              threads % 'v100'),
