@@ -37,6 +37,17 @@ timed "run overlap4.csv: $n nvprof kernels, 4 overlapping streams" \
     "10^6 kernels < 5 s, < 1 GB" "$HQSIM" run -q $BIG "$tmp/overlap4.csv"
 timed "the same --as-recorded (no inference)" "" \
     "$HQSIM" run -q $BIG --as-recorded "$tmp/overlap4.csv"
+# The same size in each format (bench/big_trace.py: 4 overlapping
+# streams), import + simulate, and import alone (a Kineto trace is read one
+# event at a time: memory is its text and the ops kept).
+for fmt in nvprof nsys kineto; do
+    case $fmt in kineto) f=$tmp/big.json ;; *) f=$tmp/big-$fmt.csv ;; esac
+    python3 bench/big_trace.py "$fmt" "$n" "$f"
+    timed "run $fmt: $n kernels" "10^6 kernels < 5 s, < 1 GB" \
+        "$HQSIM" run -q $BIG "$f"
+    timed "import $fmt: $n kernels" "" "$HQSIM" import $BIG "$f" -o /dev/null
+    rm -f "$f"
+done
 
 # Simulated seconds per wall second of the README's PyTorch case: resnet18
 # x 8 processes under MPS (makespan from the JSON summary).

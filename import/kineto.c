@@ -17,8 +17,10 @@
  * (cudaDeviceSynchronize, cudaStreamSynchronize).
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "error.h"
 #include "json.h"
 #include "occupancy.h"
@@ -31,9 +33,25 @@ typedef struct {
     bool synced;      /* a cuda_sync event describes this call */
 } Api;
 
+/* One element of the traceEvents array as text (streaming mode): where it
+ * is, its line, and what pass 1 found it to be, so that the later passes
+ * parse only the elements they use. */
+typedef struct {
+    size_t off, len;
+    uint32_t line;
+    uint8_t use; /* USE_* bits, set by pass 1 */
+} Elem;
+
+enum { USE_GPU = 1, USE_MEMORY = 2 };
+
 typedef struct {
     SimTrace *tr;
-    SimJsonDoc *doc;
+    SimJsonDoc *doc;     /* the whole document, or (streaming) the document
+                            with traceEvents emptied */
+    const cJSON *events; /* tree mode: the traceEvents array */
+    GArray *elems;       /* streaming mode: Elem of each element */
+    bool reparse;        /* streaming mode: an element did not parse; read
+                            the whole tree instead, for its exact error */
     GArray *lines;       /* uint32 line of each traceEvents element */
     int64_t base_ns;     /* baseTimeNanoseconds, else 0 */
     GHashTable *api;     /* correlation -> Api* */
@@ -116,6 +134,225 @@ static GArray *element_lines(const char *text, size_t len, bool root_array)
 static uint32_t line_at(const Kineto *kn, guint i)
 {
     return i < kn->lines->len ? g_array_index(kn->lines, uint32_t, i) : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Streaming: the traceEvents array one element at a time
+ *
+ * A trace of a million kernels is hundreds of MB of JSON; its cJSON tree
+ * takes about ten times that.  So the text is split into its elements
+ * (split_events) and each element is parsed alone, used and freed: memory
+ * is the text and what is kept, not the tree.  Whatever this path cannot
+ * vouch for (an element or the rest of the document that does not parse,
+ * brackets that do not match, a byte-order mark...) sends the whole file
+ * down the tree path instead, which reports the same error, with the same
+ * line, as always.  Semantic errors found while the later elements have
+ * not been parsed yet wait until they have (a syntax error anywhere comes
+ * first, as it always did).
+ * ------------------------------------------------------------------------ */
+
+/* Split the traceEvents array (or a root array) of @text into @elems,
+ * each with the line of its first byte.  Sets *open and *close to
+ * the array's brackets.  False when the structure is not the plain one (the
+ * tree path then decides): no such array, brackets of different kinds
+ * matched, an empty element, more elements or more values in one
+ * element than the json_values limit (which here bounds what is held at
+ * once: the elements' places and one element's tree).  Whitespace is
+ * every byte <= 32, as for cJSON. */
+static bool split_events(const char *text, size_t len, bool root_array,
+                         GArray *elems, size_t *open, size_t *close)
+{
+    char stack[CJSON_NESTING_LIMIT + 1];
+    size_t depth = 0, arr_depth = root_array ? 1 : 0;
+    uint32_t line = 1;
+    bool after_colon = false, key_events = false;
+    bool expect = false;  /* in the array, before an element */
+    bool comma = false;   /* ... after a comma */
+    bool pending = false; /* an element started, not yet in @elems */
+    uint64_t values = 0, max_values = sim_limit(SIM_BOUND_JSON_VALUES);
+    Elem cur = {0, 0, 0, 0};
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '\n')
+            line++;
+        if ((unsigned char)c <= 32)
+            continue;
+        bool in_array = arr_depth && depth == arr_depth;
+        if (in_array && expect) {
+            if (c == ',' || (c == ']' && comma))
+                return false; /* an empty element, a trailing comma */
+            if (c != ']') {
+                if (elems->len >= max_values)
+                    return false; /* more events than the limit */
+                cur = (Elem){i, 0, line, 0};
+                pending = true;
+                expect = false;
+                values = 0;
+            }
+        }
+        switch (c) {
+        case '"': {
+            size_t st = ++i;
+            while (i < len && text[i] != '"') {
+                if (text[i] == '\n')
+                    line++;
+                i += text[i] == '\\' ? 2 : 1;
+            }
+            if (i >= len)
+                return false;
+            if (depth == 1 && !root_array && !after_colon)
+                key_events =
+                    i - st == 11 && memcmp(text + st, "traceEvents", 11) == 0;
+            break;
+        }
+        case ':':
+            if (depth == 1)
+                after_colon = true;
+            break;
+        case '[':
+        case '{':
+            if (depth >= CJSON_NESTING_LIMIT)
+                return false;
+            stack[depth++] = c;
+            values++;
+            if (!arr_depth && !root_array && depth == 2 && c == '[' &&
+                after_colon && key_events) {
+                arr_depth = 2;
+                expect = true;
+                *open = i;
+            } else if (root_array && depth == 1) {
+                if (c != '[')
+                    return false;
+                expect = true;
+                *open = i;
+            }
+            break;
+        case ']':
+        case '}':
+            if (!depth || stack[depth - 1] != (c == ']' ? '[' : '{'))
+                return false;
+            if (arr_depth && depth == arr_depth) {
+                if (c != ']')
+                    return false;
+                if (pending) {
+                    cur.len = i - cur.off;
+                    g_array_append_val(elems, cur);
+                }
+                *close = i;
+                return true;
+            }
+            depth--;
+            break;
+        case ',':
+            values++;
+            if (in_array) {
+                cur.len = i - cur.off;
+                g_array_append_val(elems, cur);
+                pending = false;
+                expect = comma = true;
+            }
+            if (depth == 1)
+                after_colon = false;
+            break;
+        default:
+            break;
+        }
+        if (values > max_values)
+            return false;
+    }
+    return false;
+}
+
+/* Parse element @e alone; NULL if it is not exactly one JSON value. */
+static cJSON *parse_elem(const char *text, const Elem *e)
+{
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithLengthOpts(text + e->off, e->len, &end, 0);
+    if (!v)
+        return NULL;
+    for (; end && end < text + e->off + e->len; end++)
+        if ((unsigned char)*end > 32) {
+            cJSON_Delete(v);
+            return NULL;
+        }
+    return v;
+}
+
+/* The elements of traceEvents in order, in either mode.  In streaming
+ * mode an element is parsed when reached and freed at the next; elements
+ * whose Elem.use has none of @want's bits are skipped unparsed (@want 0:
+ * every element). */
+typedef struct {
+    const Kineto *kn;
+    const char *text;   /* streaming mode: the whole text */
+    guint i;            /* index of the next element */
+    const cJSON *next;  /* tree mode */
+    cJSON *owned;       /* streaming mode: the element parsed last */
+    uint8_t want;
+} EvIter;
+
+static void ev_iter_init(EvIter *it, const Kineto *kn, const char *text,
+                         uint8_t want)
+{
+    memset(it, 0, sizeof *it);
+    it->kn = kn;
+    it->text = text;
+    it->want = want;
+    it->next = kn->events ? kn->events->child : NULL;
+}
+
+/* The next element, its index and line; NULL at the end, or (streaming)
+ * at an element that does not parse: then kn->reparse is set. */
+static const cJSON *ev_iter_next(EvIter *it, guint *index, uint32_t *line)
+{
+    Kineto *kn = (Kineto *)it->kn;
+    if (!kn->elems) {
+        const cJSON *ev = it->next;
+        if (!ev)
+            return NULL;
+        it->next = ev->next;
+        *index = it->i;
+        *line = line_at(kn, it->i++);
+        return ev;
+    }
+    cJSON_Delete(it->owned);
+    it->owned = NULL;
+    while (it->i < kn->elems->len) {
+        const Elem *e = &g_array_index(kn->elems, Elem, it->i++);
+        if (it->want && !(e->use & it->want))
+            continue;
+        it->owned = parse_elem(it->text, e);
+        if (!it->owned) {
+            kn->reparse = true;
+            return NULL;
+        }
+        *index = it->i - 1;
+        *line = e->line;
+        return it->owned;
+    }
+    return NULL;
+}
+
+static void ev_iter_end(EvIter *it)
+{
+    cJSON_Delete(it->owned);
+    it->owned = NULL;
+}
+
+/* Streaming mode, after a semantic error at an element: whether every
+ * later element parses (else the error is not the first one the tree path
+ * would report: kn->reparse is set and the caller drops it). */
+static bool rest_parses(EvIter *it)
+{
+    if (!it->kn->elems)
+        return true;
+    it->want = 0;
+    guint i;
+    uint32_t line;
+    while (ev_iter_next(it, &i, &line))
+        ;
+    ev_iter_end(it);
+    return !it->kn->reparse;
 }
 
 static bool ev_fail(const Kineto *kn, uint32_t line, const char *name,
@@ -303,65 +540,88 @@ static int gpu_device(const cJSON *ev, const cJSON *args)
  * Pass 1: API calls, process names, the device
  * ------------------------------------------------------------------------ */
 
-static bool pass_api(Kineto *kn, const cJSON *events, GError **error)
+/* One element in pass 1; in streaming mode also marks what the later
+ * passes want of it (Elem.use). */
+static bool api_event(Kineto *kn, const cJSON *ev, guint index,
+                      uint32_t line, GHashTable *dev_count,
+                      GHashTable *pid_count, GError **error)
+{
+    if (!cJSON_IsObject(ev))
+        return ev_fail(kn, line, "?", error,
+                       "a trace event must be an object");
+    Elem *e = kn->elems ? &g_array_index(kn->elems, Elem, index) : NULL;
+    if (e && !strcmp(ev_name(ev), "[memory]"))
+        e->use |= USE_MEMORY;
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(ev, "ph");
+    if (cJSON_IsString(ph) && !strcmp(ph->valuestring, "M") &&
+        !strcmp(ev_name(ev), "process_name")) {
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(args, "name");
+        int64_t pid = event_pid(ev);
+        if (cJSON_IsString(n) && pid >= 0)
+            g_hash_table_replace(kn->pnames, g_memdup2(&pid, sizeof pid),
+                                 g_strdup(n->valuestring));
+        return true;
+    }
+    Cat c = category(ev);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    if (e && (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET || c == K_SYNC))
+        e->use |= USE_GPU;
+    if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
+        int d = gpu_device(ev, args);
+        gpointer n = g_hash_table_lookup(dev_count, GINT_TO_POINTER(d));
+        g_hash_table_insert(dev_count, GINT_TO_POINTER(d),
+                            GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
+        return true;
+    }
+    if (c != K_API)
+        return true;
+    int64_t start, end;
+    if (!get_times(kn, line, ev_name(ev), ev, &start, &end, error))
+        return false;
+    int64_t corr = arg_int(args, "correlation", -1);
+    int64_t pid = event_pid(ev);
+    gpointer pc = g_hash_table_lookup(pid_count, &pid);
+    g_hash_table_replace(pid_count, g_memdup2(&pid, sizeof pid),
+                         GUINT_TO_POINTER(GPOINTER_TO_UINT(pc) + 1));
+    if (corr < 0)
+        return true;
+    Api *a = g_hash_table_lookup(kn->api, &corr);
+    if (a) { /* runtime and driver event of one call: the outer */
+        a->start = MIN(a->start, start);
+        a->end = MAX(a->end, end);
+        return true;
+    }
+    a = g_new0(Api, 1);
+    a->start = start;
+    a->end = end;
+    a->pid = pid;
+    a->name = sim_trace_intern(kn->tr, ev_name(ev));
+    g_hash_table_insert(kn->api, g_memdup2(&corr, sizeof corr), a);
+    return true;
+}
+
+static bool pass_api(Kineto *kn, const char *text, GError **error)
 {
     g_autoptr(GHashTable) dev_count =
         g_hash_table_new(g_direct_hash, g_direct_equal);
     g_autoptr(GHashTable) pid_count =
         g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-    guint i = 0;
+    EvIter ei;
+    ev_iter_init(&ei, kn, text, 0);
     const cJSON *ev;
-    cJSON_ArrayForEach(ev, events)
-    {
-        uint32_t line = line_at(kn, i++);
-        if (!cJSON_IsObject(ev))
-            return ev_fail(kn, line, "?", error,
-                           "a trace event must be an object");
-        const cJSON *ph = cJSON_GetObjectItemCaseSensitive(ev, "ph");
-        if (cJSON_IsString(ph) && !strcmp(ph->valuestring, "M") &&
-            !strcmp(ev_name(ev), "process_name")) {
-            const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
-            const cJSON *n = cJSON_GetObjectItemCaseSensitive(args, "name");
-            int64_t pid = event_pid(ev);
-            if (cJSON_IsString(n) && pid >= 0)
-                g_hash_table_replace(kn->pnames, g_memdup2(&pid, sizeof pid),
-                                     g_strdup(n->valuestring));
-            continue;
-        }
-        Cat c = category(ev);
-        const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
-        if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
-            int d = gpu_device(ev, args);
-            gpointer n = g_hash_table_lookup(dev_count, GINT_TO_POINTER(d));
-            g_hash_table_insert(dev_count, GINT_TO_POINTER(d),
-                                GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
-            continue;
-        }
-        if (c != K_API)
-            continue;
-        int64_t start, end;
-        if (!get_times(kn, line, ev_name(ev), ev, &start, &end, error))
+    guint i;
+    uint32_t line;
+    while ((ev = ev_iter_next(&ei, &i, &line)))
+        if (!api_event(kn, ev, i, line, dev_count, pid_count, error)) {
+            if (!rest_parses(&ei))
+                g_clear_error(error);
+            ev_iter_end(&ei);
             return false;
-        int64_t corr = arg_int(args, "correlation", -1);
-        int64_t pid = event_pid(ev);
-        gpointer pc = g_hash_table_lookup(pid_count, &pid);
-        g_hash_table_replace(pid_count, g_memdup2(&pid, sizeof pid),
-                             GUINT_TO_POINTER(GPOINTER_TO_UINT(pc) + 1));
-        if (corr < 0)
-            continue;
-        Api *a = g_hash_table_lookup(kn->api, &corr);
-        if (a) { /* runtime and driver event of one call: the outer */
-            a->start = MIN(a->start, start);
-            a->end = MAX(a->end, end);
-            continue;
         }
-        a = g_new0(Api, 1);
-        a->start = start;
-        a->end = end;
-        a->pid = pid;
-        a->name = sim_trace_intern(kn->tr, ev_name(ev));
-        g_hash_table_insert(kn->api, g_memdup2(&corr, sizeof corr), a);
-    }
+    ev_iter_end(&ei);
+    if (kn->reparse)
+        return false;
     /* The GPU with the most work; the host pid with the most API calls. */
     GHashTableIter it;
     gpointer k, v;
@@ -671,14 +931,17 @@ static void api_only_syncs(Kineto *kn)
  * cudaMalloc, which is what the GPU loses).  A process's device memory is
  * the peak reservation on the imported GPU (the peak allocation where the
  * reservation is not recorded).  Returns how many events were read. */
-static uint64_t memory_events(Kineto *kn, const cJSON *events)
+static uint64_t memory_events(Kineto *kn, const char *text)
 {
     g_autoptr(GHashTable) peak =
         g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     uint64_t n = 0;
+    EvIter it;
+    ev_iter_init(&it, kn, text, USE_MEMORY);
     const cJSON *ev;
-    cJSON_ArrayForEach(ev, events)
-    {
+    guint i;
+    uint32_t line;
+    while ((ev = ev_iter_next(&it, &i, &line))) {
         if (strcmp(ev_name(ev), "[memory]") != 0)
             continue;
         const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
@@ -699,7 +962,8 @@ static uint64_t memory_events(Kineto *kn, const cJSON *events)
         }
         *p = MAX(*p, held);
     }
-    for (guint i = 0; i < kn->tr->processes->len; i++) {
+    ev_iter_end(&it);
+    for (i = 0; i < kn->tr->processes->len; i++) {
         SimTraceProcess *p = g_ptr_array_index(kn->tr->processes, i);
         const int64_t *b = g_hash_table_lookup(peak, &p->pid);
         if (b && *b > 0) {
@@ -735,12 +999,60 @@ static int64_t base_time(const SimJsonDoc *doc)
     return 0;
 }
 
-bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
-                       GError **error)
+/* Streaming mode: the elements' places, and the document without them
+ * (traceEvents emptied) parsed for the root's other fields.  False when
+ * this path cannot vouch for the file (nothing is reported: the tree path
+ * reports it). */
+static bool stream_open(Kineto *kn, const char *text, size_t len)
 {
-    g_autoptr(SimJsonDoc) doc = sim_json_doc_parse(tr->path, text, len, error);
+    size_t i = 0;
+    while (i < len && (unsigned char)text[i] <= 32)
+        i++;
+    if (i == len || (text[i] != '{' && text[i] != '['))
+        return false;
+    GError *err = NULL;
+    if (!sim_json_check_text(kn->tr->path, text, len, UINT64_MAX, &err)) {
+        g_error_free(err);
+        return false;
+    }
+    kn->elems = g_array_new(FALSE, FALSE, sizeof(Elem));
+    size_t open = 0, close = 0;
+    if (!split_events(text, len, text[i] == '[', kn->elems, &open, &close))
+        return false;
+    g_autoptr(GString) rest = g_string_new_len(text, (gssize)open + 1);
+    g_string_append_len(rest, text + close, (gssize)(len - close));
+    kn->doc = sim_json_doc_parse(kn->tr->path, rest->str, rest->len, &err);
+    if (!kn->doc) {
+        g_error_free(err);
+        return false;
+    }
+    return true;
+}
+
+/* Test hooks (trace.h). */
+static bool force_tree;
+static _Atomic uint64_t tree_reads;
+
+void sim_kineto_force_tree(bool on)
+{
+    force_tree = on;
+}
+
+uint64_t sim_kineto_tree_reads(void)
+{
+    return atomic_load(&tree_reads);
+}
+
+/* Tree mode: the whole document parsed (the errors every malformed file
+ * gets). */
+static bool tree_open(Kineto *kn, const char *text, size_t len,
+                      GError **error)
+{
+    atomic_fetch_add(&tree_reads, 1);
+    SimJsonDoc *doc = sim_json_doc_parse(kn->tr->path, text, len, error);
     if (!doc)
         return false;
+    kn->doc = doc;
     const cJSON *events = doc->root;
     bool root_array = cJSON_IsArray(doc->root);
     if (!root_array) {
@@ -757,87 +1069,136 @@ bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
             return sim_json_fail(doc, events, error,
                                  "field 'traceEvents': expected an array");
     }
+    kn->events = events;
+    kn->lines = element_lines(doc->text, doc->len, root_array);
+    return true;
+}
+
+static void kineto_clear(Kineto *kn)
+{
+    sim_json_doc_free(kn->doc);
+    if (kn->elems)
+        g_array_free(kn->elems, TRUE);
+    if (kn->lines)
+        g_array_free(kn->lines, TRUE);
+    if (kn->api)
+        g_hash_table_destroy(kn->api);
+    if (kn->pnames)
+        g_hash_table_destroy(kn->pnames);
+    if (kn->records)
+        g_hash_table_destroy(kn->records);
+}
+
+/* Device name and compute capability of the imported GPU, from the
+ * root's "deviceProperties". */
+static void device_properties(Kineto *kn)
+{
+    const cJSON *props =
+        cJSON_IsObject(kn->doc->root)
+            ? cJSON_GetObjectItemCaseSensitive(kn->doc->root,
+                                               "deviceProperties")
+            : NULL;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, props)
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
+        int64_t idv;
+        if (json_id(id, &idv) && idv == kn->device) {
+            if (cJSON_IsString(name))
+                kn->tr->gpu_name = g_strdup(name->valuestring);
+            kn->tr->cc_major = (int)arg_int(d, "computeMajor", 0);
+            kn->tr->cc_minor = (int)arg_int(d, "computeMinor", 0);
+        }
+    }
+}
+
+/* Pass 2 over the GPU activity and syncs, then what only the whole
+ * trace tells. */
+static bool pass_gpu(Kineto *kn, const char *text, GError **error)
+{
+    EvIter it;
+    ev_iter_init(&it, kn, text, USE_GPU);
+    const cJSON *ev;
+    guint i;
+    uint32_t line;
+    double ts_max = 0;
+    bool any_gpu = false, ok = true;
+    while (ok && (ev = ev_iter_next(&it, &i, &line))) {
+        Cat c = category(ev);
+        if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
+            ok = gpu_event(kn, ev, c, line, error);
+            any_gpu = true;
+            const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+            if (cJSON_IsNumber(ts))
+                ts_max = MAX(ts_max, ts->valuedouble);
+        } else if (c == K_SYNC) {
+            ok = sync_event(kn, ev, line, error);
+        }
+    }
+    ev_iter_end(&it);
+    if (!ok)
+        return false;
+    api_only_syncs(kn);
+    memory_events(kn, text);
+    SimTrace *tr = kn->tr;
+    if (!any_gpu) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                    "%s: no GPU events (kernel, gpu_memcpy, gpu_memset) in "
+                    "'traceEvents'; was the profiler run with "
+                    "ProfilerActivity.CUDA?",
+                    tr->path);
+        return false;
+    }
+    /* Epoch microseconds are > 1e14 (after 1973); relative times are
+     * small.  Only the former can be aligned with other files. */
+    tr->absolute = kn->base_ns != 0 || ts_max > 1e14;
+    device_properties(kn);
+    if (kn->n_other_device)
+        sim_trace_note(tr, "%s: %llu GPU events of other devices than "
+                       "GPU %d skipped (hqsim simulates one GPU)",
+                       tr->path, (unsigned long long)kn->n_other_device,
+                       kn->device);
+    if (kn->n_unlinked_syncs)
+        sim_trace_note(tr, "%s: %llu event syncs/waits skipped: the "
+                       "trace does not say which record they wait for",
+                       tr->path, (unsigned long long)kn->n_unlinked_syncs);
+    return true;
+}
+
+/* 1: imported; 0: an error; -1 (streaming only): read it as a tree. */
+static int import_events(SimTrace *tr, const char *text, size_t len,
+                         bool stream, GError **error)
+{
     Kineto kn;
     memset(&kn, 0, sizeof kn);
     kn.tr = tr;
-    kn.doc = doc;
-    kn.lines = element_lines(doc->text, doc->len, root_array);
-    kn.base_ns = base_time(doc);
+    if (stream ? !stream_open(&kn, text, len)
+               : !tree_open(&kn, text, len, error)) {
+        kineto_clear(&kn);
+        return stream ? -1 : 0;
+    }
+    kn.base_ns = base_time(kn.doc);
     kn.api = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                    g_free);
     kn.pnames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                       g_free);
     kn.records = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                        NULL);
-    bool ok = pass_api(&kn, events, error);
-    guint i = 0;
-    const cJSON *ev;
-    double ts_max = 0;
-    bool any_gpu = false;
-    cJSON_ArrayForEach(ev, events)
-    {
-        if (!ok)
-            break;
-        uint32_t line = line_at(&kn, i++);
-        Cat c = category(ev);
-        if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
-            ok = gpu_event(&kn, ev, c, line, error);
-            any_gpu = true;
-            const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
-            if (cJSON_IsNumber(ts))
-                ts_max = MAX(ts_max, ts->valuedouble);
-        } else if (c == K_SYNC) {
-            ok = sync_event(&kn, ev, line, error);
-        }
-    }
-    if (ok) {
-        api_only_syncs(&kn);
-        memory_events(&kn, events);
-    }
-    if (ok && !any_gpu) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                    "%s: no GPU events (kernel, gpu_memcpy, gpu_memset) in "
-                    "'traceEvents'; was the profiler run with "
-                    "ProfilerActivity.CUDA?",
-                    tr->path);
-        ok = false;
-    }
-    if (ok) {
-        /* Epoch microseconds are > 1e14 (after 1973); relative times are
-         * small.  Only the former can be aligned with other files. */
-        tr->absolute = kn.base_ns != 0 || ts_max > 1e14;
-        const cJSON *props =
-            root_array ? NULL
-                       : cJSON_GetObjectItemCaseSensitive(doc->root,
-                                                          "deviceProperties");
-        const cJSON *d;
-        cJSON_ArrayForEach(d, props)
-        {
-            const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
-            const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
-            int64_t idv;
-            if (json_id(id, &idv) && idv == kn.device) {
-                if (cJSON_IsString(name))
-                    tr->gpu_name = g_strdup(name->valuestring);
-                tr->cc_major = (int)arg_int(d, "computeMajor", 0);
-                tr->cc_minor = (int)arg_int(d, "computeMinor", 0);
-            }
-        }
-        if (kn.n_other_device)
-            sim_trace_note(tr, "%s: %llu GPU events of other devices than "
-                           "GPU %d skipped (hqsim simulates one GPU)",
-                           tr->path, (unsigned long long)kn.n_other_device,
-                           kn.device);
-        if (kn.n_unlinked_syncs)
-            sim_trace_note(tr, "%s: %llu event syncs/waits skipped: the "
-                           "trace does not say which record they wait for",
-                           tr->path, (unsigned long long)kn.n_unlinked_syncs);
-    }
-    g_array_free(kn.lines, TRUE);
-    g_hash_table_destroy(kn.api);
-    g_hash_table_destroy(kn.pnames);
-    g_hash_table_destroy(kn.records);
-    return ok;
+    int r = pass_api(&kn, text, error) ? (pass_gpu(&kn, text, error) ? 1 : 0)
+            : kn.reparse                ? -1
+                                        : 0;
+    kineto_clear(&kn);
+    return r;
+}
+
+bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
+                       GError **error)
+{
+    int r = force_tree ? -1 : import_events(tr, text, len, true, error);
+    if (r < 0)
+        r = import_events(tr, text, len, false, error);
+    return r > 0;
 }
 
 /* Any JSON that is not an hqsim scenario (the registry asks the native

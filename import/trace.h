@@ -182,6 +182,11 @@ bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
                     GError **error);
 bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
                        GError **error);
+/* Tests: read Kineto files as one cJSON tree, as before streaming
+ * (kineto.c); and how many files were read so (streaming fell back, or
+ * was off). */
+void sim_kineto_force_tree(bool on);
+uint64_t sim_kineto_tree_reads(void);
 
 /* Format detectors, from a file's content (import/registry.c lists which
  * format has which).  Line detectors see one line of a text file's head

@@ -312,10 +312,10 @@ static bool control_fail(const char *name, const char *text, size_t len,
  * tree takes ~64 bytes per value, so a few MB of "0," would take GBs), and
  * raw control bytes inside strings, which JSON forbids and cJSON accepts. */
 static bool check_shape(const char *name, const char *text, size_t len,
-                        GError **error)
+                        uint64_t max_values, GError **error)
 {
     size_t depth = 0;
-    uint64_t values = 0, max_values = sim_limit(SIM_BOUND_JSON_VALUES);
+    uint64_t values = 0;
     int line = 1;
     bool in_string = false;
     size_t str_start = 0, last_str = 0, last_len = 0; /* last string */
@@ -365,12 +365,18 @@ static bool check_shape(const char *name, const char *text, size_t len,
     return true;
 }
 
+bool sim_json_check_text(const char *name, const char *text, size_t len,
+                         uint64_t max_values, GError **error)
+{
+    return sim_check_utf8(name, text, len, error) &&
+           check_shape(name, text, len, max_values, error);
+}
+
 SimJsonDoc *sim_json_doc_parse(const char *name, const char *text, size_t len,
                                GError **error)
 {
-    if (!sim_check_utf8(name, text, len, error))
-        return NULL;
-    if (!check_shape(name, text, len, error))
+    if (!sim_json_check_text(name, text, len,
+                             sim_limit(SIM_BOUND_JSON_VALUES), error))
         return NULL;
     SimJsonDoc *doc = g_new0(SimJsonDoc, 1);
     doc->file = g_strdup(name);

@@ -34,6 +34,14 @@ SimJsonDoc *sim_json_doc_parse(const char *name,
                                size_t len,
                                GError **error);
 
+/* The checks sim_json_doc_parse makes before it parses, with their
+ * messages: valid UTF-8 without NUL bytes, no raw control byte inside a
+ * string, nesting within cJSON's limit, at most @max_values values (a
+ * reader that parses one element at a time passes UINT64_MAX and bounds
+ * each element itself). */
+bool sim_json_check_text(const char *name, const char *text, size_t len,
+                         uint64_t max_values, GError **error);
+
 void sim_json_doc_free(SimJsonDoc *doc);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimJsonDoc, sim_json_doc_free)
 

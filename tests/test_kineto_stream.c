@@ -1,0 +1,279 @@
+/* test_kineto_stream.c -- Kineto traces read one event at a time
+ * (import/kineto.c, streaming mode) give exactly what the whole cJSON tree
+ * gave: the same trace, field by field, for every good file, and the same
+ * error, word for word, for every bad one (the streaming path hands what
+ * it cannot vouch for to the tree path).  And good files really are
+ * streamed: the tree path is not taken for them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../import/trace.h"
+#include "error.h"
+#include "json.h"
+
+#define DATA HQSIM_SOURCE_DIR "/tests/data/"
+
+/* Everything the importer put in @tr, as text. */
+static char *dump(const SimTrace *tr)
+{
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, "gpu %s cc %d.%d abs %d skipped %llu\n",
+                           tr->gpu_name ? tr->gpu_name : "-", tr->cc_major,
+                           tr->cc_minor, tr->absolute,
+                           (unsigned long long)tr->n_skipped);
+    for (guint i = 0; i < tr->notes->len; i++)
+        g_string_append_printf(s, "note %s\n",
+                               (char *)g_ptr_array_index(tr->notes, i));
+    for (guint i = 0; i < tr->processes->len; i++) {
+        const SimTraceProcess *p = g_ptr_array_index(tr->processes, i);
+        g_string_append_printf(s, "process %s pid %lld mem %llu\n", p->name,
+                               (long long)p->pid,
+                               (unsigned long long)p->mem_bytes);
+        for (guint j = 0; j < p->streams->len; j++) {
+            const SimTraceStream *st =
+                &g_array_index(p->streams, SimTraceStream, j);
+            g_string_append_printf(s, " stream %lld %d\n", (long long)st->id,
+                                   st->priority);
+        }
+        for (guint j = 0; j < p->ops->len; j++) {
+            const SimTraceOp *o = &g_array_index(p->ops, SimTraceOp, j);
+            g_string_append_printf(
+                s,
+                " op %d line %u stream %lld event %lld gpu %lld-%lld "
+                "api %lld-%lld blocks %d graph %d/%lld",
+                o->kind, o->line, (long long)o->stream, (long long)o->event,
+                (long long)o->start_ns, (long long)o->end_ns,
+                (long long)o->api_start_ns, (long long)o->api_end_ns,
+                o->api_blocks, o->in_graph, (long long)o->graph);
+            if (o->kind == SIM_TRACE_KERNEL) {
+                const SimKernelSpec *k = &o->u.kernel;
+                g_string_append_printf(
+                    s, " kernel %s %u,%u,%u %u,%u,%u regs %u smem %u+%u",
+                    k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0],
+                    k->block[1], k->block[2], k->regs_per_thread,
+                    k->static_smem_bytes, k->dynamic_smem_bytes);
+            } else if (o->kind == SIM_TRACE_COPY) {
+                g_string_append_printf(s, " copy %llu dir %d pinned %d",
+                                       (unsigned long long)o->u.copy.bytes,
+                                       o->u.copy.dir, o->u.copy.pinned);
+            } else if (o->kind == SIM_TRACE_MEMSET) {
+                g_string_append_printf(s, " memset %llu",
+                                       (unsigned long long)o->u.memset_bytes);
+            }
+            g_string_append_c(s, '\n');
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* Import @text both ways; "ok\n" + the trace, or "error: " + message. */
+static char *import_as(const char *name, const char *text, size_t len,
+                       bool tree)
+{
+    sim_kineto_force_tree(tree);
+    SimTrace *tr = sim_trace_new(name, "kineto");
+    GError *err = NULL;
+    bool ok = sim_import_kineto(tr, text, len, &err);
+    sim_kineto_force_tree(false);
+    g_autofree char *body = ok ? dump(tr) : g_strdup(err->message);
+    g_clear_error(&err);
+    sim_trace_free(tr);
+    return g_strconcat(ok ? "ok\n" : "error: ", body, NULL);
+}
+
+/* Both ways give the same answer; returns whether it was a success and
+ * sets *streamed to whether the streaming path kept it to itself. */
+static bool same_both_ways(const char *name, const char *text, size_t len,
+                           bool *streamed)
+{
+    uint64_t before = sim_kineto_tree_reads();
+    g_autofree char *s = import_as(name, text, len, false);
+    *streamed = sim_kineto_tree_reads() == before;
+    g_autofree char *t = import_as(name, text, len, true);
+    if (strcmp(s, t))
+        fail_msg("%s: streaming and tree differ:\n--- streaming\n%.2000s\n"
+                 "--- tree\n%.2000s",
+                 name, s, t);
+    return g_str_has_prefix(s, "ok\n");
+}
+
+static const char *GOOD =
+    "{\"schemaVersion\": 1,\n"
+    " \"traceEvents\": [\n"
+    "  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 11, \"args\": "
+    "{\"name\": \"py ]}[{\\\" x\"}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+    "\"cudaLaunchKernel\", \"pid\": 11, \"tid\": 11, \"ts\": 100, \"dur\": "
+    "3, \"args\": {\"correlation\": 1}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k<{[\\\\\\\"]}>\", "
+    "\"pid\": 0, \"tid\": 7, \"ts\": 110, \"dur\": 20,\n"
+    "   \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1, "
+    "\"grid\": [4, 2, 1], \"block\": [128, 1, 1], \"registers per "
+    "thread\": 40, \"shared memory\": 1024, \"x\": [[{}], []]}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+    "\"cudaMemcpyAsync\", \"pid\": 11, \"tid\": 11, \"ts\": 120, \"dur\": "
+    "2, \"args\": {\"correlation\": 2}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD "
+    "(Pinned -> Device)\", \"pid\": 0, \"tid\": 7, \"ts\": 130, \"dur\": 4, "
+    "\"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 2, "
+    "\"bytes\": 4096}},\n"
+    "  {\"ph\": \"i\", \"name\": \"[memory]\", \"pid\": 11, \"ts\": 131, "
+    "\"args\": {\"Device Type\": 1, \"Device Id\": 0, \"Total Reserved\": "
+    "2097152}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+    "\"cudaDeviceSynchronize\", \"pid\": 11, \"tid\": 11, \"ts\": 140, "
+    "\"dur\": 10, \"args\": {\"correlation\": 3}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"other\", \"pid\": 1, "
+    "\"tid\": 7, \"ts\": 150, \"dur\": 5, \"args\": {\"device\": 1, "
+    "\"stream\": 7, \"correlation\": 9, \"grid\": [1, 1, 1], \"block\": "
+    "[32, 1, 1]}}\n"
+    " ],\n"
+    " \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB "
+    "HBM3\", \"computeMajor\": 9, \"computeMinor\": 0}],\n"
+    " \"baseTimeNanoseconds\": 1700000000000000123\n"
+    "}\n";
+
+/* Good traces of every shape: streamed, and the same as the tree. */
+static void test_good_traces_are_streamed_and_identical(void **state)
+{
+    (void)state;
+    bool streamed;
+    assert_true(same_both_ways("good.json", GOOD, strlen(GOOD), &streamed));
+    assert_true(streamed);
+    /* The same events as a root array (no root fields). */
+    const char *a = strstr(GOOD, "[\n");
+    const char *z = strstr(GOOD, " ],\n");
+    g_autofree char *arr = g_strdup_printf("%.*s]\n", (int)(z - a), a);
+    assert_true(same_both_ways("arr.json", arr, strlen(arr), &streamed));
+    assert_true(streamed);
+    /* Compact, on one line, CRLF, tabs. */
+    g_autofree char *one = g_strdup(GOOD);
+    for (char *p = one; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    assert_true(same_both_ways("one.json", one, strlen(one), &streamed));
+    assert_true(streamed);
+    g_auto(GStrv) lines = g_strsplit(GOOD, "\n", -1);
+    g_autofree char *crlf = g_strjoinv("\r\n\t", lines);
+    assert_true(same_both_ways("crlf.json", crlf, strlen(crlf), &streamed));
+    assert_true(streamed);
+    /* No events at all: the same "no GPU events" error, still streamed. */
+    const char *none = "{\"traceEvents\": [ ]}";
+    assert_false(same_both_ways("none.json", none, strlen(none), &streamed));
+    assert_true(streamed);
+    /* The bundled and shared real traces. */
+    static const char *const files[] = {
+        "import/kineto_2021.json",
+        "import/kineto_2024.json",
+        "import/kineto_2pid.json",
+        "import/kineto_memory.json",
+        "../../traces/measured/h100/pytorch/torch_multistream_trace.json.gz",
+        "../../traces/measured/h100/pytorch/torch_profile_trace.json.gz",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+        g_autofree char *path = g_strconcat(DATA, files[i], NULL);
+        size_t len = 0;
+        g_autofree char *text = sim_read_file(path, &len, NULL);
+        assert_non_null(text);
+        if (!same_both_ways(path, text, len, &streamed))
+            fail_msg("%s does not import", path);
+        if (!streamed)
+            fail_msg("%s was not streamed", path);
+    }
+}
+
+/* Bad traces: the same error both ways; a syntax error anywhere wins over
+ * an earlier event's semantic error, as with the whole tree. */
+static void test_bad_traces_give_the_tree_errors(void **state)
+{
+    (void)state;
+    bool streamed;
+    static const char *const bad[] = {
+        /* a semantic error only: reported by the streaming path itself */
+        "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+        "\"k\", \"ts\": -1e300, \"dur\": 1}\n]}",
+        /* ... followed by a syntax error further down */
+        "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+        "\"k\", \"ts\": -1e300, \"dur\": 1},\n{\"ph\": \"X\" \"cat\": 1}\n]}",
+        "{\"traceEvents\": [\n5,\n{\"ph\": \"X\",\n",
+        "{\"traceEvents\": [{}, ]}",
+        "{\"traceEvents\": [{} {}]}",
+        "{\"traceEvents\": [{}, , {}]}",
+        "{\"traceEvents\": [{]}",
+        "{\"traceEvents\": [{}]]}",
+        "{\"traceEvents\": [{}]} x",
+        "[{}] [",
+        "{\"traceEvents\": [{}], \"a\": }",
+        "{\"traceEvents\": {}}",
+        "{\"traceEvent\": []}",
+        "\xef\xbb\xbf{\"traceEvents\": []}",
+        "{\"traceEvents\": [{\"name\": \"a\tb\"}]}",
+        "{\"traceEvents\": [{\"name\": \"a\\\"}]}",
+        "[1, 2, 3]",
+        "\"traceEvents\"",
+        "",
+        "   ",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autofree char *name = g_strdup_printf("bad%zu.json", i);
+        if (same_both_ways(name, bad[i], strlen(bad[i]), &streamed))
+            fail_msg("%s imported: %s", name, bad[i]);
+    }
+    /* The first one is a plain semantic error: not handed over. */
+    assert_false(same_both_ways("s.json", bad[0], strlen(bad[0]), &streamed));
+    assert_true(streamed);
+    assert_false(same_both_ways("t.json", bad[1], strlen(bad[1]), &streamed));
+    assert_false(streamed);
+}
+
+/* Every Kineto case of the malformed corpus, and a good trace cut at
+ * every 7th byte and with bytes replaced: the same answer both ways. */
+static void test_corpus_and_mutations_agree(void **state)
+{
+    (void)state;
+    bool streamed;
+    g_autofree char *dir = g_strconcat(DATA, "malformed", NULL);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    assert_non_null(d);
+    const char *f;
+    int n = 0;
+    while ((f = g_dir_read_name(d))) {
+        if (!g_str_has_prefix(f, "kineto-") &&
+            !g_str_has_prefix(f, "imp-kineto-"))
+            continue;
+        g_autofree char *path = g_build_filename(dir, f, NULL);
+        size_t len = 0;
+        g_autofree char *text = sim_read_file(path, &len, NULL);
+        if (text)
+            same_both_ways(path, text, len, &streamed);
+        n++;
+    }
+    g_dir_close(d);
+    assert_true(n >= 30);
+    size_t len = strlen(GOOD);
+    for (size_t cut = 0; cut < len; cut += 7)
+        same_both_ways("cut.json", GOOD, cut, &streamed);
+    static const char subst[] = "]}[{,:\"\\ 0";
+    for (size_t at = 0; at < len; at += 5) {
+        g_autofree char *m = g_strdup(GOOD);
+        m[at] = subst[at % (sizeof subst - 1)];
+        same_both_ways("mut.json", m, len, &streamed);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_traces_are_streamed_and_identical),
+        cmocka_unit_test(test_bad_traces_give_the_tree_errors),
+        cmocka_unit_test(test_corpus_and_mutations_agree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
