@@ -14,6 +14,8 @@ H100 model:
 
     python3 harness/defaults.py            # rewrites the uncalibrated models
     python3 harness/defaults.py --check    # exit 1 if a model is not up to date
+                                           # (or a calibrated model measured
+                                           # other than a rule it can test)
     ... --models DIR                       # another folder of models
 """
 import json
@@ -62,6 +64,18 @@ PAGEABLE_HOST_GBPS = 11.0
 # cudaDeviceSetLimit).  On the H100, 524 MiB = 260 fixed + 132 SMs x 2048
 # threads x 1 KiB (264 MiB).
 CTX_FIXED_MIB = 260.0
+
+# The smallest SM set the driver gives an MPS client.  The CUDA 13
+# Programming Guide documents, per architecture, the minimum SM partition of
+# a green context (Table 30, gpu-scheduling-rules.md §3.1): 2 SMs from
+# compute capability 7.5, 4 from 8.0, 8 from 9.0.  The H100 measured 8 SMs
+# for 1-7% (4 TPCs, mps_pct*, FINDINGS.md §9) and the H200 the same: what
+# that table gives for 9.0.  Volta has no green contexts: one TPC, the MPS
+# granularity seen on a GPU before Hopper (an RTX 2080, 7.5, where the
+# table's minimum is one TPC too; gpu-scheduling-rules.md §6.3 [RLSCOPE]);
+# before Volta MPS has no active thread percentage and the field has no
+# effect.
+MIN_PARTITION_SMS = [(9.0, 8), (8.0, 4), (7.5, 2)]
 
 
 def rules(m, h):
@@ -206,7 +220,46 @@ def rules(m, h):
                 'FINDINGS.md §11; the H200 the same), inside NVML\'s '
                 'documented 1/6 s to 1 s per product (gpu-scheduling-rules.md '
                 '§9 [NVML]); not measured on this GPU'))
+    out.append(('mps_min_tpcs', min_tpcs(m, cc), min_tpcs_source(m, cc)))
     return out
+
+
+def min_tpcs(m, cc):
+    sms = next((n for c, n in MIN_PARTITION_SMS if cc >= c), 0)
+    return max(1, sms // m['sms_per_tpc'])
+
+
+def min_tpcs_source(m, cc):
+    n = min_tpcs(m, cc)
+    if cc >= MIN_PARTITION_SMS[-1][0]:
+        return ('rule mps-min: the smallest SM partition of a green context '
+                'on compute capability %s, %d SMs (CUDA 13 Programming Guide '
+                'Table 30, gpu-scheduling-rules.md §3.1) = %d TPC%s of %d '
+                'SMs; the H100 (9.0) measured the 8 SMs that table gives for '
+                '9.0 (1-7%% give 4 TPCs, mps_pct*, FINDINGS.md §9), the H200 '
+                'the same; not measured on this GPU'
+                % (m['compute_capability'], n * m['sms_per_tpc'], n,
+                   's' if n > 1 else '', m['sms_per_tpc']))
+    if cc >= 7.0:
+        return ('rule mps-min: one TPC; Volta has no green contexts to '
+                'document a minimum, and one TPC is the MPS granularity seen '
+                'before Hopper (RTX 2080, gpu-scheduling-rules.md §6.3 '
+                '[RLSCOPE]); the H100 measured 4 (FINDINGS.md §9); not '
+                'measured on this GPU')
+    return ('rule mps-min: one TPC, without effect: MPS before Volta has no '
+            'active thread percentage (gpu-scheduling-rules.md §6)')
+
+
+# Rules that calibrated models can test: (field, rule).  --check fails if
+# a calibrated model measured another value than its rule gives.
+CHECKED_ON_CALIBRATED = [('mps_min_tpcs', min_tpcs)]
+
+
+def rule_misses(m):
+    cc = float(m['compute_capability'])
+    return ['rule for %s gives %s on %s, which measured %s'
+            % (f, rule(m, cc), m['name'], m[f])
+            for f, rule in CHECKED_ON_CALIBRATED if rule(m, cc) != m[f]]
 
 
 def apply(m, h):
@@ -228,7 +281,7 @@ def main():
     if '--models' in args:
         models = args[args.index('--models') + 1]
     h = json.load(open(os.path.join(models, H100 + '.json')))
-    stale = []
+    stale, misses = [], []
     for f in sorted(os.listdir(models)):
         if not f.endswith('.json'):
             continue
@@ -236,6 +289,7 @@ def main():
         text = open(path).read()
         m = json.loads(text)
         if m.get('calibrated'):
+            misses += rule_misses(m)
             continue
         new = json.dumps(apply(m, h), indent=2, ensure_ascii=False) + '\n'
         if new == text:
@@ -243,6 +297,10 @@ def main():
         stale.append(f)
         if not check:
             open(path, 'w').write(new)
+    for miss in misses:
+        print('measured against its rule: %s' % miss, file=sys.stderr)
+    if misses:
+        return 1
     if check and stale:
         print('not up to date: %s (run python3 harness/defaults.py)'
               % ', '.join(stale), file=sys.stderr)

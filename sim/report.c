@@ -368,14 +368,16 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-bool sim_report_csv(const SimResult *r, const char *path, GError **error)
+bool sim_report_csv(const SimResult *r, const GpuModel *m, const char *path,
+                    GError **error)
 {
     SimOutFile *of = sim_out_open(path, error);
     if (!of)
         return false;
     FILE *f = sim_out_stream(of);
     fputs("process,stream,op,iteration,kind,name,context,queue,issue_us,"
-          "start_us,end_us,duration_us,blocks,sms_used,sms,aborted\n",
+          "start_us,end_us,duration_us,blocks,sms_used,sms,aborted,gpu,"
+          "gpu_calibrated\n",
           f);
     for (guint i = 0; i < r->ops->len; i++) {
         const SimOpRecord *o = &g_array_index(r->ops, SimOpRecord, i);
@@ -394,7 +396,9 @@ bool sim_report_csv(const SimResult *r, const char *path, GError **error)
             g_autofree char *set = sim_sm_set_format(r, o->sm_set);
             csv_field(f, set);
         }
-        fprintf(f, ",%d\n", o->aborted ? 1 : 0);
+        fprintf(f, ",%d,", o->aborted ? 1 : 0);
+        csv_field(f, m->name);
+        fputs(m->calibrated ? ",yes\n" : ",no\n", f);
     }
     return sim_out_commit(of, error);
 }

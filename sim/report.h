@@ -31,8 +31,12 @@ char *sim_report_json(const SimResult *r, const GpuModel *m,
                       const SimScenario *sc);
 
 /* One CSV row per op: process, stream, op, iteration, kind, name, queue,
- * context, issue/start/end in microseconds, SMs used and which. */
-bool sim_report_csv(const SimResult *r, const char *path, GError **error);
+ * context, issue/start/end in microseconds, SMs used and which, then the
+ * GPU model @m ran on and whether it is calibrated (the last columns, named
+ * as in the sweep CSV, so a row read alone says what its numbers rest on
+ * and readers by column position are unaffected). */
+bool sim_report_csv(const SimResult *r, const GpuModel *m, const char *path,
+                    GError **error);
 
 /* Side by side: the same workload under several modes, and the ratios of
  * each run to the first. */

@@ -156,7 +156,8 @@ static void test_calibrate_without_gpu_exits_3(void **state)
 /* The uncalibrated models follow harness/defaults.py's rules (it rewrites
  * nothing), and a value off its rule is found: a copy of models/ with the
  * V100's switch cost changed is reported stale, and rewriting it restores
- * the rule's value. */
+ * the rule's value; a calibrated model that contradicts a rule it can test
+ * fails the check. */
 static void test_defaults_follow_the_rules(void **state)
 {
     (void)state;
@@ -198,6 +199,22 @@ static void test_defaults_follow_the_rules(void **state)
     g_autofree char *fixed = NULL;
     assert_true(g_file_get_contents(v100, &fixed, NULL, NULL));
     assert_non_null(strstr(fixed, "\"context_switch_us\": 10.0"));
+
+    /* A rule a calibrated model can test is tested: an H100 that had
+     * measured a smallest MPS client of 3 TPCs contradicts the mps-min
+     * rule (8 SMs on 9.0), and --check says so. */
+    g_autofree char *h100 = g_build_filename(dir, "h100-sxm.json", NULL);
+    g_autofree char *ht = NULL;
+    assert_true(g_file_get_contents(h100, &ht, NULL, NULL));
+    char *at = strstr(ht, "\"mps_min_tpcs\": 4");
+    assert_non_null(at);
+    at[strlen("\"mps_min_tpcs\": ")] = '3';
+    assert_true(g_file_set_contents(h100, ht, -1, NULL));
+    r = run_argv(check2, NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "rule for mps_min_tpcs gives 4 on "
+                                  "h100-sxm, which measured 3"));
+    run_clear(&r);
     rm_tree(dir);
 }
 

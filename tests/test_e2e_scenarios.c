@@ -188,6 +188,23 @@ static void test_e2e_csv_lists_sms_used(void **state)
     g_auto(GStrv) cols = g_strsplit(lines[1], ",", -1);
     assert_string_equal(cols[5], "whole_sm_blocks");
     assert_int_equal(atoi(cols[13]), 32);
+    /* and, last on every row, the model it ran on and its calibration
+     * (the scenario names the H100; an uncalibrated model says no, on
+     * every row) */
+    assert_contains(lines[0], ",aborted,gpu,gpu_calibrated");
+    assert_true(g_str_has_suffix(lines[1], ",h100-sxm,yes"));
+    g_autofree char *def = source_path("traces/default.json");
+    r = run_hqsim("run", def, "--gpu", "v100", "--iterations", "2", "--csv",
+                  csv, "-q", NULL);
+    assert_int_equal(r.status, 0);
+    run_clear(&r);
+    g_autofree char *v100 = NULL;
+    assert_true(g_file_get_contents(csv, &v100, NULL, NULL));
+    unlink(csv);
+    g_auto(GStrv) vl = g_strsplit(v100, "\n", -1);
+    for (int i = 1; vl[i] && *vl[i]; i++)
+        if (!g_str_has_suffix(vl[i], ",v100,no"))
+            fail_msg("row %d does not end with the model: %s", i, vl[i]);
 }
 
 /* The default job: four small-batch inference processes.  Kernels that

@@ -24,7 +24,7 @@ static bool write_csv(const void *what, const char *path, GError **error)
 {
     const SimVizRuns *r = what;
     if (r->n == 1)
-        return sim_report_csv(r->runs[0], path, error);
+        return sim_report_csv(r->runs[0], r->m, path, error);
     for (uint32_t i = 0; i < r->n; i++) {
         g_autofree char *base = g_strdup(path);
         char *dot = strrchr(base, '.');
@@ -33,7 +33,7 @@ static bool write_csv(const void *what, const char *path, GError **error)
         const char *ext = dot ? path + (dot - base) : "";
         g_autofree char *one =
             g_strdup_printf("%s.%s%s", base, r->runs[i]->mode, ext);
-        if (!sim_report_csv(r->runs[i], one, error))
+        if (!sim_report_csv(r->runs[i], r->m, one, error))
             return false;
     }
     return true;
