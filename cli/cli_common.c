@@ -102,6 +102,11 @@ GArray *sim_cli_entries(SimCliOpts *o, const GOptionEntry *own)
          "Traces: take recorded durations as times alone (default: infer "
          "the times alone that reproduce the recording)",
          NULL},
+        {"recorded-clocks", 0, 0, G_OPTION_ARG_NONE, &o->recorded_clocks,
+         "Several traces: keep their recorded clocks even when they were "
+         "recorded apart (default: traces whose recorded spans do not "
+         "overlap each start at their first op)",
+         NULL},
     };
     /* Zero-terminated, so ->data is a GOptionEntry table. */
     GArray *all = g_array_new(TRUE, TRUE, sizeof(GOptionEntry));
@@ -170,6 +175,7 @@ void sim_cli_prep_options(const SimCliOpts *o, PrepOptions *po)
     memset(po, 0, sizeof *po);
     po->models_dir = o->models_dir;
     po->as_recorded = o->as_recorded;
+    po->recorded_clocks = o->recorded_clocks;
     po->loop_request = o->loop_request;
     po->iterations = o->iterations > 0 ? (uint32_t)o->iterations : 0;
     po->host_scale = o->host_scale;

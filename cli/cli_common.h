@@ -34,6 +34,7 @@ typedef struct {
     gboolean timeline;  /* record per-SM timeline (pictures) */
     gboolean as_recorded; /* traces: take recorded durations as times
                              alone (no solo-time inference) */
+    gboolean recorded_clocks; /* traces recorded apart keep their clocks */
     double host_scale;  /* --host-scale: multiply host time (0: 1) */
     gboolean loop_request; /* --loop-request: one request as a loop */
     int iterations;     /* --iterations: closed-loop iterations (0: as

@@ -25,7 +25,7 @@ int sim_cmd_import(int argc, char **argv)
     char *output = NULL, *format = NULL, *gpu = NULL, *models_dir = NULL;
     char **processes = NULL, **files = NULL;
     double latency_us = -1, from_ms = -1, to_ms = -1;
-    gboolean quiet = FALSE, pin_held = FALSE;
+    gboolean quiet = FALSE, pin_held = FALSE, clocks = FALSE;
     GOptionEntry entries[] = {
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
          "Write the native scenario to FILE ('-' for stdout); written to a "
@@ -58,6 +58,11 @@ int sim_cmd_import(int argc, char **argv)
          "Issue ops that waited for something the trace does not show "
          "(sampled traces) just in time, so replay keeps them waiting",
          NULL},
+        {"recorded-clocks", 0, 0, G_OPTION_ARG_NONE, &clocks,
+         "Keep the recorded clocks of traces recorded apart (default: "
+         "traces whose recorded spans do not overlap each start at their "
+         "first op)",
+         NULL},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
          "Do not print the summary", NULL},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,
@@ -82,6 +87,7 @@ int sim_cmd_import(int argc, char **argv)
     opt.models_dir = models_dir;
     opt.processes = processes;
     opt.pin_held = pin_held;
+    opt.recorded_clocks = clocks;
     int n = files ? (int)g_strv_length(files) : 0;
     if (!output)
         g_set_error(&error, SIM_ERROR, SIM_ERROR_USAGE,

@@ -10,7 +10,7 @@
 int sim_cmd_replay(int argc, char **argv)
 {
     char *gpu = NULL, *models = NULL;
-    gboolean pin = FALSE, each = FALSE, as_recorded = FALSE;
+    gboolean pin = FALSE, each = FALSE, as_recorded = FALSE, clocks = FALSE;
     char **files = NULL;
     GOptionEntry entries[] = {
         {"gpu", 'g', 0, G_OPTION_ARG_STRING, &gpu,
@@ -24,6 +24,11 @@ int sim_cmd_replay(int argc, char **argv)
         {"as-recorded", 0, 0, G_OPTION_ARG_NONE, &as_recorded,
          "Take recorded durations as times alone (default: infer the times "
          "alone that reproduce the recording, see import/README.md)",
+         NULL},
+        {"recorded-clocks", 0, 0, G_OPTION_ARG_NONE, &clocks,
+         "Keep the recorded clocks of traces recorded apart (default: "
+         "traces whose recorded spans do not overlap each start at their "
+         "first op)",
          NULL},
         {"each", 0, 0, G_OPTION_ARG_NONE, &each,
          "Replay each file on its own (default: all files as one workload)",
@@ -52,6 +57,7 @@ int sim_cmd_replay(int argc, char **argv)
             opt.gpu_model = gpu;
             opt.models_dir = models;
             opt.pin_held = pin;
+            opt.recorded_clocks = clocks;
             SimReplayStats s;
             if (!sim_identity_replay(each ? files + i : files, each ? 1 : n,
                                      &opt, !as_recorded, &s, &error))

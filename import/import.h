@@ -48,6 +48,9 @@ typedef struct {
     bool pin_held;               /* issue ops that waited for something the
                                     trace does not show just in time
                                     (import/README.md, "Held ops") */
+    bool recorded_clocks;        /* keep every absolute clock as recorded,
+                                    even between files recorded apart
+                                    (import/README.md, rule 1) */
 } SimImportOptions;
 
 /* Defaults: L from the GPU model (else the default above), the trace's own

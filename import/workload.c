@@ -17,8 +17,11 @@
  *     free), so replaying under the original configuration reproduces the
  *     recorded timeline.  Gaps are relative, so when a what-if delays a
  *     sync, what follows it shifts as the real program's would.
- *  3. Merging.  Files whose clocks are absolute (nsys SQLite, Kineto) are
- *     aligned with each other; every other file starts at time 0.
+ *  3. Merging.  Files whose clocks are absolute (nsys SQLite, Kineto) and
+ *     whose recorded spans overlap were recorded together (one session):
+ *     they keep their offsets.  Each session, and every file on a relative
+ *     clock, starts at time 0 (--recorded-clocks keeps every absolute
+ *     clock as recorded).
  *
  * Cost: O(n log n) per process for the sort, O(n) for the walk.
  */
@@ -1246,6 +1249,100 @@ SimScenario *sim_workload_load(char *const *paths, int n_paths,
     return sim_workload_load_report(paths, n_paths, opt, NULL, error);
 }
 
+/* What step 5 knows of each built process (arrays indexed alike). */
+typedef struct {
+    GArray *group;       /* int: 1 + input index; -1: keeps its start */
+    GArray *absolute;    /* gboolean: its file's clock is absolute */
+    GArray *origin;      /* int64: trace time of its first host event */
+    GPtrArray *rec_end;  /* GArray of int64 ends after origin, or NULL */
+} ClockProcs;
+
+/* Recorded span [*lo, *hi] (trace time) of every process of input @f. */
+static void file_span(const ClockProcs *cp, int f, int64_t *lo, int64_t *hi)
+{
+    *lo = INT64_MAX;
+    *hi = INT64_MIN;
+    for (guint i = 0; i < cp->group->len; i++) {
+        if (g_array_index(cp->group, int, i) != 1 + f)
+            continue;
+        int64_t o = g_array_index(cp->origin, int64_t, i), end = o;
+        const GArray *re = g_ptr_array_index(cp->rec_end, i);
+        for (guint k = 0; re && k < re->len; k++)
+            if (g_array_index(re, int64_t, k) != NO_TIME)
+                end = MAX(end, o + g_array_index(re, int64_t, k));
+        *lo = MIN(*lo, o);
+        *hi = MAX(*hi, end);
+    }
+}
+
+typedef struct {
+    int file;
+    int64_t lo, hi;
+} FileSpan;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const FileSpan *x = a, *y = b;
+    return x->lo != y->lo ? (x->lo < y->lo ? -1 : 1) : x->file - y->file;
+}
+
+/* Sessions (step 5): files on absolute clocks whose recorded spans overlap
+ * (directly or through others) were recorded together -- MPI ranks,
+ * processes profiled at once -- and keep their offsets, which replaying
+ * them must reproduce.  Files recorded apart, hours or days before one
+ * another, cannot have run together: kept on their clocks, the later one
+ * would start that long after the first, so each session starts at time 0,
+ * as they would when run together, unless @keep (--recorded-clocks).
+ * Regroups cp->group so that a session is one group.
+ * Returns: (transfer full) (nullable) a note naming what was moved. */
+static char *clock_sessions(ClockProcs *cp, char *const *paths, int n_paths,
+                            bool keep)
+{
+    g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(FileSpan));
+    for (int f = 0; f < n_paths; f++) {
+        bool abs_clock = false;
+        for (guint i = 0; i < cp->group->len; i++)
+            abs_clock = abs_clock ||
+                        (g_array_index(cp->group, int, i) == 1 + f &&
+                         g_array_index(cp->absolute, gboolean, i));
+        FileSpan s = {f, 0, 0};
+        if (!abs_clock)
+            continue;
+        file_span(cp, f, &s.lo, &s.hi);
+        g_array_append_val(spans, s);
+    }
+    g_array_sort(spans, span_cmp);
+    g_autoptr(GString) moved = g_string_new(NULL);
+    int leader = -1;
+    int64_t hi = INT64_MIN, first_lo = 0;
+    for (guint k = 0; k < spans->len; k++) {
+        const FileSpan *s = &g_array_index(spans, FileSpan, k);
+        if (leader < 0 || keep || s->lo <= hi) {
+            if (leader < 0) {
+                leader = s->file;
+                first_lo = s->lo;
+            }
+        } else {
+            const char *first = paths[g_array_index(spans, FileSpan, 0).file];
+            g_string_append_printf(moved, "%s%s was recorded %.3f s after %s",
+                                   moved->len ? "; " : "", paths[s->file],
+                                   (s->lo - first_lo) / 1e9, first);
+            leader = s->file;
+        }
+        hi = MAX(hi, s->hi);
+        for (guint i = 0; i < cp->group->len; i++)
+            if (g_array_index(cp->group, int, i) == 1 + s->file)
+                g_array_index(cp->group, int, i) = 1 + leader;
+    }
+    if (!moved->len)
+        return NULL;
+    return g_strdup_printf("clocks: traces recorded apart start together "
+                           "(%s, their spans do not overlap): each starts "
+                           "at its first op; --recorded-clocks keeps the "
+                           "recorded offsets",
+                           moved->str);
+}
+
 SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                                       const SimImportOptions *opt,
                                       SimImportReport **report_out,
@@ -1346,6 +1443,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
     /* Per built process: which clock group it belongs to and its origin. */
     g_autoptr(GArray) group = g_array_new(FALSE, FALSE, sizeof(int));
     g_autoptr(GArray) origin = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    g_autoptr(GArray) absolute = g_array_new(FALSE, FALSE, sizeof(gboolean));
     g_autoptr(GPtrArray) rec_s = g_ptr_array_new_with_free_func(array_unref);
     g_autoptr(GPtrArray) rec_e = g_ptr_array_new_with_free_func(array_unref);
     g_autoptr(GPtrArray) rec_n =
@@ -1369,7 +1467,9 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                 g_array_append_val(procs, r);
                 int g = -1;
                 int64_t o = 0;
+                gboolean abs_clock = FALSE;
                 g_array_append_val(group, g);
+                g_array_append_val(absolute, abs_clock);
                 g_array_append_val(origin, o);
                 g_ptr_array_add(rec_s, NULL);
                 g_ptr_array_add(rec_e, NULL);
@@ -1424,8 +1524,10 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                 continue;
             }
             g_array_append_val(procs, r);
-            int g = tr->untimed ? -1 : tr->absolute ? 0 : 1 + i;
+            int g = tr->untimed ? -1 : 1 + i; /* sessions: step 5 */
+            gboolean abs_clock = tr->absolute && !tr->untimed;
             g_array_append_val(group, g);
+            g_array_append_val(absolute, abs_clock);
             g_array_append_val(origin, w.origin);
             g_ptr_array_add(rec_s, w.rec_start);
             g_ptr_array_add(rec_e, w.rec_end);
@@ -1447,6 +1549,15 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
     }
 
     /* 5. Clocks: processes of one group keep their offsets. */
+    if (ok) {
+        ClockProcs cp = {group, absolute, origin, rec_e};
+        char *moved = clock_sessions(&cp, paths, n_paths,
+                                     opt->recorded_clocks);
+        if (moved) {
+            g_ptr_array_add(notes, g_strdup(moved));
+            sc->clock_note = moved;
+        }
+    }
     if (ok) {
         SimTime lo = SIM_TIME_NEVER, hi = 0;
         for (guint i = 0; i < procs->len; i++) {

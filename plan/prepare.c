@@ -164,6 +164,7 @@ static SimScenario *load_inferred(char *const *files, int n,
     SimImportOptions io;
     sim_import_options_init(&io);
     io.models_dir = o->models_dir;
+    io.recorded_clocks = o->recorded_clocks;
     g_autoptr(SimImportReport) rep = NULL;
     SimScenario *sc = sim_workload_load_report(files, n, &io, &rep, error);
     if (!sc || !rep || !rep->timed)

@@ -41,6 +41,8 @@
 typedef struct {
     const char *models_dir; /* nullable: the bundled models */
     bool as_recorded;       /* take recorded durations as times alone */
+    bool recorded_clocks;   /* traces recorded apart keep their recorded
+                               offsets (SimImportOptions) */
     bool loop_request;      /* loop one representative request */
     uint32_t iterations;    /* 0: as the workload says (100 with
                                loop_request) */

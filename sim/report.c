@@ -113,6 +113,8 @@ char **sim_report_caveats(const SimScenario *sc, const GpuModel *m)
             m->name));
     if (sc->gpu_mapping)
         g_ptr_array_add(w, g_strdup(sc->gpu_mapping));
+    if (sc->clock_note)
+        g_ptr_array_add(w, g_strdup(sc->clock_note));
     g_ptr_array_add(w, NULL);
     return (char **)g_ptr_array_free(w, FALSE);
 }

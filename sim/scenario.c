@@ -176,6 +176,7 @@ void sim_scenario_free(SimScenario *sc)
     g_free(sc->gpu);
     g_free(sc->gpu_recorded);
     g_free(sc->gpu_mapping);
+    g_free(sc->clock_note);
     g_free(sc);
 }
 
@@ -311,6 +312,7 @@ SimScenario *sim_scenario_copy(const SimScenario *sc)
     c->gpu = g_strdup(sc->gpu);
     c->gpu_recorded = g_strdup(sc->gpu_recorded);
     c->gpu_mapping = g_strdup(sc->gpu_mapping);
+    c->clock_note = g_strdup(sc->clock_note);
     c->seed = sc->seed;
     c->host_cores = sc->host_cores;
     for (guint i = 0; i < sc->processes->len; i++)

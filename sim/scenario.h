@@ -229,6 +229,10 @@ typedef struct SimScenario {
                                    GPU (nearest by generation, or no GPU
                                    named and one assumed); NULL when exact
                                    or native (owned) */
+    char *clock_note;           /* traces recorded apart were moved to start
+                                   together: which, and how far apart they
+                                   were (nullable, owned; import/README.md
+                                   rule 1) */
     uint64_t seed;
     uint32_t host_cores;        /* CPU cores the processes' host threads
                                    share (sim/engine_host.c); 0: the GPU

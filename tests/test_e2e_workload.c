@@ -6,8 +6,9 @@
  * --fixed OTHER` (the same two processes prepared apart and run together);
  * per-process MPS thread percentages reach the engine (SM limits) and
  * every output (run and sweep JSON, the sweep table); `sweep -t scenario`
- * on the workload equals `run` of it; malformed files are refused naming
- * file, line and field.
+ * on the workload equals `run` of it; traces recorded apart given to `run`
+ * start together, with a warning, unless --recorded-clocks; malformed
+ * files are refused naming file, line and field.
  *
  * Runs the binary named by $HQSIM (set by `make check`); skipped without it.
  */
@@ -147,6 +148,46 @@ static void test_e2e_workload_two_traces_match_fixed(void **state)
     cJSON_Delete(b);
 }
 
+/* Two traces recorded apart (the encoder 323581.857 s, days, after the
+ * resnet18 profile) given to `run` together start together, as the parts
+ * of a workload file do, and give its numbers; the text and JSON warn
+ * which trace moved and by how much; --recorded-clocks keeps the recorded
+ * clocks, and the encoder would start days later. */
+static void test_e2e_traces_recorded_apart_start_together(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *w = write_workload(
+        f, "w.json",
+        "{\"hqsim_workload\": 1, \"parts\": [{\"file\": \"@/" TORCH "\"},"
+        " {\"file\": \"@/" ENCODER "\"}]}");
+    g_autofree char *t = source_path(TORCH);
+    g_autofree char *e = source_path(ENCODER);
+    cJSON *a = run_hqsim_json("run", t, e, "--mode", "mps", PREP, "-q",
+                              "--json", "-", NULL);
+    cJSON *b = run_hqsim_json("run", w, "--mode", "mps", PREP, "-q",
+                              "--json", "-", NULL);
+    assert_same_processes(jget(jget(a, "run"), "processes"),
+                          jget(jget(b, "run"), "processes"));
+    g_autofree char *said =
+        g_strdup_printf("%s was recorded 323581.857 s after %s", e, t);
+    const cJSON *warn = jget(a, "warnings");
+    assert_int_equal(cJSON_GetArraySize(warn), 1);
+    assert_non_null(strstr(cJSON_GetArrayItem(warn, 0)->valuestring, said));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+
+    Run r = run_hqsim("run", t, e, "--mode", "mps", PREP, NULL);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "warning: clocks: traces recorded apart start "
+                           "together (");
+    assert_contains(r.out, said);
+    run_clear(&r);
+    r = run_hqsim("run", t, e, "--recorded-clocks", "-q", NULL);
+    assert_int_equal(r.status, 1);
+    assert_contains(r.err, "the next at 323581.857 s of simulated time");
+    run_clear(&r);
+}
+
 /* The bundled example: two resnet18 clients at 30% beside an encoder at
  * 70% (relative paths from the workload's folder).  Under MPS their SM
  * limits are 38, 38 and 92 (whole TPCs of 2); `sweep -t scenario` keeps
@@ -234,6 +275,8 @@ int main(void)
             test_e2e_workload_part_is_processes_and_pct, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_e2e_workload_two_traces_match_fixed, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_e2e_traces_recorded_apart_start_together, setup, teardown),
         cmocka_unit_test(test_e2e_workload_thread_pct_per_process),
         cmocka_unit_test_setup_teardown(test_e2e_workload_malformed_refused,
                                         setup, teardown),

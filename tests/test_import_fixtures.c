@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -526,6 +527,80 @@ static void test_kineto_two_pids_two_processes(void **state)
     assert_string_equal(proc(sc, 1)->ops[0].u.kernel.name, "b");
 }
 
+/* A Kineto file on the Unix-epoch clock: process @pid launches one kernel
+ * at @ts_us that runs 5-15 us later. */
+static char *write_kineto_at(const char *dir, const char *name, int pid,
+                             int64_t ts_us)
+{
+    char *path = g_build_filename(dir, name, NULL);
+    g_autofree char *text = g_strdup_printf(
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cuda_runtime\", "
+        "\"name\": \"cudaLaunchKernel\", \"pid\": %d, \"tid\": %d, \"ts\": "
+        "%" PRId64 ", \"dur\": 2, \"args\": {\"correlation\": 1}}, {\"ph\": "
+        "\"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": "
+        "7, \"ts\": %" PRId64 ", \"dur\": 10, \"args\": {\"device\": 0, "
+        "\"stream\": 7, \"correlation\": 1, \"registers per thread\": 8, "
+        "\"shared memory\": 0, \"grid\": [1, 1, 1], \"block\": [32, 1, "
+        "1]}}]}",
+        pid, pid, ts_us, ts_us + 5);
+    assert_true(g_file_set_contents(path, text, -1, NULL));
+    return path;
+}
+
+/* Files on absolute clocks (rule 1): a and b were recorded together (b's
+ * launch, 10 us after a's, falls inside a's span) and keep their offset;
+ * c was recorded 1000 s later, apart, and starts at 0 too, with a note
+ * naming how far apart it was -- whatever the order the files are given
+ * in.  --recorded-clocks keeps c 1000 s later. */
+static void test_traces_recorded_apart_start_together(void **state)
+{
+    (void)state;
+    g_autofree char *dir = g_dir_make_tmp("hqsim-clocks-XXXXXX", NULL);
+    const int64_t t = INT64_C(1700000000000000); /* 2023, in us */
+    g_autofree char *a = write_kineto_at(dir, "a.json", 11, t);
+    g_autofree char *b = write_kineto_at(dir, "b.json", 22, t + 10);
+    g_autofree char *c = write_kineto_at(dir, "c.json", 33, t + 1000000000);
+    char *abc[] = {a, b, c}, *ca[] = {c, a};
+    g_autoptr(SimImportReport) rep = NULL;
+    g_autoptr(SimScenario) sc = import_n(abc, 3, US(3), &rep);
+    assert_int_equal(proc(sc, 0)->start_ns, 0);
+    assert_int_equal(proc(sc, 1)->start_ns, US(10));
+    assert_int_equal(proc(sc, 2)->start_ns, 0);
+    g_autofree char *said = g_strdup_printf("%s was recorded 1000.000 s "
+                                            "after %s", c, a);
+    assert_true(contains(sc->clock_note, said));
+    assert_true(contains(sc->clock_note, "--recorded-clocks keeps"));
+    bool noted = false;
+    for (char **n = rep->notes; *n; n++)
+        noted = noted || contains(*n, said);
+    assert_true(noted);
+
+    g_autoptr(SimScenario) rev = import_n(ca, 2, US(3), NULL);
+    assert_int_equal(proc(rev, 0)->start_ns, 0);
+    assert_int_equal(proc(rev, 1)->start_ns, 0);
+    assert_true(contains(rev->clock_note, said));
+
+    char *ab[] = {a, b};
+    g_autoptr(SimScenario) together = import_n(ab, 2, US(3), NULL);
+    assert_int_equal(proc(together, 1)->start_ns, US(10));
+    assert_null(together->clock_note);
+
+    SimImportOptions opt;
+    sim_import_options_init(&opt);
+    opt.launch_latency_ns = US(3);
+    opt.recorded_clocks = true;
+    g_autoptr(SimScenario) kept =
+        sim_workload_load_report(abc, 3, &opt, NULL, NULL);
+    assert_non_null(kept);
+    assert_int_equal(proc(kept, 1)->start_ns, US(10));
+    assert_int_equal(proc(kept, 2)->start_ns, (SimTime)1000000000000);
+    assert_null(kept->clock_note);
+    g_unlink(a);
+    g_unlink(b);
+    g_unlink(c);
+    g_rmdir(dir);
+}
+
 /* PyTorch's [memory] events: the process's device memory is the peak the
  * caching allocator reserved on the imported GPU (64 MiB); events of
  * another GPU (512 MiB on device 1) and of the CPU (900 MiB) do not
@@ -808,6 +883,7 @@ int main(void)
         cmocka_unit_test(test_kineto_2024_identity_replay),
         cmocka_unit_test(test_kineto_2021_spelling),
         cmocka_unit_test(test_kineto_two_pids_two_processes),
+        cmocka_unit_test(test_traces_recorded_apart_start_together),
         cmocka_unit_test(test_process_filter),
         cmocka_unit_test(test_native_scenario_merges_with_a_trace),
         cmocka_unit_test(test_bundled_scenarios_load_unchanged),
