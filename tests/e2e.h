@@ -4,6 +4,7 @@
  * is skipped without it) and captures its exit status and output;
  * run_hqsim_json() additionally parses the JSON it wrote to stdout.  Paths
  * to bundled inputs come from source_path(), relative to the source tree.
+ * e2e_tmpdir_setup/teardown give a test a private temporary folder.
  * Include after <cmocka.h>.
  */
 #ifndef HQSIM_E2E_H
@@ -11,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -114,6 +116,37 @@ static inline double jnum(const cJSON *j, const char *path)
     if (!cJSON_IsNumber(cur))
         fail_msg("'%s' is not a number", path);
     return cur->valuedouble;
+}
+
+/* A test's private temporary folder (cmocka setup/teardown: *state is an
+ * E2eTmpdir), so concurrent test runs never share a path.  The folder
+ * holds plain files only; teardown removes them and it. */
+typedef struct {
+    char *dir;
+} E2eTmpdir;
+
+static inline int e2e_tmpdir_setup(void **state)
+{
+    E2eTmpdir *t = g_new0(E2eTmpdir, 1);
+    t->dir = g_dir_make_tmp("hqsim-e2e-XXXXXX", NULL);
+    assert_non_null(t->dir);
+    *state = t;
+    return 0;
+}
+
+static inline int e2e_tmpdir_teardown(void **state)
+{
+    E2eTmpdir *t = *state;
+    g_autoptr(GDir) d = g_dir_open(t->dir, 0, NULL);
+    const char *name;
+    while (d && (name = g_dir_read_name(d))) {
+        g_autofree char *p = g_build_filename(t->dir, name, NULL);
+        g_unlink(p);
+    }
+    g_rmdir(t->dir);
+    g_free(t->dir);
+    g_free(t);
+    return 0;
 }
 
 #endif /* HQSIM_E2E_H */

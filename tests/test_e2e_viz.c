@@ -18,33 +18,8 @@
 #include "e2e.h"
 #include "perfetto_check.h"
 
-typedef struct {
-    char *dir;
-} Fixture;
-
-static int setup(void **state)
-{
-    Fixture *f = g_new0(Fixture, 1);
-    f->dir = g_dir_make_tmp("hqsim-e2e-viz-XXXXXX", NULL);
-    assert_non_null(f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    Fixture *f = *state;
-    g_autoptr(GDir) d = g_dir_open(f->dir, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name(d))) {
-        g_autofree char *p = g_build_filename(f->dir, name, NULL);
-        g_unlink(p);
-    }
-    g_rmdir(f->dir);
-    g_free(f->dir);
-    g_free(f);
-    return 0;
-}
+/* Each test's private folder (e2e.h: e2e_tmpdir_setup/teardown). */
+typedef E2eTmpdir Fixture;
 
 static char *in_dir(const Fixture *f, const char *name)
 {
@@ -209,11 +184,10 @@ static char *stderr_with_progress(const char *mode, const char *scenario)
 
 static void test_e2e_viz_progress_only_when_asked(void **state)
 {
-    (void)state;
+    const Fixture *f = *state;
     /* A workload of many events: the engine reports progress every
      * SIM_PROGRESS_EVENTS events. */
-    g_autofree char *sc = g_build_filename(g_get_tmp_dir(),
-                                           "hqsim-e2e-progress.json", NULL);
+    g_autofree char *sc = in_dir(f, "progress.json");
     Run g = run_hqsim("gen", "--kernels", "40000", "-n", "4", "-o", sc, NULL);
     assert_int_equal(g.status, 0);
     run_clear(&g);
@@ -316,16 +290,19 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_e2e_viz_run_writes_every_output,
-                                        setup, teardown),
+            e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_e2e_viz_compare_stacks_modes,
-                                        setup, teardown),
+            e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(
-            test_e2e_viz_bad_options_fail_before_running, setup, teardown),
+            test_e2e_viz_bad_options_fail_before_running,
+            e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(
-            test_e2e_viz_unwritable_output_leaves_nothing, setup, teardown),
-        cmocka_unit_test(test_e2e_viz_progress_only_when_asked),
+            test_e2e_viz_unwritable_output_leaves_nothing,
+            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_e2e_viz_progress_only_when_asked,
+            e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_e2e_viz_perfetto_detail_levels,
-                                        setup, teardown),
+            e2e_tmpdir_setup, e2e_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,33 +33,8 @@
 #define ENCODER "traces/measured/h100/launch/kineto/encoder_b8_eager.json.gz"
 #define PREP "--loop-request", "--iterations", "5", "--host-scale", "0.364"
 
-typedef struct {
-    char *dir;
-} Fixture;
-
-static int setup(void **state)
-{
-    Fixture *f = g_new0(Fixture, 1);
-    f->dir = g_dir_make_tmp("hqsim-e2e-workload-XXXXXX", NULL);
-    assert_non_null(f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    Fixture *f = *state;
-    g_autoptr(GDir) d = g_dir_open(f->dir, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name(d))) {
-        g_autofree char *p = g_build_filename(f->dir, name, NULL);
-        g_unlink(p);
-    }
-    g_rmdir(f->dir);
-    g_free(f->dir);
-    g_free(f);
-    return 0;
-}
+/* Each test's private folder (e2e.h: e2e_tmpdir_setup/teardown). */
+typedef E2eTmpdir Fixture;
 
 /* Write @text (a workload, "%s" for the source folder) to @name in the
  * fixture's folder; returns the path (transfer full). */
@@ -272,14 +247,17 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(
-            test_e2e_workload_part_is_processes_and_pct, setup, teardown),
+            test_e2e_workload_part_is_processes_and_pct,
+            e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(
-            test_e2e_workload_two_traces_match_fixed, setup, teardown),
+            test_e2e_workload_two_traces_match_fixed,
+            e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(
-            test_e2e_traces_recorded_apart_start_together, setup, teardown),
+            test_e2e_traces_recorded_apart_start_together,
+            e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test(test_e2e_workload_thread_pct_per_process),
         cmocka_unit_test_setup_teardown(test_e2e_workload_malformed_refused,
-                                        setup, teardown),
+            e2e_tmpdir_setup, e2e_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -808,6 +808,32 @@ static void test_engine_batched_placement_matches_exact(void **state)
     (void)f;
 }
 
+/* Two runs of one workload agree op by op (start, end, SMs), SM set by SM
+ * set, and in the GPU-wide metrics, bit for bit (the integrals are sums of
+ * the same terms); only the event count may differ (the caller checks
+ * it). */
+static void assert_results_identical(const SimResult *a, const SimResult *b)
+{
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(a->makespan_ns, b->makespan_ns);
+    assert_int_equal(a->ops->len, b->ops->len);
+    for (guint i = 0; i < a->ops->len; i++) {
+        const SimOpRecord *x = &g_array_index(a->ops, SimOpRecord, i);
+        const SimOpRecord *y = &g_array_index(b->ops, SimOpRecord, i);
+        assert_int_equal(x->start_ns, y->start_ns);
+        assert_int_equal(x->end_ns, y->end_ns);
+        assert_int_equal(x->sms_used, y->sms_used);
+    }
+    assert_int_equal(a->sm_sets->len, b->sm_sets->len);
+    assert_memory_equal(a->sm_sets->data, b->sm_sets->data,
+                        a->sm_sets->len * sizeof(uint64_t));
+    assert_true(a->sm_active == b->sm_active);
+    assert_true(a->achieved_occupancy == b->achieved_occupancy);
+    assert_true(a->gpu_util == b->gpu_util);
+    assert_int_equal(a->context_switches, b->context_switches);
+}
+
 /* Incremental dispatch (a kernel that stopped short looks only at the SMs
  * released since) must place every block where the full scan over all SMs
  * does: random workloads of several processes and streams, mixed shapes
@@ -852,18 +878,7 @@ static void test_engine_incremental_dispatch_matches_full_scan(void **state)
         assert_non_null(a);
         assert_non_null(b);
         assert_int_equal(a->events, b->events);
-        assert_int_equal(a->makespan_ns, b->makespan_ns);
-        assert_int_equal(a->ops->len, b->ops->len);
-        for (guint i = 0; i < a->ops->len; i++) {
-            const SimOpRecord *x = &g_array_index(a->ops, SimOpRecord, i);
-            const SimOpRecord *y = &g_array_index(b->ops, SimOpRecord, i);
-            assert_int_equal(x->start_ns, y->start_ns);
-            assert_int_equal(x->end_ns, y->end_ns);
-            assert_int_equal(x->sms_used, y->sms_used);
-        }
-        assert_int_equal(a->sm_sets->len, b->sm_sets->len);
-        assert_memory_equal(a->sm_sets->data, b->sm_sets->data,
-                            a->sm_sets->len * sizeof(uint64_t));
+        assert_results_identical(a, b);
     }
     (void)state;
 }
@@ -935,23 +950,7 @@ static void test_engine_steady_matches_step_by_step(void **state)
         ev_steady += a->events;
         ev_step += b->events;
         assert_true(a->events <= b->events);
-        assert_int_equal(a->makespan_ns, b->makespan_ns);
-        assert_int_equal(a->ops->len, b->ops->len);
-        for (guint i = 0; i < a->ops->len; i++) {
-            const SimOpRecord *x = &g_array_index(a->ops, SimOpRecord, i);
-            const SimOpRecord *y = &g_array_index(b->ops, SimOpRecord, i);
-            assert_int_equal(x->start_ns, y->start_ns);
-            assert_int_equal(x->end_ns, y->end_ns);
-            assert_int_equal(x->sms_used, y->sms_used);
-        }
-        assert_int_equal(a->sm_sets->len, b->sm_sets->len);
-        assert_memory_equal(a->sm_sets->data, b->sm_sets->data,
-                            a->sm_sets->len * sizeof(uint64_t));
-        /* bit for bit: the integrals are sums of the same terms */
-        assert_true(a->sm_active == b->sm_active);
-        assert_true(a->achieved_occupancy == b->achieved_occupancy);
-        assert_true(a->gpu_util == b->gpu_util);
-        assert_int_equal(a->context_switches, b->context_switches);
+        assert_results_identical(a, b);
     }
     /* the steady state was entered: a third of the events are gone (not
      * under round-robin placement, whose cursor is state it excludes) */
