@@ -1,23 +1,23 @@
 /* hqsim.c -- the public C API (include/hqsim.h): thin wrappers that drive
  * the same modules as `hqsim run`, `compare` and `sweep`.
  *
- * Each entry point reads its options from one table (which commands take
- * an option, and how its text is read), prepares the workload through
- * plan/prepare.h exactly as cli/cli_common.c does, runs the engine with the
- * options the command line would give it, and keeps what the reports need
- * (model, prepared scenario, results) so the JSON and text views are those
- * of the command line, byte for byte.  No output is written and nothing is
- * printed: the caller asks for what it wants.
+ * Options are kept as text and read, when a command runs, through the
+ * command line's own table (plan/options.h): the same rows, parsers,
+ * ranges and messages.  The workload is prepared, the engine run and the
+ * output files written by the same plan_settings_* functions the command
+ * line calls, and what the reports need (model, prepared scenario,
+ * results) is kept so the JSON and text views are those of the command
+ * line, byte for byte.  Nothing is printed.
  */
 #include "hqsim.h"
 
 #include <string.h>
 
+#include "bounds.h"
 #include "engine.h"
 #include "error.h"
-#include "optrange.h"
+#include "options.h"
 #include "pool.h"
-#include "prepare.h"
 #include "report.h"
 #include "slo.h"
 #include "sweep.h"
@@ -54,57 +54,9 @@ void hqsim_free(void *p)
 
 struct HqsimOptions {
     GHashTable *values; /* option name -> its text (both owned) */
+    HqsimProgressFn progress;
+    void *progress_data;
 };
-
-/* Which commands take an option. */
-enum { CMD_RUN = 1, CMD_COMPARE = 2, CMD_SWEEP = 4, CMD_ALL = 7 };
-
-/* How a command reads an option's text: numbers through sim/optrange.h
- * (the command line's ranges), lists by the sweep's parsers. */
-typedef enum { ARG_TEXT, ARG_FLAG, ARG_INT, ARG_DOUBLE } ApiArg;
-
-typedef struct {
-    const char *name;
-    unsigned commands;
-    ApiArg run_arg; /* as `run` and `compare` read it */
-} ApiOption;
-
-/* The long options of `hqsim run|compare|sweep` that the API takes (the
- * outputs and --quiet are the result functions).  Sweep reads the list
- * options (processes, connections, thread-pct, gpu, modes) as lists. */
-static const ApiOption api_options[] = {
-    {"gpu", CMD_ALL, ARG_TEXT},
-    {"models-dir", CMD_ALL, ARG_TEXT},
-    {"connections", CMD_ALL, ARG_INT},
-    {"thread-pct", CMD_ALL, ARG_DOUBLE},
-    {"processes", CMD_ALL, ARG_INT},
-    {"seed", CMD_ALL, ARG_INT},
-    {"host-cores", CMD_ALL, ARG_INT},
-    {"no-jitter", CMD_ALL, ARG_FLAG},
-    {"time-limit-ms", CMD_ALL, ARG_DOUBLE},
-    {"host-scale", CMD_ALL, ARG_DOUBLE},
-    {"loop-request", CMD_ALL, ARG_FLAG},
-    {"iterations", CMD_ALL, ARG_INT},
-    {"mem-mib", CMD_ALL, ARG_TEXT},
-    {"as-recorded", CMD_ALL, ARG_FLAG},
-    {"request-spread", CMD_RUN | CMD_COMPARE, ARG_TEXT},
-    {"arrival-rate", CMD_RUN | CMD_COMPARE, ARG_DOUBLE},
-    {"arrival-times", CMD_RUN | CMD_COMPARE, ARG_TEXT},
-    {"mode", CMD_RUN, ARG_TEXT},
-    {"modes", CMD_COMPARE | CMD_SWEEP, ARG_TEXT},
-    {"threads", CMD_SWEEP, ARG_INT},
-    {"slo-p99-ms", CMD_SWEEP, ARG_DOUBLE},
-    {"slo-throughput", CMD_SWEEP, ARG_DOUBLE},
-    {"fixed", CMD_SWEEP, ARG_TEXT},
-};
-
-static const ApiOption *api_option(const char *name)
-{
-    for (size_t i = 0; i < G_N_ELEMENTS(api_options); i++)
-        if (!strcmp(api_options[i].name, name))
-            return &api_options[i];
-    return NULL;
-}
 
 HqsimOptions *hqsim_options_new(void)
 {
@@ -125,10 +77,12 @@ gboolean hqsim_options_set(HqsimOptions *o, const char *name,
                            const char *value, GError **error)
 {
     g_return_val_if_fail(o && name, FALSE);
-    if (!api_option(name)) {
+    const PlanOption *row =
+        plan_opt_find(name, PLAN_CMD_RUN | PLAN_CMD_COMPARE | PLAN_CMD_SWEEP);
+    if (!row || row->cli_only) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "unknown option '%s' (the long options of hqsim run, "
-                    "compare and sweep, without outputs)",
+                    "compare and sweep, but --quiet)",
                     name);
         return FALSE;
     }
@@ -139,152 +93,60 @@ gboolean hqsim_options_set(HqsimOptions *o, const char *name,
     return TRUE;
 }
 
-/* The options of one command, read and checked once: the fields of the
- * command line's SimCliOpts and SweepOpts that the API takes. */
-typedef struct {
-    const HqsimOptions *src; /* nullable */
-    unsigned command;        /* CMD_RUN, CMD_COMPARE or CMD_SWEEP */
-    bool no_jitter, loop_request, as_recorded;
-    int64_t connections, processes, seed, host_cores, iterations, threads;
-    double thread_pct, time_limit_ms, host_scale, slo_p99_ms, slo_throughput;
-    double arrival_rate;
-} ApiOpts;
-
-/* The text of option @name (NULL: not set). */
-static const char *opt_text(const ApiOpts *a, const char *name)
+void hqsim_options_set_progress(HqsimOptions *o, HqsimProgressFn fn,
+                                void *data)
 {
-    return a->src ? g_hash_table_lookup(a->src->values, name) : NULL;
+    g_return_if_fail(o);
+    o->progress = fn;
+    o->progress_data = data;
 }
 
-static bool parse_flag(const char *name, const char *s, bool *out,
-                       GError **error)
+/* Read @src for @command into @s (cleared first): refuse options the
+ * command does not take, read every value through its row (a list of
+ * files is one text, its names separated by ','), then the checks that
+ * need no input (plan_settings_check). */
+static bool opts_read(PlanSettings *s, const HqsimOptions *src,
+                      PlanCommand command, GError **error)
 {
-    static const char *const yes[] = {"1", "true", "yes"};
-    static const char *const no[] = {"0", "false", "no"};
-    for (size_t i = 0; i < G_N_ELEMENTS(yes); i++)
-        if (!g_ascii_strcasecmp(s, yes[i]) || !g_ascii_strcasecmp(s, no[i])) {
-            *out = !g_ascii_strcasecmp(s, yes[i]);
-            return true;
-        }
-    g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                "option '%s': '%s' is not 1/true/yes or 0/false/no", name,
-                s);
-    return false;
-}
-
-/* Where a numeric or flag option lands in ApiOpts (NULL: read elsewhere,
- * as text). */
-static void *opt_field(ApiOpts *a, const char *name)
-{
-    static const struct {
-        const char *name;
-        size_t offset;
-    } fields[] = {
-        {"no-jitter", G_STRUCT_OFFSET(ApiOpts, no_jitter)},
-        {"loop-request", G_STRUCT_OFFSET(ApiOpts, loop_request)},
-        {"as-recorded", G_STRUCT_OFFSET(ApiOpts, as_recorded)},
-        {"connections", G_STRUCT_OFFSET(ApiOpts, connections)},
-        {"processes", G_STRUCT_OFFSET(ApiOpts, processes)},
-        {"seed", G_STRUCT_OFFSET(ApiOpts, seed)},
-        {"host-cores", G_STRUCT_OFFSET(ApiOpts, host_cores)},
-        {"iterations", G_STRUCT_OFFSET(ApiOpts, iterations)},
-        {"threads", G_STRUCT_OFFSET(ApiOpts, threads)},
-        {"thread-pct", G_STRUCT_OFFSET(ApiOpts, thread_pct)},
-        {"time-limit-ms", G_STRUCT_OFFSET(ApiOpts, time_limit_ms)},
-        {"host-scale", G_STRUCT_OFFSET(ApiOpts, host_scale)},
-        {"arrival-rate", G_STRUCT_OFFSET(ApiOpts, arrival_rate)},
-        {"slo-p99-ms", G_STRUCT_OFFSET(ApiOpts, slo_p99_ms)},
-        {"slo-throughput", G_STRUCT_OFFSET(ApiOpts, slo_throughput)},
-    };
-    for (size_t i = 0; i < G_N_ELEMENTS(fields); i++)
-        if (!strcmp(fields[i].name, name))
-            return (char *)a + fields[i].offset;
-    return NULL;
-}
-
-/* The sweep reads these as lists (sim_sweep_parse_*), not as numbers. */
-static bool sweep_list(const char *name)
-{
-    return !strcmp(name, "processes") || !strcmp(name, "connections") ||
-           !strcmp(name, "thread-pct");
-}
-
-/* Read @src for @command: refuse options the command does not take, parse
- * and range-check numbers and flags into @a. */
-static bool opts_read(ApiOpts *a, const HqsimOptions *src, unsigned command,
-                      GError **error)
-{
-    memset(a, 0, sizeof *a);
-    a->src = src;
-    a->command = command;
-    if (!src)
-        return true;
+    memset(s, 0, sizeof *s);
     GHashTableIter it;
     gpointer k, v;
-    g_hash_table_iter_init(&it, src->values);
-    while (g_hash_table_iter_next(&it, &k, &v)) {
-        const ApiOption *op = api_option(k);
-        if (!(op->commands & command)) {
+    if (src)
+        g_hash_table_iter_init(&it, src->values);
+    while (src && g_hash_table_iter_next(&it, &k, &v)) {
+        const PlanOption *row = plan_opt_find(k, command);
+        if (!row) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                        "option '%s' is not one of this command's", op->name);
+                        "option '%s' is not one of this command's",
+                        (const char *)k);
             return false;
         }
-        void *field = opt_field(a, op->name);
-        if (!field || (command == CMD_SWEEP && sweep_list(op->name)))
-            continue;
-        int64_t n = 0;
-        bool ok = op->run_arg == ARG_FLAG
-                      ? parse_flag(op->name, v, field, error)
-                  : op->run_arg == ARG_DOUBLE
-                      ? sim_opt_parse_double(op->name, v, field, error)
-                      : sim_opt_parse_int64(op->name, v, &n, error);
-        if (!ok)
-            return false;
-        if (op->run_arg == ARG_INT)
-            *(int64_t *)field = n;
+        g_auto(GStrv) items = row->type == PLAN_ARG_FILES
+                                  ? g_strsplit(v, ",", -1)
+                                  : g_strdupv((char *[]){v, NULL});
+        for (int i = 0; items[i]; i++)
+            if (!plan_opt_set(s, row, items[i], error))
+                return false;
     }
-    return true;
+    return plan_settings_check(s, command, error);
 }
 
-/* What the command line's sim_cli_prep_options and cmd_sweep.c give
- * plan/prepare.h. */
-static void opts_prep(const ApiOpts *a, PrepOptions *po)
+/* Output files are written under one lock: outfile.h's group of outputs
+ * and cairo's font setup are process-wide. */
+static GMutex write_lock;
+
+/* SimOptions.progress -> the caller's callback: GPU ops done of all. */
+static void run_progress(void *data, const SimProgress *p)
 {
-    memset(po, 0, sizeof *po);
-    po->models_dir = opt_text(a, "models-dir");
-    po->as_recorded = a->as_recorded;
-    po->loop_request = a->loop_request;
-    po->iterations = a->iterations > 0 ? (uint32_t)a->iterations : 0;
-    po->host_scale = a->host_scale;
-    po->mem_mib = opt_text(a, "mem-mib");
-    po->spread = opt_text(a, "request-spread");
-    po->arrival_rate = a->arrival_rate;
-    po->arrival_times = opt_text(a, "arrival-times");
+    const HqsimOptions *o = data;
+    o->progress(p->ops_done, p->ops_total, o->progress_data);
 }
 
-/* What sim_cli_sim_options gives the engine, without the progress line
- * and the timeline (only pictures and Perfetto need it). */
-static void opts_sim(const ApiOpts *a, SimOptions *so)
+/* The sweep pool's progress: configurations done of all. */
+static void sweep_progress(uint32_t done, uint32_t total, gpointer data)
 {
-    sim_options_init(so);
-    so->connections = a->connections > 0 ? (uint32_t)a->connections : 0;
-    so->active_thread_pct = a->thread_pct;
-    so->seed = (uint64_t)a->seed;
-    so->host_cores = (uint32_t)a->host_cores;
-    so->no_jitter = a->no_jitter;
-    so->time_limit_ns =
-        a->time_limit_ms > 0 ? (SimTime)(a->time_limit_ms * 1e6) : 0;
-    so->record_ops = true;
-}
-
-/* --gpu, else the scenario's GPU, else h100-sxm (sim_cli_model). */
-static GpuModel *opts_model(const ApiOpts *a, const SimScenario *sc,
-                            GError **error)
-{
-    const char *name = opt_text(a, "gpu");
-    if (!name)
-        name = sc && sc->gpu ? sc->gpu : "h100-sxm";
-    return sim_gpu_model_find(name, opt_text(a, "models-dir"), error);
+    const HqsimOptions *o = data;
+    o->progress(done, total, o->progress_data);
 }
 
 static int count_files(const char *const *files)
@@ -321,27 +183,15 @@ void hqsim_result_free(HqsimResult *r)
     g_free(r);
 }
 
-/* Load and prepare the workload as sim_cli_load does, and find its model.
- * A result with no runs yet, or NULL. */
-static HqsimResult *result_load(const char *const *files, const ApiOpts *a,
-                                GError **error)
+/* Load and prepare the workload as the command line does, and find its
+ * model.  A result with no runs yet, or NULL. */
+static HqsimResult *result_load(const char *const *files,
+                                const PlanSettings *s, GError **error)
 {
-    PrepOptions po;
-    opts_prep(a, &po);
-    g_autoptr(SimScenario) base =
-        prep_load((char *const *)files, count_files(files), &po, error);
-    if (!base)
-        return NULL;
-    g_autoptr(GpuModel) to = opts_model(a, base, error);
-    if (!to)
-        return NULL;
     g_autofree char *note = NULL;
-    g_autoptr(SimScenario) sc = prep_target(
-        base, to, a->processes > 0 ? (uint32_t)a->processes : 1, &po, &note,
-        error);
-    if (!sc)
-        return NULL;
-    GpuModel *m = opts_model(a, sc, error);
+    g_autoptr(SimScenario) sc = plan_settings_load(
+        (char *const *)files, count_files(files), s, &note, error);
+    GpuModel *m = sc ? plan_settings_model(s, sc, error) : NULL;
     if (!m)
         return NULL;
     HqsimResult *r = g_new0(HqsimResult, 1);
@@ -350,60 +200,67 @@ static HqsimResult *result_load(const char *const *files, const ApiOpts *a,
     return r;
 }
 
-/* Run the loaded workload once per mode in @modes. */
-static HqsimResult *result_run(const char *const *files, const ApiOpts *a,
-                               char **modes, GError **error)
+/* Run the loaded workload once per mode in @modes, then write the output
+ * files the settings name. */
+static HqsimResult *result_run(const char *const *files, const PlanSettings *s,
+                               const HqsimOptions *o, char **modes,
+                               GError **error)
 {
     uint32_t n = g_strv_length(modes);
-    /* Modes are checked before the workload is loaded, as `run` does. */
-    SimShareMode *m = g_new0(SimShareMode, MAX(n, 1));
+    /* Modes are checked before the workload is loaded. */
+    g_autofree SimShareMode *m = g_new0(SimShareMode, MAX(n, 1));
     for (uint32_t i = 0; i < n; i++)
-        if (!sim_share_mode_parse(modes[i], &m[i], error)) {
-            g_free(m);
+        if (!sim_share_mode_parse(modes[i], &m[i], error))
             return NULL;
-        }
-    HqsimResult *r = result_load(files, a, error);
+    HqsimResult *r = result_load(files, s, error);
     if (r)
         r->runs = g_new0(SimResult *, MAX(n, 1));
     for (uint32_t i = 0; r && i < n; i++) {
         SimOptions so;
-        opts_sim(a, &so);
+        plan_settings_sim(s, &so);
         so.mode = m[i];
+        if (o && o->progress) {
+            so.progress = run_progress;
+            so.progress_data = (void *)o;
+        }
         SimResult *run = sim_engine_run(r->model, r->scenario, &so, error);
         if (run)
             r->runs[r->n_runs++] = run;
         else
             g_clear_pointer(&r, hqsim_result_free);
     }
-    g_free(m);
+    if (r) {
+        g_mutex_lock(&write_lock);
+        bool ok = plan_settings_write_runs(s, r->runs, r->n_runs, r->model,
+                                           r->scenario, error);
+        g_mutex_unlock(&write_lock);
+        if (!ok)
+            g_clear_pointer(&r, hqsim_result_free);
+    }
     return r;
 }
 
 HqsimResult *hqsim_run(const char *const *files, const HqsimOptions *o,
                        GError **error)
 {
-    ApiOpts a;
-    if (!opts_read(&a, o, CMD_RUN, error))
+    g_auto(PlanSettings) s = {0};
+    if (!opts_read(&s, o, PLAN_CMD_RUN, error))
         return NULL;
     /* No "mode": as each process of the scenario says. */
-    const char *mode = opt_text(&a, "mode");
-    char *modes[] = {(char *)(mode ? mode : "scenario"), NULL};
-    return result_run(files, &a, modes, error);
+    char *modes[] = {s.mode ? s.mode : "scenario", NULL};
+    return result_run(files, &s, o, modes, error);
 }
 
 HqsimResult *hqsim_compare(const char *const *files, const HqsimOptions *o,
                            GError **error)
 {
-    ApiOpts a;
-    if (!opts_read(&a, o, CMD_COMPARE, error))
+    g_auto(PlanSettings) s = {0};
+    if (!opts_read(&s, o, PLAN_CMD_COMPARE, error))
         return NULL;
-    const char *list = opt_text(&a, "modes");
-    g_auto(GStrv) modes = g_strsplit(list ? list : "timeslice,mps", ",", 0);
-    if (!modes[0]) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--modes is empty");
-        return NULL;
-    }
-    HqsimResult *r = result_run(files, &a, modes, error);
+    /* Not empty (plan_settings_check). */
+    g_auto(GStrv) modes =
+        g_strsplit(s.modes ? s.modes : "timeslice,mps", ",", 0);
+    HqsimResult *r = result_run(files, &s, o, modes, error);
     if (r)
         r->compare = true;
     return r;
@@ -554,111 +411,25 @@ void hqsim_sweep_free(HqsimSweep *s)
     g_free(s);
 }
 
-/* Load every file of @list (NULL-terminated) as one workload each into
- * @out, prepared as `hqsim run` prepares it. */
-static bool load_each(char *const *list, const PrepOptions *po,
-                      GPtrArray *out, GError **error)
-{
-    for (int i = 0; list && list[i]; i++) {
-        SimScenario *sc = prep_load(&list[i], 1, po, error);
-        if (!sc)
-            return false;
-        g_ptr_array_add(out, sc);
-    }
-    return true;
-}
-
-/* The "gpu" list (default: the first workload's, else h100-sxm), each
- * model once, in order (cmd_sweep.c's build_space). */
-static bool load_gpus(const ApiOpts *a, SimSweepSpace *sp, GError **error)
-{
-    const char *list = opt_text(a, "gpu");
-    const SimScenario *first = g_ptr_array_index(sp->workloads, 0);
-    const char *dflt = first->gpu ? first->gpu : "h100-sxm";
-    g_auto(GStrv) names = g_strsplit(list ? list : dflt, ",", -1);
-    for (int i = 0; names[i]; i++) {
-        g_strstrip(names[i]);
-        bool seen = false;
-        for (int j = 0; j < i; j++)
-            seen |= !strcmp(names[i], names[j]);
-        if (seen)
-            continue;
-        if (!*names[i]) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                        "--gpu: '%s': empty item in the list", list);
-            return false;
-        }
-        GpuModel *m =
-            sim_gpu_model_find(names[i], opt_text(a, "models-dir"), error);
-        if (!m)
-            return false;
-        g_ptr_array_add(sp->gpus, m);
-    }
-    return true;
-}
-
-/* Fill @sp from the options, as cmd_sweep.c's build_space does. */
-static bool sweep_space(const char *const *files, const ApiOpts *a,
-                        SimSweepSpace *sp, GError **error)
-{
-    if (count_files(files) < 1) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "give one or more scenario files or profiler traces");
-        return false;
-    }
-    const char *pn = opt_text(a, "processes"), *pm = opt_text(a, "modes"),
-               *pp = opt_text(a, "thread-pct"),
-               *pc = opt_text(a, "connections");
-    if (!sim_sweep_parse_processes(pn ? pn : "1,2,4,8", sp->processes,
-                                   error) ||
-        !sim_sweep_parse_modes(pm ? pm : "timeslice,mps", sp->modes, error) ||
-        (pp && !sim_sweep_parse_pcts(pp, sp->pcts, error)) ||
-        (pc && !sim_sweep_parse_connections(pc, sp->connections, error)))
-        return false;
-    sp->seed = (uint64_t)a->seed;
-    sp->host_cores = (uint32_t)a->host_cores;
-    sp->no_jitter = a->no_jitter;
-    sp->time_limit_ns =
-        a->time_limit_ms > 0 ? (SimTime)(a->time_limit_ms * 1e6) : 0;
-    PrepOptions po;
-    opts_prep(a, &po);
-    sp->models_dir = g_strdup(po.models_dir);
-    const char *fixed = opt_text(a, "fixed");
-    g_auto(GStrv) fixed_files = fixed ? g_strsplit(fixed, ",", -1) : NULL;
-    return load_each((char *const *)files, &po, sp->workloads, error) &&
-           load_each(fixed_files, &po, sp->fixed, error) &&
-           load_gpus(a, sp, error);
-}
-
 static void sweep_one(uint32_t item, gpointer data)
 {
     sim_sweep_run_config(data, item);
 }
 
-HqsimSweep *hqsim_sweep(const char *const *files, const HqsimOptions *o,
-                        GError **error)
+/* Run every configuration of @sw as cli/cmd_sweep.c does on one rank:
+ * fails if the sweep's events limit stopped it or every configuration
+ * failed. */
+static bool sweep_run(SimSweep *sw, const PlanSettings *s,
+                      const HqsimOptions *o, GError **error)
 {
-    ApiOpts a;
-    if (!opts_read(&a, o, CMD_SWEEP, error))
-        return NULL;
-    SimSweepSpace sp;
-    sim_sweep_space_init(&sp);
-    SimSweep *sw = NULL;
-    if (sweep_space(files, &a, &sp, error))
-        sw = sim_sweep_new(&sp, error);
-    sim_sweep_space_clear(&sp);
-    if (!sw)
-        return NULL;
     g_autofree uint32_t *order = sim_sweep_schedule(sw);
-    uint32_t threads = a.threads > 0 ? (uint32_t)a.threads
-                                     : sim_pool_default_threads(1);
-    sim_pool_run(order, sw->n_configs, threads, sweep_one, sw, NULL, NULL);
-    /* The sweep's events limit stops it as a whole (cli/cmd_sweep.c). */
-    if (sim_sweep_budget_hit(sw)) {
-        sim_sweep_budget_fail(sw, error);
-        sim_sweep_free(sw);
-        return NULL;
-    }
+    uint32_t threads = s->threads > 0 ? (uint32_t)s->threads
+                                      : sim_pool_default_threads(1);
+    bool progress = o && o->progress;
+    sim_pool_run(order, sw->n_configs, threads, sweep_one, sw,
+                 progress ? sweep_progress : NULL, (gpointer)o);
+    if (sim_sweep_budget_hit(sw))
+        return sim_sweep_budget_fail(sw, error);
     uint32_t failed = 0;
     for (uint32_t i = 0; i < sw->n_configs; i++)
         failed += sw->rows[i].error != NULL;
@@ -666,13 +437,36 @@ HqsimSweep *hqsim_sweep(const char *const *files, const HqsimOptions *o,
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                     "every configuration failed; the first: %s",
                     sw->rows[0].error);
-        sim_sweep_free(sw);
-        return NULL;
+        return false;
     }
-    HqsimSweep *s = g_new0(HqsimSweep, 1);
-    s->sweep = sw;
-    s->slo = (SimSlo){a.slo_p99_ms, a.slo_throughput};
-    return s;
+    return true;
+}
+
+HqsimSweep *hqsim_sweep(const char *const *files, const HqsimOptions *o,
+                        GError **error)
+{
+    g_auto(PlanSettings) s = {0};
+    if (!opts_read(&s, o, PLAN_CMD_SWEEP, error))
+        return NULL;
+    SimSweepSpace sp;
+    sim_sweep_space_init(&sp);
+    g_autoptr(SimSweep) sw = NULL;
+    if (plan_settings_sweep_space(&s, (char *const *)files, &sp, error))
+        sw = sim_sweep_new(&sp, error);
+    sim_sweep_space_clear(&sp);
+    if (!sw || !sweep_run(sw, &s, o, error))
+        return NULL;
+    HqsimSweep *h = g_new0(HqsimSweep, 1);
+    h->slo = (SimSlo){s.slo_p99_ms, s.slo_throughput};
+    g_autoptr(GArray) answers =
+        sim_slo_active(&h->slo) ? sim_slo_answer(sw, &h->slo) : NULL;
+    g_mutex_lock(&write_lock);
+    bool ok = plan_settings_write_sweep(&s, sw, &h->slo, answers, error);
+    g_mutex_unlock(&write_lock);
+    h->sweep = g_steal_pointer(&sw);
+    if (!ok)
+        g_clear_pointer(&h, hqsim_sweep_free);
+    return h;
 }
 
 uint32_t hqsim_sweep_n_configs(const HqsimSweep *s)
@@ -697,4 +491,20 @@ char *hqsim_sweep_text(const HqsimSweep *s)
     GString *out = g_string_new(NULL);
     sim_sweep_report_text(s->sweep, &s->slo, answers, out);
     return g_string_free(out, FALSE);
+}
+
+/* ------------------------------------------------------------------------
+ * Work limits (sim/bounds.h)
+ * ------------------------------------------------------------------------ */
+
+gboolean hqsim_limit_set(const char *name, const char *value, GError **error)
+{
+    g_return_val_if_fail(name && value, FALSE);
+    g_autofree char *arg = g_strdup_printf("%s=%s", name, value);
+    return sim_limit_set_arg(arg, error);
+}
+
+void hqsim_limits_reset(void)
+{
+    sim_limits_reset();
 }

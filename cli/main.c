@@ -13,6 +13,8 @@
 #include "commands.h"
 #include "error.h"
 #include "optrange.h"
+#include "cli_common.h"
+#include "options.h"
 
 static const SimCommand commands[] = {
     {"run", "simulate a scenario or profiler trace", sim_cmd_run},
@@ -102,6 +104,8 @@ int sim_cli_report_error(const GError *error)
  * and one given outside its range is an error naming the range. */
 typedef struct {
     const GOptionEntry *orig; /* the command's entries */
+    PlanSettings *settings;   /* the simulate commands' (options.h) */
+    PlanCommand command;
 } CliParse;
 
 static const GOptionEntry *cli_find(const CliParse *cp, const char *opt)
@@ -169,19 +173,73 @@ static GArray *cli_wrap(const GOptionEntry *entries, CliParse *cp,
     return out;
 }
 
-gboolean sim_cli_parse(const char *command, const char *params,
-                       const char *description, const GOptionEntry *entries,
-                       int *argc, char ***argv, int *status)
+/* A row of plan/options.h's table, from its command line spelling. */
+static gboolean cli_setting_cb(const gchar *opt, const gchar *value,
+                               gpointer data, GError **error)
+{
+    const CliParse *cp = data;
+    size_t n = 0;
+    const PlanOption *rows = plan_opt_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        const PlanOption *r = &rows[i];
+        if ((r->commands & cp->command) &&
+            (opt[1] == '-' ? !strcmp(opt + 2, r->name)
+                           : r->short_name && opt[1] == r->short_name))
+            return plan_opt_set(cp->settings, r, value, error);
+    }
+    g_return_val_if_reached(FALSE);
+}
+
+/* GOptionEntry rows for @command's options (texts kept in @keep), before
+ * @own. */
+static GArray *cli_settings_entries(PlanCommand command,
+                                    const GOptionEntry *own, GPtrArray *keep)
+{
+    GArray *out = g_array_new(TRUE, TRUE, sizeof(GOptionEntry));
+    size_t n = 0;
+    const PlanOption *rows = plan_opt_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        const PlanOption *r = &rows[i];
+        if (!(r->commands & command))
+            continue;
+        char *help = plan_opt_help(r);
+        g_ptr_array_add(keep, help);
+        GOptionEntry e = {r->name,
+                          r->short_name,
+                          r->type == PLAN_ARG_FLAG ? G_OPTION_FLAG_NO_ARG
+                          : r->type == PLAN_ARG_FILE ||
+                                  r->type == PLAN_ARG_FILES
+                              ? G_OPTION_FLAG_FILENAME
+                              : 0,
+                          G_OPTION_ARG_CALLBACK,
+                          (gpointer)cli_setting_cb,
+                          help,
+                          r->arg};
+        g_array_append_val(out, e);
+    }
+    for (const GOptionEntry *e = own; e && e->long_name; e++)
+        g_array_append_val(out, *e);
+    return out;
+}
+
+/* Parse with @cp's entries (and its settings' rows); see sim_cli_parse. */
+static gboolean cli_parse(CliParse *cp, const char *command,
+                          const char *params, const char *description,
+                          const GOptionEntry *entries, int *argc,
+                          char ***argv, int *status)
 {
     /* The program name already reads "hqsim COMMAND" (main sets argv[0]):
      * the usage line only adds the parameters. */
     g_autoptr(GOptionContext) ctx = g_option_context_new(params);
     if (description)
         g_option_context_set_description(ctx, description);
-    CliParse cp = {NULL};
     g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
-    g_autoptr(GArray) wrapped = cli_wrap(entries, &cp, keep);
-    GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, &cp, NULL);
+    g_autoptr(GArray) all =
+        cp->settings ? cli_settings_entries(cp->command, entries, keep)
+                     : NULL;
+    g_autoptr(GArray) wrapped = cli_wrap(
+        all ? (const GOptionEntry *)all->data : entries, cp, keep);
+    GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, cp, NULL);
     g_option_group_add_entries(main_group, (GOptionEntry *)wrapped->data);
     g_option_context_set_main_group(ctx, main_group);
     g_autoptr(GError) error = NULL;
@@ -192,6 +250,29 @@ gboolean sim_cli_parse(const char *command, const char *params,
         return FALSE;
     }
     return TRUE;
+}
+
+gboolean sim_cli_parse(const char *command, const char *params,
+                       const char *description, const GOptionEntry *entries,
+                       int *argc, char ***argv, int *status)
+{
+    CliParse cp = {NULL, NULL, 0};
+    return cli_parse(&cp, command, params, description, entries, argc, argv,
+                     status);
+}
+
+gboolean sim_cli_parse_settings(const char *command, const char *params,
+                                const char *description, PlanSettings *s,
+                                PlanCommand which, char ***files, int *argc,
+                                char ***argv, int *status)
+{
+    const GOptionEntry rest[] = {{G_OPTION_REMAINING, 0, 0,
+                                  G_OPTION_ARG_FILENAME_ARRAY, files, NULL,
+                                  NULL},
+                                 G_OPTION_ENTRY_NULL};
+    CliParse cp = {NULL, s, which};
+    return cli_parse(&cp, command, params, description, rest, argc, argv,
+                     status);
 }
 
 int main(int argc, char **argv)

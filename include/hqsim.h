@@ -32,8 +32,10 @@
  *
  * Threads.  Distinct objects may be used on distinct threads at once (the
  * engine shares nothing mutable between runs); one object must not be
- * used by two threads at once.  Program-wide limits (`hqsim --limit`) are
- * not set through this API: runs use the default limits.
+ * used by two threads at once.  Output files (options "json", "csv",
+ * "perfetto", "picture", "report", "plot") are written one call at a
+ * time (a process-wide lock).  The work limits (`hqsim --limit`,
+ * hqsim_limit_set) are process-wide: set them before any run starts.
  */
 #ifndef HQSIM_H
 #define HQSIM_H
@@ -48,7 +50,7 @@ extern "C" {
 /* This header's version: the major changes only when a declaration here
  * changes incompatibly (and then so does the library's soname). */
 #define HQSIM_API_MAJOR 1
-#define HQSIM_API_MINOR 0
+#define HQSIM_API_MINOR 1
 
 /* The library's version text ("1.0").  Returns: (transfer none). */
 const char *hqsim_version(void);
@@ -90,14 +92,48 @@ void hqsim_options_free(HqsimOptions *o); /* NULL is fine */
  * again replaces the value; @value NULL unsets it.
  *
  * The names and what they mean are those of `hqsim run --help`, `hqsim
- * compare --help` and `hqsim sweep --help`, except the output options
- * (--json, --csv, --picture...: use the result functions below) and
- * --quiet.  An unknown name fails here; a value is checked (range, list
- * syntax) when a command reads it, and an option the command does not
- * take (e.g. "modes" for hqsim_run) fails that command -- both with
- * HQSIM_ERROR_USAGE naming the option. */
+ * compare --help` and `hqsim sweep --help` (one table serves both), but
+ * --quiet (nothing is printed).  An unknown name fails here; a value is
+ * checked (range, list syntax) when a command reads it, and an option the
+ * command does not take (e.g. "modes" for hqsim_run) fails that command
+ * -- both with HQSIM_ERROR_USAGE naming the option.  "fixed" (sweep)
+ * takes its files separated by ','.
+ *
+ * Output files: options "json", "csv", "perfetto", "picture", "report"
+ * (run, compare) and "csv", "json", "plot", "report" (sweep) name a file
+ * that the command writes once it has run, exactly as the command line
+ * does ("-": standard output): all of them, or on a failure none, and the
+ * command then fails (HQSIM_ERROR_IO naming the file) and returns no
+ * result. */
 gboolean hqsim_options_set(HqsimOptions *o, const char *name,
                            const char *value, GError **error);
+
+/* Progress: @done of @total units, called on the calling thread --
+ * hqsim_run and hqsim_compare: GPU ops of the run under way (every 65536
+ * engine events and once at its end; each mode of a comparison counts
+ * from 0 again); hqsim_sweep: configurations finished, each time one
+ * finishes.  It must not call this API on the same options. */
+typedef void (*HqsimProgressFn)(uint64_t done, uint64_t total, void *data);
+
+/* Call @fn (NULL: none) with @data (not owned; it must outlive the runs
+ * made with @o) as commands made with @o progress. */
+void hqsim_options_set_progress(HqsimOptions *o, HqsimProgressFn fn,
+                                void *data);
+
+/* ------------------------------------------------------------------------
+ * Work limits: `hqsim --limit NAME=N`, process-wide
+ * ------------------------------------------------------------------------ */
+
+/* Raise (or lower) limit @name ("ops", "events", "processes"...: `hqsim
+ * --help` lists them with their defaults) to @value (a positive integer,
+ * k/M/G suffixes allowed, as text: "5M").  Process-wide: call it before
+ * any run starts, never while one is under way on any thread.  Fails with
+ * HQSIM_ERROR_USAGE naming the limit or the value. */
+gboolean hqsim_limit_set(const char *name, const char *value,
+                         GError **error);
+
+/* Every limit back to its default (same rule). */
+void hqsim_limits_reset(void);
 
 /* ------------------------------------------------------------------------
  * Running: one workload (a native scenario, or one or more profiler

@@ -195,6 +195,31 @@ bool sim_sweep_parse_pcts(const char *s, GArray *out, GError **error)
     return true;
 }
 
+bool sim_sweep_parse_gpus(const char *s, const char *dflt,
+                          const char *models_dir, GPtrArray *out,
+                          GError **error)
+{
+    g_auto(GStrv) names = g_strsplit(s ? s : dflt, ",", -1);
+    for (int i = 0; names[i]; i++) {
+        g_strstrip(names[i]);
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            seen |= !strcmp(names[i], names[j]);
+        if (seen)
+            continue;
+        if (!*names[i]) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                        "--gpu: '%s': empty item in the list", s);
+            return false;
+        }
+        GpuModel *m = sim_gpu_model_find(names[i], models_dir, error);
+        if (!m)
+            return false;
+        g_ptr_array_add(out, m);
+    }
+    return true;
+}
+
 char *sim_sweep_pct_label(const SimSweepPct *p, SimShareMode mode)
 {
     if (mode == SIM_SHARE_TIMESLICE)

@@ -83,6 +83,13 @@ bool sim_sweep_parse_connections(const char *s, GArray *out, GError **error);
 bool sim_sweep_parse_modes(const char *s, GArray *out, GError **error);
 bool sim_sweep_parse_pcts(const char *s, GArray *out, GError **error);
 
+/* The --gpu list @s (NULL: @dflt): each model found (in @models_dir,
+ * nullable) and appended to @out (GpuModel*, owned by @out's free
+ * function) once, in the order given. */
+bool sim_sweep_parse_gpus(const char *s, const char *dflt,
+                          const char *models_dir, GPtrArray *out,
+                          GError **error);
+
 /* "equal", "25", "scenario"; "-" for time-slicing.
  * Returns: (transfer full). */
 char *sim_sweep_pct_label(const SimSweepPct *p, SimShareMode mode);

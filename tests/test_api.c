@@ -9,10 +9,12 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -188,9 +190,19 @@ static void test_option_errors(void **state)
     (void)state;
     HqsimOptions *o = hqsim_options_new();
     GError *e = NULL;
-    assert_false(hqsim_options_set(o, "json", "x.json", &e));
-    assert_usage(e, "'json'");
+    /* --quiet is the command line's alone: the API prints nothing. */
+    assert_false(hqsim_options_set(o, "quiet", "1", &e));
+    assert_usage(e, "'quiet'");
     e = NULL;
+    assert_false(hqsim_options_set(o, "no-such-option", "1", &e));
+    assert_usage(e, "'no-such-option'");
+    e = NULL;
+    /* "plot" is the sweep's output, not the run's. */
+    assert_true(hqsim_options_set(o, "plot", "x.png", NULL));
+    assert_null(hqsim_run(workload, o, &e));
+    assert_usage(e, "'plot'");
+    e = NULL;
+    assert_true(hqsim_options_set(o, "plot", NULL, NULL));
     /* Out of the command line's range (sim/optrange.c: 1-4096). */
     assert_true(hqsim_options_set(o, "processes", "0", NULL));
     assert_null(hqsim_run(workload, o, &e));
@@ -239,12 +251,155 @@ static void test_input_error(void **state)
     g_error_free(e);
 }
 
+
+/* The whole contents of @path (or NULL); free with g_free. */
+static char *slurp(const char *path)
+{
+    char *text = NULL;
+    return g_file_get_contents(path, &text, NULL, NULL) ? text : NULL;
+}
+
+/* Output files named in the options are written as `--json FILE --csv
+ * FILE` write them: the JSON file is hqsim_result_json's text; the CSV
+ * has one row per op after its header.  An unwritable one fails the
+ * command, naming the file, and leaves no file. */
+static void test_output_files(void **state)
+{
+    (void)state;
+    char *dir = g_dir_make_tmp("hqsim-api-XXXXXX", NULL);
+    assert_non_null(dir);
+    char *json_path = g_build_filename(dir, "out.json", NULL);
+    char *csv_path = g_build_filename(dir, "out.csv", NULL);
+    HqsimOptions *o = opts((const char *const[]){
+        "json", json_path, "csv", csv_path, "modes", "timeslice", NULL});
+    GError *e = NULL;
+    HqsimResult *r = hqsim_compare(workload, o, &e);
+    assert_null(e);
+    char *want = hqsim_result_json(r);
+    char *got = slurp(json_path);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    char *csv = slurp(csv_path);
+    assert_non_null(csv);
+    assert_true(strchr(csv, '\n') != NULL);
+    g_free(csv);
+    g_free(got);
+    hqsim_free(want);
+    hqsim_result_free(r);
+    g_remove(json_path);
+    g_remove(csv_path);
+
+    /* A sweep's JSON file is hqsim_sweep_json's text. */
+    HqsimOptions *so = opts((const char *const[]){
+        "json", json_path, "processes", "1,2", "threads", "1", NULL});
+    HqsimSweep *s = hqsim_sweep(workload, so, &e);
+    assert_null(e);
+    want = hqsim_sweep_json(s);
+    got = slurp(json_path);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    g_free(got);
+    hqsim_free(want);
+    hqsim_sweep_free(s);
+    hqsim_options_free(so);
+    g_remove(json_path);
+
+    /* Into a folder that does not exist: no result, no file. */
+    char *bad = g_build_filename(dir, "missing", "out.json", NULL);
+    assert_true(hqsim_options_set(o, "json", bad, NULL));
+    assert_null(hqsim_compare(workload, o, &e));
+    assert_non_null(e);
+    assert_int_equal(e->code, HQSIM_ERROR_IO);
+    assert_non_null(strstr(e->message, bad));
+    g_error_free(e);
+    assert_false(g_file_test(csv_path, G_FILE_TEST_EXISTS));
+    g_free(bad);
+    hqsim_options_free(o);
+    assert_int_equal(g_rmdir(dir), 0);
+    g_free(json_path);
+    g_free(csv_path);
+    g_free(dir);
+}
+
+typedef struct {
+    uint32_t calls;
+    uint64_t done, total; /* the last call's */
+    bool backwards;       /* done went down within one run */
+} Progress;
+
+static void on_progress(uint64_t done, uint64_t total, void *data)
+{
+    Progress *p = data;
+    p->backwards |= p->calls > 0 && done < p->done && total == p->total;
+    p->calls++;
+    p->done = done;
+    p->total = total;
+}
+
+/* The progress callback: a run ends at all its GPU ops done (the total
+ * its JSON counts: every process's ops per iteration x iterations); a
+ * sweep reports each configuration as it finishes. */
+static void test_progress(void **state)
+{
+    (void)state;
+    Progress p = {0};
+    HqsimOptions *o = hqsim_options_new();
+    hqsim_options_set_progress(o, on_progress, &p);
+    HqsimResult *r = hqsim_run(workload, o, NULL);
+    assert_non_null(r);
+    assert_true(p.calls >= 1);
+    assert_false(p.backwards);
+    assert_true(p.total > 0);
+    assert_int_equal(p.done, p.total);
+    hqsim_result_free(r);
+
+    Progress q = {0};
+    hqsim_options_set_progress(o, on_progress, &q);
+    assert_true(hqsim_options_set(o, "processes", "1-3", NULL));
+    assert_true(hqsim_options_set(o, "threads", "2", NULL));
+    HqsimSweep *s = hqsim_sweep(workload, o, NULL);
+    assert_non_null(s);
+    assert_int_equal(q.calls, hqsim_sweep_n_configs(s));
+    assert_int_equal(q.done, hqsim_sweep_n_configs(s));
+    assert_int_equal(q.total, hqsim_sweep_n_configs(s));
+    hqsim_sweep_free(s);
+    hqsim_options_free(o);
+}
+
+/* A work limit set through the API stops a run that needs more, with the
+ * command line's message; reset, the run goes through. */
+static void test_limits(void **state)
+{
+    (void)state;
+    GError *e = NULL;
+    assert_true(hqsim_limit_set("ops", "10", &e));
+    assert_null(hqsim_run(workload, NULL, &e));
+    assert_non_null(e);
+    /* (The scenario reader reports it, as a field out of bounds.) */
+    assert_non_null(strstr(e->message, "b-mps-lower-util-faster.json:8:"));
+    assert_non_null(strstr(e->message, "(limit 'ops' = 10; raise it with "
+                                       "--limit ops=N)"));
+    g_error_free(e);
+    e = NULL;
+    hqsim_limits_reset();
+    HqsimResult *r = hqsim_run(workload, NULL, &e);
+    assert_null(e);
+    hqsim_result_free(r);
+    assert_false(hqsim_limit_set("no-such-limit", "10", &e));
+    assert_usage(e, "no-such-limit");
+    e = NULL;
+    assert_false(hqsim_limit_set("ops", "-1", &e));
+    assert_usage(e, "-1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run),          cmocka_unit_test(test_run_options),
         cmocka_unit_test(test_compare),      cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_option_errors), cmocka_unit_test(test_input_error),
+        cmocka_unit_test(test_output_files),  cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_limits),
     };
     assert_non_null(hqsim_version());
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -95,11 +96,53 @@ class Binding(unittest.TestCase):
         self.assertEqual(ctx.exception.code, "usage")
         self.assertIn("processes", str(ctx.exception))
         with self.assertRaises(hqsim.HqsimError) as ctx:
-            hqsim.run(WORKERS, json="out.json")
+            hqsim.run(WORKERS, quiet=True)  # the command line's alone
         self.assertEqual(ctx.exception.code, "usage")
+        self.assertIn("'quiet'", str(ctx.exception))
         with self.assertRaises(hqsim.HqsimError) as ctx:
             hqsim.compare("no-such-file.json")
         self.assertEqual(ctx.exception.code, "io")
+
+    def test_output_files(self):
+        # The files the command line writes with the same options, byte
+        # for byte, and the returned document is the JSON file's.
+        with tempfile.TemporaryDirectory() as d:
+            got = hqsim.compare(WORKERS, json=d + "/api.json",
+                                csv=d + "/api.csv", processes=2)
+            subprocess.run([HQSIM, "compare", WORKERS, "--processes", "2",
+                            "--json", d + "/cli.json", "--csv",
+                            d + "/cli.csv", "-q"], cwd=ROOT, check=True)
+            names = sorted(os.listdir(d))
+            api = [n for n in names if n.startswith("api")]
+            self.assertEqual([n.replace("api", "cli") for n in api],
+                             [n for n in names if n.startswith("cli")])
+            self.assertGreaterEqual(len(api), 2)
+            for n in api:
+                with open(os.path.join(d, n), "rb") as a, \
+                        open(os.path.join(d, n.replace("api", "cli")),
+                             "rb") as c:
+                    self.assertEqual(a.read(), c.read(), n)
+            with open(d + "/api.json") as f:
+                self.assertEqual(json.load(f), got)
+
+    def test_progress(self):
+        seen = []
+        hqsim.sweep(WORKERS, processes="1-3", modes="mps", threads=2,
+                    progress=lambda done, total: seen.append((done, total)))
+        self.assertEqual(seen, [(1, 3), (2, 3), (3, 3)])
+
+    def test_limits(self):
+        try:
+            hqsim.set_limit("ops", 10)
+            with self.assertRaises(hqsim.HqsimError) as ctx:
+                hqsim.run(WORKERS)
+            self.assertIn("(limit 'ops' = 10;", ctx.exception.message)
+        finally:
+            hqsim.reset_limits()
+        self.assertGreater(hqsim.run(WORKERS)["run"]["makespan_ms"], 0)
+        with self.assertRaises(hqsim.HqsimError) as ctx:
+            hqsim.set_limit("no-such-limit", 1)
+        self.assertEqual(ctx.exception.code, "usage")
 
 
 if __name__ == "__main__":

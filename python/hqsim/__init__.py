@@ -13,7 +13,12 @@ long options as keyword arguments, '-' written '_' (thread_pct=50,
 no_jitter=True, processes=[1, 2, 4] for a sweep).  They return the
 document `hqsim run|compare|sweep --json FILE` writes for the same input,
 as plain dicts and lists.  Errors raise HqsimError, whose message names the
-file, line and field.
+file, line and field.  Output options write files as the command line does
+(json="out.json", picture="t.png", report="r.html"; sweep: plot=...).
+progress=f calls f(done, total) as the work goes (GPU ops of the run under
+way; a sweep's configurations).  set_limit("ops", "5M") raises one of the
+process-wide work limits (`hqsim --limit ops=5M`), reset_limits() restores
+them.
 
 The library is found through $HQSIM_LIB (a path to libhqsim.so), else
 build/libhqsim.so of the source tree this package sits in, else the
@@ -23,7 +28,8 @@ import ctypes
 import json
 import os
 
-__all__ = ["run", "compare", "sweep", "HqsimError", "version"]
+__all__ = ["run", "compare", "sweep", "HqsimError", "version", "set_limit",
+           "reset_limits"]
 
 # include/hqsim.h's HqsimErrorCode, in order.
 _CODES = ["io", "parse", "invalid", "unsupported", "deadlock", "nofit",
@@ -51,6 +57,9 @@ class _GError(ctypes.Structure):
 
 
 _GErrorP = ctypes.POINTER(_GError)
+# include/hqsim.h's HqsimProgressFn.
+_PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64,
+                             ctypes.c_void_p)
 
 
 def _find_library():
@@ -73,6 +82,9 @@ def _load():
         ("hqsim_options_new", vp, []),
         ("hqsim_options_free", None, [vp]),
         ("hqsim_options_set", ctypes.c_int, [vp, cp, cp, err]),
+        ("hqsim_options_set_progress", None, [vp, _PROGRESS, vp]),
+        ("hqsim_limit_set", ctypes.c_int, [cp, cp, err]),
+        ("hqsim_limits_reset", None, []),
         ("hqsim_run", vp, [cpp, vp, err]),
         ("hqsim_compare", vp, [cpp, vp, err]),
         ("hqsim_result_json", vp, [vp]),
@@ -94,7 +106,7 @@ _lib = _load()
 
 
 def version():
-    """The library's API version ("1.0")."""
+    """The library's API version ("1.1")."""
     return _lib.hqsim_version().decode()
 
 
@@ -123,11 +135,32 @@ def _files(files):
     return arr
 
 
+def set_limit(name, value):
+    """Set work limit @name ("ops", "events"...; `hqsim --help` lists
+    them) to @value (5000000 or "5M"), for every later call in this
+    process."""
+    err = _GErrorP()
+    if not _lib.hqsim_limit_set(name.encode(), _text(value).encode(),
+                                ctypes.byref(err)):
+        _raise(err)
+
+
+def reset_limits():
+    """Every work limit back to its default."""
+    _lib.hqsim_limits_reset()
+
+
 def _call(entry, to_json, free, files, options):
     """Set @options, call @entry on @files, return its JSON as dicts."""
     opts = _lib.hqsim_options_new()
     try:
         err = _GErrorP()
+        progress = options.pop("progress", None)
+        # Kept alive (a local) until the call returns.
+        hook = _PROGRESS(lambda done, total, _: progress(done, total)) \
+            if progress else None
+        if hook:
+            _lib.hqsim_options_set_progress(opts, hook, None)
         for name, value in options.items():
             if value is None:
                 continue

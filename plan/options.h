@@ -1,0 +1,168 @@
+/* options.h -- the one table of the simulate commands' options (`run`,
+ * `compare`, `sweep`), shared by the command line (cli/), the C API
+ * (api/hqsim.c) and, through `hqsim --help`, the man page and the bash
+ * completion.
+ *
+ * A row gives an option's name, short name, the commands that take it, how
+ * its text is read (its type; numbers against their range in
+ * sim/optrange.c), where the value lands in PlanSettings, and its help
+ * text.  Every option is set through plan_opt_set(), from the command
+ * line's parser and from hqsim_options_set() alike, so both read a value
+ * the same way and fail with the same message.  The functions below then
+ * turn the settings into what the modules below take (PrepOptions,
+ * SimOptions, the GPU model, a sweep's space), once, for every caller.
+ */
+#ifndef PLAN_OPTIONS_H
+#define PLAN_OPTIONS_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "gpu_model.h"
+#include "prepare.h"
+#include "result.h"
+#include "scenario.h"
+#include "slo.h"
+#include "sweep.h"
+
+/* The commands, as bits of PlanOption.commands. */
+typedef enum {
+    PLAN_CMD_RUN = 1u << 0,
+    PLAN_CMD_COMPARE = 1u << 1,
+    PLAN_CMD_SWEEP = 1u << 2,
+} PlanCommand;
+
+/* How an option's text is read (plan_opt_set). */
+typedef enum {
+    PLAN_ARG_TEXT,   /* char *, kept as given (lists: read later) */
+    PLAN_ARG_FILE,   /* char *, a file name (not converted to UTF-8) */
+    PLAN_ARG_FILES,  /* char ** (NULL-terminated), one file per setting:
+                        repeatable */
+    PLAN_ARG_FLAG,   /* bool: the command line's flag takes no value; the
+                        API's value is 1/true/yes or 0/false/no */
+    PLAN_ARG_INT,    /* int, range-checked (sim/optrange.h) */
+    PLAN_ARG_INT64,  /* int64_t, range-checked */
+    PLAN_ARG_DOUBLE, /* double, range-checked */
+} PlanArgType;
+
+/* What the options of one command set.  All zero: every default.  Strings
+ * are owned (plan_settings_clear frees them). */
+typedef struct {
+    /* the workload and the GPU */
+    char *gpu;         /* run, compare: a model; sweep: a list */
+    char *models_dir;  /* nullable: the bundled models */
+    int processes;     /* run, compare: copies of each process (0: 1) */
+    int connections;   /* 0: as the scenario / model */
+    double thread_pct; /* 0: as the scenario */
+    int64_t seed;      /* 0: the scenario's */
+    int host_cores;    /* 0: the scenario's, else the model's */
+    bool no_jitter;
+    double time_limit_ms; /* 0: none */
+    bool as_recorded, loop_request;
+    bool recorded_clocks; /* traces recorded apart keep their clocks */
+    int iterations;       /* 0: as the workload says */
+    double host_scale;    /* 0: 1 */
+    char *mem_mib;        /* prepare.h */
+    char *spread;         /* --request-spread FILE */
+    double arrival_rate;
+    char *arrival_times; /* --arrival-times FILE */
+    /* sharing modes */
+    char *mode;  /* run */
+    char *modes; /* compare, sweep: a list */
+    /* the sweep's axes (lists, read by sim_sweep_parse_*) and knobs */
+    char *processes_list, *connections_list, *thread_pct_list;
+    int threads;
+    double slo_p99_ms, slo_throughput;
+    char **fixed; /* --fixed FILE..., NULL-terminated */
+    /* outputs (run, compare; sweep: csv, json, plot, report) */
+    char *json, *csv, *perfetto, *perfetto_detail, *picture, *picture_kind;
+    char *report, *plot;
+    bool quiet;
+} PlanSettings;
+
+typedef struct {
+    const char *name;  /* long name, without "--" */
+    char short_name;   /* 0: none */
+    unsigned commands; /* PlanCommand bits */
+    PlanArgType type;
+    size_t offset;    /* of its field in PlanSettings */
+    const char *arg;  /* what --help calls the value ("N") */
+    const char *help; /* --help text; "%s" (at most one) stands for
+                              the sharing modes' names */
+    bool cli_only;    /* not an API option (the API prints nothing) */
+} PlanOption;
+
+/* Every row, in --help order.  A name has one row per meaning: `sweep
+ * --processes` (a list) and `run --processes` (a number) are two rows
+ * with disjoint commands.  Returns: (transfer none). */
+const PlanOption *plan_opt_table(size_t *n);
+
+/* The row of @name for @command, or NULL.  Returns: (transfer none). */
+const PlanOption *plan_opt_find(const char *name, PlanCommand command);
+
+/* Whether any command takes @name. */
+bool plan_opt_known(const char *name);
+
+/* --help text of @row: its help with the modes filled in and, for a
+ * number (or a list of numbers) with a range, the range appended ("[1-
+ * 4096]", "[each (0, 100]]").  Returns: (transfer full). */
+char *plan_opt_help(const PlanOption *row);
+
+/* Read @value for @row into @s (see PlanArgType; a flag's NULL value is
+ * "true").  Fails with SIM_ERROR_USAGE naming the option. */
+bool plan_opt_set(PlanSettings *s, const PlanOption *row, const char *value,
+                  GError **error);
+
+void plan_settings_clear(PlanSettings *s);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(PlanSettings, plan_settings_clear)
+
+/* Checks that need no input: output options (--picture-kind, the
+ * picture's extension...), and for `run` its mode; before anything is
+ * loaded or simulated. */
+bool plan_settings_check(const PlanSettings *s, PlanCommand command,
+                         GError **error);
+
+/* What plan/prepare.h takes.  @po's strings point into @s. */
+void plan_settings_prep(const PlanSettings *s, PrepOptions *po);
+
+/* What the engine takes: sim_options_init, then the settings; operations
+ * recorded; the timeline recorded when an output draws it.  No progress
+ * hook (the caller's). */
+void plan_settings_sim(const PlanSettings *s, SimOptions *so);
+
+/* The model of --gpu, else the scenario's "gpu", else h100-sxm.
+ * Returns: (transfer full) (nullable). */
+GpuModel *plan_settings_model(const PlanSettings *s, const SimScenario *sc,
+                              GError **error);
+
+/* Load and prepare the workload in @files (@n of them) for the GPU of
+ * plan_settings_model, with --processes copies (plan/prepare.h); a note
+ * on what was changed (or NULL) in @note.
+ * Returns: (transfer full) (nullable). */
+SimScenario *plan_settings_load(char *const *files, int n,
+                                const PlanSettings *s, char **note,
+                                GError **error);
+
+/* Fill @sp (sim_sweep_space_init'ed) for `sweep`: the axes from their
+ * lists, each file of @files (NULL-terminated) and --fixed loaded as one
+ * workload, the GPU list. */
+bool plan_settings_sweep_space(const PlanSettings *s, char *const *files,
+                               SimSweepSpace *sp, GError **error);
+
+/* Write the output files the settings name (--json, --csv, --perfetto,
+ * --picture, --report) for one run or a comparison of @n runs: all of
+ * them or, on the first failure, none (outfile.h's group: outputs written
+ * in place, like devices and FIFOs, excepted).  Main thread only. */
+bool plan_settings_write_runs(const PlanSettings *s, SimResult *const *runs,
+                              uint32_t n, const GpuModel *m,
+                              const SimScenario *sc, GError **error);
+
+/* The same for a sweep (--csv, --json, --plot, --report); @slo and
+ * @answers nullable. */
+bool plan_settings_write_sweep(const PlanSettings *s, const SimSweep *sw,
+                               const SimSlo *slo, const GArray *answers,
+                               GError **error);
+
+#endif /* PLAN_OPTIONS_H */
