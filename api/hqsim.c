@@ -11,6 +11,7 @@
  */
 #include "hqsim.h"
 
+#include <cjson/cJSON.h>
 #include <string.h>
 
 #include "bounds.h"
@@ -52,6 +53,11 @@ void hqsim_free(void *p)
  * Options
  * ------------------------------------------------------------------------ */
 
+/* The commands this API runs. */
+#define API_COMMANDS                                                        \
+    (PLAN_CMD_RUN | PLAN_CMD_COMPARE | PLAN_CMD_SWEEP | PLAN_CMD_IMPORT |   \
+     PLAN_CMD_REPLAY)
+
 struct HqsimOptions {
     GHashTable *values; /* option name -> its text (both owned) */
     HqsimProgressFn progress;
@@ -77,12 +83,12 @@ gboolean hqsim_options_set(HqsimOptions *o, const char *name,
                            const char *value, GError **error)
 {
     g_return_val_if_fail(o && name, FALSE);
-    const PlanOption *row =
-        plan_opt_find(name, PLAN_CMD_RUN | PLAN_CMD_COMPARE | PLAN_CMD_SWEEP);
+    const PlanOption *row = plan_opt_find(name, API_COMMANDS);
     if (!row || row->cli_only) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "unknown option '%s' (the long options of hqsim run, "
-                    "compare and sweep, but --quiet)",
+                    "compare, sweep, import and replay, but --quiet and "
+                    "--output)",
                     name);
         return FALSE;
     }
@@ -121,7 +127,8 @@ static bool opts_read(PlanSettings *s, const HqsimOptions *src,
                         (const char *)k);
             return false;
         }
-        g_auto(GStrv) items = row->type == PLAN_ARG_FILES
+        g_auto(GStrv) items = row->type == PLAN_ARG_FILES ||
+                                      row->type == PLAN_ARG_TEXTS
                                   ? g_strsplit(v, ",", -1)
                                   : g_strdupv((char *[]){v, NULL});
         for (int i = 0; items[i]; i++)
@@ -507,4 +514,65 @@ gboolean hqsim_limit_set(const char *name, const char *value, GError **error)
 void hqsim_limits_reset(void)
 {
     sim_limits_reset();
+}
+
+/* ------------------------------------------------------------------------
+ * Import and replay
+ * ------------------------------------------------------------------------ */
+
+char *hqsim_import(const char *const *files, const HqsimOptions *o,
+                   GError **error)
+{
+    g_auto(PlanSettings) s = {0};
+    if (!opts_read(&s, o, PLAN_CMD_IMPORT, error))
+        return NULL;
+    int n = count_files(files);
+    if (n == 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "give at least one trace file");
+        return NULL;
+    }
+    SimImportOptions opt;
+    plan_settings_import(&s, &opt);
+    /* As cmd_import.c loads it (the report is its summary). */
+    g_autoptr(SimImportReport) rep = NULL;
+    g_autoptr(SimScenario) sc = sim_workload_load_report(
+        (char *const *)files, n, &opt, &rep, error);
+    return sc ? sim_scenario_to_json(sc) : NULL;
+}
+
+/* One replay's numbers as a JSON object, appended to the array @data. */
+static void replay_row(const char *name, const SimReplayStats *st,
+                       void *data)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "trace", name);
+    cJSON_AddStringToObject(o, "gpu", st->gpu);
+    cJSON_AddNumberToObject(o, "ops", st->kernels);
+    cJSON_AddNumberToObject(o, "recorded_ms", st->rec_span_ms);
+    cJSON_AddNumberToObject(o, "simulated_ms", st->sim_span_ms);
+    cJSON_AddNumberToObject(o, "makespan_error", st->makespan_err);
+    cJSON_AddNumberToObject(o, "median_end_error", st->median_end_err);
+    cJSON_AddNumberToObject(o, "worst_end_error", st->worst_end_err);
+    cJSON_AddItemToArray(data, o);
+}
+
+char *hqsim_replay(const char *const *files, const HqsimOptions *o,
+                   GError **error)
+{
+    g_auto(PlanSettings) s = {0};
+    if (!opts_read(&s, o, PLAN_CMD_REPLAY, error))
+        return NULL;
+    cJSON *rows = cJSON_CreateArray();
+    char *text = NULL;
+    if (plan_settings_replay(&s, (char *const *)files, replay_row, rows,
+                             error)) {
+        /* The caller frees with hqsim_free (g_free): copy out of cJSON's
+         * allocator. */
+        char *printed = cJSON_Print(rows);
+        text = g_strdup(printed);
+        cJSON_free(printed);
+    }
+    cJSON_Delete(rows);
+    return text;
 }

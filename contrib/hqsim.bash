@@ -31,9 +31,11 @@ _hqsim()
     esac
     if [[ $cur == -* ]]; then
         local opts
+        # The option lines only ("  -n, --processes=N  ..."), not options
+        # named in the help texts.
         opts=$("$bin" "$cmd" --help 2>/dev/null |
-               grep -oE -- '(^|[ ,])--?[A-Za-z0-9][A-Za-z0-9-]*' |
-               sed 's/^[ ,]*//' | sort -u)
+               grep -oE -- '^  (-[A-Za-z0-9], )?--[A-Za-z0-9][A-Za-z0-9-]*' |
+               grep -oE -- '--?[A-Za-z0-9][A-Za-z0-9-]*' | sort -u)
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         return
     fi

@@ -10,6 +10,8 @@
  *   hqsim_run      = `hqsim run FILE... [options]`
  *   hqsim_compare  = `hqsim compare FILE... [options]`
  *   hqsim_sweep    = `hqsim sweep FILE... [options]`
+ *   hqsim_import   = `hqsim import FILE... -o - [options]`
+ *   hqsim_replay   = `hqsim replay FILE... [options]` (as JSON)
  * Options are the commands' long options by name, values as text
  * (hqsim_options_set), and results give the numbers the commands print;
  * hqsim_result_json / hqsim_sweep_json are byte for byte the files that
@@ -92,8 +94,9 @@ void hqsim_options_free(HqsimOptions *o); /* NULL is fine */
  * again replaces the value; @value NULL unsets it.
  *
  * The names and what they mean are those of `hqsim run --help`, `hqsim
- * compare --help` and `hqsim sweep --help` (one table serves both), but
- * --quiet (nothing is printed).  An unknown name fails here; a value is
+ * compare --help`, `hqsim sweep --help`, `hqsim import --help` and `hqsim
+ * replay --help` (one table serves both), but --quiet (nothing is
+ * printed) and import's --output (hqsim_import returns the text).  An unknown name fails here; a value is
  * checked (range, list syntax) when a command reads it, and an option the
  * command does not take (e.g. "modes" for hqsim_run) fails that command
  * -- both with HQSIM_ERROR_USAGE naming the option.  "fixed" (sweep)
@@ -108,11 +111,13 @@ void hqsim_options_free(HqsimOptions *o); /* NULL is fine */
 gboolean hqsim_options_set(HqsimOptions *o, const char *name,
                            const char *value, GError **error);
 
-/* Progress: @done of @total units, called on the calling thread --
- * hqsim_run and hqsim_compare: GPU ops of the run under way (every 65536
- * engine events and once at its end; each mode of a comparison counts
- * from 0 again); hqsim_sweep: configurations finished, each time one
- * finishes.  It must not call this API on the same options. */
+/* Progress: @done of @total units, called on the calling thread, @done
+ * never going back within one run or sweep, the last call with @done ==
+ * @total -- hqsim_run and hqsim_compare: GPU ops of the run under way
+ * (every 65536 engine events and once at its end; each mode of a
+ * comparison counts from 0 again); hqsim_sweep: configurations finished
+ * (as they finish, and every 250 ms while they run on several threads).
+ * It must not change or free the options it was set on. */
 typedef void (*HqsimProgressFn)(uint64_t done, uint64_t total, void *data);
 
 /* Call @fn (NULL: none) with @data (not owned; it must outlive the runs
@@ -241,6 +246,30 @@ char *hqsim_sweep_json(const HqsimSweep *s);
 /* The table the command prints.
  * Returns: (transfer full): free with hqsim_free(). */
 char *hqsim_sweep_text(const HqsimSweep *s);
+
+/* ------------------------------------------------------------------------
+ * Importing and replaying profiler traces: `hqsim import` and `hqsim
+ * replay`.  Options as the commands': "gpu", "models-dir", "pin-held";
+ * import: "format", "process" (pids or names separated by ','),
+ * "launch-latency-us", "from-ms", "to-ms"; replay: "as-recorded", "each".
+ * ------------------------------------------------------------------------ */
+
+/* The native scenario `hqsim import FILES -o -` writes: the traces
+ * (several files: several processes) as one JSON document.
+ * Returns: (transfer full) (nullable): free with hqsim_free(). */
+char *hqsim_import(const char *const *files, const HqsimOptions *o,
+                   GError **error);
+
+/* `hqsim replay FILES`: simulate the traces as recorded (all files as one
+ * workload, or each alone with option "each") and compare every GPU op
+ * with its recording.  A JSON array, one object per replay, with the
+ * numbers the command's table prints: {"trace": first file's name, "gpu",
+ * "ops", "recorded_ms", "simulated_ms", "makespan_error" (simulated /
+ * recorded - 1), "median_end_error", "worst_end_error" (end-time errors
+ * over the recorded span)}.
+ * Returns: (transfer full) (nullable): free with hqsim_free(). */
+char *hqsim_replay(const char *const *files, const HqsimOptions *o,
+                   GError **error);
 
 /* Free a string this API returned (transfer full).  NULL is fine. */
 void hqsim_free(void *p);

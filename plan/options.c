@@ -1,6 +1,7 @@
 /* options.c -- the simulate commands' options.  See options.h. */
 #include "options.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -11,6 +12,8 @@
 #include "viz.h"
 
 #define RUN (PLAN_CMD_RUN | PLAN_CMD_COMPARE)
+#define IMPORT PLAN_CMD_IMPORT
+#define REPLAY PLAN_CMD_REPLAY
 #define SWEEP PLAN_CMD_SWEEP
 #define ALL (RUN | SWEEP)
 #define AT(field) offsetof(PlanSettings, field)
@@ -23,8 +26,23 @@ static const PlanOption rows[] = {
      false},
     {"gpu", 'g', SWEEP, PLAN_ARG_TEXT, AT(gpu), "LIST",
      "GPU models (default: the first workload's, else h100-sxm)", false},
-    {"models-dir", 0, ALL, PLAN_ARG_FILE, AT(models_dir), "DIR",
-     "Folder of GPU model files (default: the bundled models/)", false},
+    {"gpu", 'g', IMPORT, PLAN_ARG_TEXT, AT(gpu), "MODEL",
+     "GPU model the scenario is for (default: the closest to the GPU "
+     "the trace names); its kernel launch latency is used to infer "
+     "issue times",
+     false},
+    {"gpu", 'g', REPLAY, PLAN_ARG_TEXT, AT(gpu), "MODEL",
+     "GPU model (default: the one closest to the traced GPU)", false},
+    {"output", 'o', IMPORT, PLAN_ARG_FILE, AT(output), "FILE",
+     "Write the native scenario to FILE ('-' for stdout); written to a "
+     "temporary name and renamed",
+     true},
+    {"format", 'f', IMPORT, PLAN_ARG_TEXT, AT(format), "F",
+     "Read every file as F (hqsim, nvprof, nsys-csv, nsys-sqlite, ncu, "
+     "kineto) instead of detecting it from its content",
+     false},
+    {"models-dir", 0, ALL | IMPORT | REPLAY, PLAN_ARG_FILE, AT(models_dir),
+     "DIR", "Folder of GPU model files (default: the bundled models/)", false},
     {"mode", 'm', PLAN_CMD_RUN, PLAN_ARG_TEXT, AT(mode), "MODE",
      "How processes share the GPU: %s", false},
     {"modes", 'm', PLAN_CMD_COMPARE | SWEEP, PLAN_ARG_TEXT, AT(modes), "M1,M2",
@@ -106,8 +124,26 @@ static const PlanOption rows[] = {
      "Draw throughput and p99 latency against processes to FILE.png or "
      "FILE.svg",
      false},
-    {"quiet", 'q', ALL, PLAN_ARG_FLAG, AT(quiet), NULL,
-     "No text summary or table on stdout", true},
+    {"launch-latency-us", 0, IMPORT, PLAN_ARG_DOUBLE, AT(launch_latency_us),
+     "US",
+     "Kernel launch latency for inferring issue times (default: the GPU "
+     "model's)",
+     false},
+    {"from-ms", 0, IMPORT, PLAN_ARG_DOUBLE, AT(from_ms), "MS",
+     "Keep ops that start at least MS after each file's first GPU op", false},
+    {"to-ms", 0, IMPORT, PLAN_ARG_DOUBLE, AT(to_ms), "MS",
+     "Keep ops that start less than MS after each file's first GPU op", false},
+    {"process", 'p', IMPORT, PLAN_ARG_TEXTS, AT(process), "P",
+     "Keep only this process (pid or name; repeatable)", false},
+    {"pin-held", 0, IMPORT | REPLAY, PLAN_ARG_FLAG, AT(pin_held), NULL,
+     "Issue ops that waited for something the trace does not show "
+     "(sampled traces) just in time, so replay keeps them waiting "
+     "(import/README.md)",
+     false},
+    {"each", 0, REPLAY, PLAN_ARG_FLAG, AT(each), NULL,
+     "Replay each file on its own (default: all files as one workload)", false},
+    {"quiet", 'q', ALL | IMPORT, PLAN_ARG_FLAG, AT(quiet), NULL,
+     "No text summary, table or import summary on stdout", true},
     {"host-scale", 0, ALL, PLAN_ARG_DOUBLE, AT(host_scale), "F",
      "Multiply all host time (gaps, API calls) by F: a faster or "
      "slower CPU, or a profiler's overhead taken out",
@@ -138,11 +174,12 @@ static const PlanOption rows[] = {
      "Open loop at recorded times: FILE holds {\"processes\": [[us, "
      "...], ...]}, one list per process (after --processes)",
      false},
-    {"as-recorded", 0, ALL, PLAN_ARG_FLAG, AT(as_recorded), NULL,
+    {"as-recorded", 0, ALL | REPLAY, PLAN_ARG_FLAG, AT(as_recorded), NULL,
      "Traces: take recorded durations as times alone (default: infer "
      "the times alone that reproduce the recording)",
      false},
-    {"recorded-clocks", 0, RUN, PLAN_ARG_FLAG, AT(recorded_clocks), NULL,
+    {"recorded-clocks", 0, RUN | IMPORT | REPLAY, PLAN_ARG_FLAG,
+     AT(recorded_clocks), NULL,
      "Several traces: keep their recorded clocks even when they were "
      "recorded apart (default: traces whose recorded spans do not "
      "overlap each start at their first op)",
@@ -153,6 +190,8 @@ static const PlanOption rows[] = {
      "and latency count the swept processes only (repeatable)",
      false},
 };
+
+G_STATIC_ASSERT(G_N_ELEMENTS(rows) <= PLAN_MAX_OPTIONS);
 
 const PlanOption *plan_opt_table(size_t *n)
 {
@@ -170,7 +209,7 @@ const PlanOption *plan_opt_find(const char *name, PlanCommand command)
 
 bool plan_opt_known(const char *name)
 {
-    return plan_opt_find(name, RUN | SWEEP) != NULL;
+    return plan_opt_find(name, RUN | SWEEP | IMPORT | REPLAY) != NULL;
 }
 
 static bool numeric(PlanArgType t)
@@ -218,13 +257,15 @@ bool plan_opt_set(PlanSettings *s, const PlanOption *row, const char *value,
 {
     void *field = (char *)s + row->offset;
     int64_t n = 0;
+    s->given[row - rows] = true;
     switch (row->type) {
     case PLAN_ARG_TEXT:
     case PLAN_ARG_FILE:
         g_free(*(char **)field);
         *(char **)field = g_strdup(value);
         return true;
-    case PLAN_ARG_FILES: {
+    case PLAN_ARG_FILES:
+    case PLAN_ARG_TEXTS: {
         char ***list = field;
         guint len = *list ? g_strv_length(*list) : 0;
         *list = g_renew(char *, *list, len + 2);
@@ -257,7 +298,7 @@ void plan_settings_clear(PlanSettings *s)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
         void *field = (char *)s + rows[i].offset;
-        if (rows[i].type == PLAN_ARG_FILES)
+        if (rows[i].type == PLAN_ARG_FILES || rows[i].type == PLAN_ARG_TEXTS)
             g_clear_pointer((char ***)field, g_strfreev);
         else if (rows[i].type == PLAN_ARG_TEXT || rows[i].type == PLAN_ARG_FILE)
             g_clear_pointer((char **)field, g_free);
@@ -451,4 +492,59 @@ bool plan_settings_write_sweep(const PlanSettings *s, const SimSweep *sw,
     const SimOutputFormat *formats = sim_sweep_outputs(&nf);
     SimSweepOutputs what = {sw, slo, answers};
     return write_group(s, PLAN_CMD_SWEEP, formats, nf, &what, error);
+}
+
+bool plan_settings_given(const PlanSettings *s, const char *name,
+                         PlanCommand command)
+{
+    const PlanOption *row = plan_opt_find(name, command);
+    return row && s->given[row - rows];
+}
+
+/* What `import` did since its first version: times in ms to ns, rounded
+ * to nearest (values were range-checked when set). */
+static SimTime ms_to_ns(double ms)
+{
+    return (SimTime)llround(ms * 1e6);
+}
+
+void plan_settings_import(const PlanSettings *s, SimImportOptions *opt)
+{
+    sim_import_options_init(opt);
+    opt->format = s->format;
+    opt->gpu_model = s->gpu;
+    opt->models_dir = s->models_dir;
+    opt->processes = s->process;
+    opt->pin_held = s->pin_held;
+    opt->recorded_clocks = s->recorded_clocks;
+    if (plan_settings_given(s, "launch-latency-us", IMPORT))
+        opt->launch_latency_ns = ms_to_ns(s->launch_latency_us / 1000.0);
+    if (plan_settings_given(s, "from-ms", IMPORT))
+        opt->window_start_ns = ms_to_ns(s->from_ms);
+    if (plan_settings_given(s, "to-ms", IMPORT))
+        opt->window_end_ns = ms_to_ns(s->to_ms);
+}
+
+bool plan_settings_replay(const PlanSettings *s, char *const *files,
+                          void (*row)(const char *name,
+                                      const SimReplayStats *st, void *data),
+                          void *data, GError **error)
+{
+    int n = files ? (int)g_strv_length((char **)files) : 0;
+    if (n == 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "give a trace");
+        return false;
+    }
+    SimImportOptions opt;
+    plan_settings_import(s, &opt);
+    for (int i = 0; i < (s->each ? n : 1); i++) {
+        SimReplayStats st;
+        if (!sim_identity_replay(s->each ? files + i : files, s->each ? 1 : n,
+                                 &opt, !s->as_recorded, &st, error))
+            return false;
+        const char *name = strrchr(files[i], '/');
+        row(name ? name + 1 : files[i], &st, data);
+        sim_replay_stats_clear(&st);
+    }
+    return true;
 }

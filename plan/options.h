@@ -1,7 +1,8 @@
-/* options.h -- the one table of the simulate commands' options (`run`,
- * `compare`, `sweep`), shared by the command line (cli/), the C API
- * (api/hqsim.c) and, through `hqsim --help`, the man page and the bash
- * completion.
+/* options.h -- the one table of the options of the commands that read
+ * workloads (`run`, `compare`, `sweep`, `import`, `replay`), shared by
+ * the command line (cli/), the C API (api/hqsim.c) and, through `hqsim
+ * COMMAND --help`, the man page and the bash completion
+ * (tests/test_e2e_options.c checks the three list the table's options).
  *
  * A row gives an option's name, short name, the commands that take it, how
  * its text is read (its type; numbers against their range in
@@ -10,7 +11,8 @@
  * line's parser and from hqsim_options_set() alike, so both read a value
  * the same way and fail with the same message.  The functions below then
  * turn the settings into what the modules below take (PrepOptions,
- * SimOptions, the GPU model, a sweep's space), once, for every caller.
+ * SimOptions, the GPU model, a sweep's space, SimImportOptions, the
+ * output files), once, for every caller.
  */
 #ifndef PLAN_OPTIONS_H
 #define PLAN_OPTIONS_H
@@ -21,7 +23,9 @@
 
 #include "engine.h"
 #include "gpu_model.h"
+#include "import.h"
 #include "prepare.h"
+#include "replay.h"
 #include "result.h"
 #include "scenario.h"
 #include "slo.h"
@@ -32,6 +36,8 @@ typedef enum {
     PLAN_CMD_RUN = 1u << 0,
     PLAN_CMD_COMPARE = 1u << 1,
     PLAN_CMD_SWEEP = 1u << 2,
+    PLAN_CMD_IMPORT = 1u << 3,
+    PLAN_CMD_REPLAY = 1u << 4,
 } PlanCommand;
 
 /* How an option's text is read (plan_opt_set). */
@@ -40,12 +46,16 @@ typedef enum {
     PLAN_ARG_FILE,   /* char *, a file name (not converted to UTF-8) */
     PLAN_ARG_FILES,  /* char ** (NULL-terminated), one file per setting:
                         repeatable */
+    PLAN_ARG_TEXTS,  /* the same for texts (import --process) */
     PLAN_ARG_FLAG,   /* bool: the command line's flag takes no value; the
                         API's value is 1/true/yes or 0/false/no */
     PLAN_ARG_INT,    /* int, range-checked (sim/optrange.h) */
     PLAN_ARG_INT64,  /* int64_t, range-checked */
     PLAN_ARG_DOUBLE, /* double, range-checked */
 } PlanArgType;
+
+/* At most this many rows (a static assertion in options.c). */
+#define PLAN_MAX_OPTIONS 64
 
 /* What the options of one command set.  All zero: every default.  Strings
  * are owned (plan_settings_clear frees them). */
@@ -80,6 +90,15 @@ typedef struct {
     char *json, *csv, *perfetto, *perfetto_detail, *picture, *picture_kind;
     char *report, *plot;
     bool quiet;
+    /* import and replay */
+    char *output;   /* import -o FILE */
+    char *format;   /* import --format */
+    char **process; /* import --process P..., NULL-terminated */
+    double launch_latency_us, from_ms, to_ms; /* when given (below) */
+    bool pin_held, each;
+    /* given[i]: row i of the table was set (for options whose every value
+     * means something, such as --from-ms 0) */
+    bool given[PLAN_MAX_OPTIONS];
 } PlanSettings;
 
 typedef struct {
@@ -150,6 +169,24 @@ SimScenario *plan_settings_load(char *const *files, int n,
  * workload, the GPU list. */
 bool plan_settings_sweep_space(const PlanSettings *s, char *const *files,
                                SimSweepSpace *sp, GError **error);
+
+/* Whether option @name of @command was set. */
+bool plan_settings_given(const PlanSettings *s, const char *name,
+                         PlanCommand command);
+
+/* What the importers take (import/import.h) for `import` and `replay`.
+ * @opt's strings point into @s. */
+void plan_settings_import(const PlanSettings *s, SimImportOptions *opt);
+
+/* `replay`: each file of @files on its own (--each) or all as one
+ * workload, simulated as recorded (after inferring times alone unless
+ * --as-recorded) and compared with the recording (import/replay.h); @row
+ * gets each replay's statistics and the name of its first file, in
+ * order.  The first failure stops (rows already given stay given). */
+bool plan_settings_replay(const PlanSettings *s, char *const *files,
+                          void (*row)(const char *name,
+                                      const SimReplayStats *st, void *data),
+                          void *data, GError **error);
 
 /* Write the output files the settings name (--json, --csv, --perfetto,
  * --picture, --report) for one run or a comparison of @n runs: all of

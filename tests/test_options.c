@@ -19,7 +19,8 @@
 #include "viz.h"
 
 static const PlanCommand commands[] = {PLAN_CMD_RUN, PLAN_CMD_COMPARE,
-                                       PLAN_CMD_SWEEP};
+                                       PLAN_CMD_SWEEP, PLAN_CMD_IMPORT,
+                                       PLAN_CMD_REPLAY};
 
 /* One row per long name and per short name within each command; every
  * row has help, and a number has a range row (sim/optrange.c). */
@@ -203,6 +204,33 @@ static void test_options_check(void **state)
     plan_settings_clear(&s);
 }
 
+/* Import's times are converted as `import` always did, and only when
+ * given: --from-ms 0 is a window from 0, not no window. */
+static void test_options_import_given(void **state)
+{
+    (void)state;
+    PlanSettings s = {0};
+    SimImportOptions opt;
+    plan_settings_import(&s, &opt);
+    assert_int_equal(opt.launch_latency_ns, SIM_TIME_NEVER);
+    assert_int_equal(opt.window_end_ns, SIM_TIME_NEVER);
+    assert_false(plan_settings_given(&s, "from-ms", PLAN_CMD_IMPORT));
+    static const char *const kv[] = {
+        "from-ms",   "0",       "to-ms", "2.5",     "launch-latency-us",
+        "3.0000004", "process", "12",    "process", "python3"};
+    for (size_t i = 0; i < G_N_ELEMENTS(kv); i += 2)
+        assert_true(plan_opt_set(&s, plan_opt_find(kv[i], PLAN_CMD_IMPORT),
+                                 kv[i + 1], NULL));
+    assert_true(plan_settings_given(&s, "from-ms", PLAN_CMD_IMPORT));
+    plan_settings_import(&s, &opt);
+    assert_int_equal(opt.window_start_ns, 0);
+    assert_int_equal(opt.window_end_ns, 2500000);
+    assert_int_equal(opt.launch_latency_ns, 3000);
+    assert_string_equal(opt.processes[1], "python3");
+    plan_settings_clear(&s);
+    assert_false(plan_settings_given(&s, "from-ms", PLAN_CMD_IMPORT));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_options_settings_reach_modules),
         cmocka_unit_test(test_options_name_every_output),
         cmocka_unit_test(test_options_check),
+        cmocka_unit_test(test_options_import_given),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

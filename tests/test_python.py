@@ -126,10 +126,18 @@ class Binding(unittest.TestCase):
                 self.assertEqual(json.load(f), got)
 
     def test_progress(self):
+        # On one thread, once per configuration as it finishes.
         seen = []
-        hqsim.sweep(WORKERS, processes="1-3", modes="mps", threads=2,
+        hqsim.sweep(WORKERS, processes="1-3", modes="mps", threads=1,
                     progress=lambda done, total: seen.append((done, total)))
         self.assertEqual(seen, [(1, 3), (2, 3), (3, 3)])
+        # A run: GPU ops, never going back, ending at all of them.
+        seen = []
+        got = hqsim.run(WORKERS, progress=lambda d, t: seen.append((d, t)))
+        self.assertEqual(seen, sorted(seen))
+        self.assertEqual(seen[-1][0], seen[-1][1])
+        self.assertGreater(seen[-1][1], 0)
+        self.assertEqual(got, cli("run", WORKERS))
 
     def test_limits(self):
         try:
@@ -142,6 +150,29 @@ class Binding(unittest.TestCase):
         self.assertGreater(hqsim.run(WORKERS)["run"]["makespan_ms"], 0)
         with self.assertRaises(hqsim.HqsimError) as ctx:
             hqsim.set_limit("no-such-limit", 1)
+        self.assertEqual(ctx.exception.code, "usage")
+
+    def test_import_replay(self):
+        # `hqsim import FILES -o -`, as dicts.
+        got = hqsim.import_trace([KINETO, NSYS], gpu="a100")
+        out = subprocess.run([HQSIM, "import", KINETO, NSYS, "--gpu", "a100",
+                              "-o", "-"], cwd=ROOT, capture_output=True,
+                             text=True, check=True)
+        self.assertEqual(got, json.loads(out.stdout))
+        # `hqsim replay --each`: the table's numbers, row by row.
+        rows = hqsim.replay([KINETO, NSYS], each=True)
+        out = subprocess.run([HQSIM, "replay", KINETO, NSYS, "--each"],
+                             cwd=ROOT, capture_output=True, text=True,
+                             check=True)
+        table = [line.split() for line in out.stdout.splitlines()[1:]]
+        self.assertEqual(len(rows), len(table))
+        for r, t in zip(rows, table):
+            self.assertEqual([r["trace"], r["gpu"], str(r["ops"])], t[:3])
+            self.assertEqual("%.3f" % r["recorded_ms"], t[3])
+            self.assertEqual("%.3f" % r["simulated_ms"], t[4])
+            self.assertEqual("%+.2f%%" % (100 * r["makespan_error"]), t[5])
+        with self.assertRaises(hqsim.HqsimError) as ctx:
+            hqsim.replay(KINETO, processes=2)
         self.assertEqual(ctx.exception.code, "usage")
 
 

@@ -28,8 +28,8 @@ import ctypes
 import json
 import os
 
-__all__ = ["run", "compare", "sweep", "HqsimError", "version", "set_limit",
-           "reset_limits"]
+__all__ = ["run", "compare", "sweep", "import_trace", "replay", "HqsimError",
+           "version", "set_limit", "reset_limits"]
 
 # include/hqsim.h's HqsimErrorCode, in order.
 _CODES = ["io", "parse", "invalid", "unsupported", "deadlock", "nofit",
@@ -92,6 +92,8 @@ def _load():
         ("hqsim_sweep", vp, [cpp, vp, err]),
         ("hqsim_sweep_json", vp, [vp]),
         ("hqsim_sweep_free", None, [vp]),
+        ("hqsim_import", vp, [cpp, vp, err]),
+        ("hqsim_replay", vp, [cpp, vp, err]),
         ("hqsim_free", None, [vp]),
         # GLib's, reached through libhqsim's dependencies.
         ("g_error_free", None, [_GErrorP]),
@@ -150,8 +152,17 @@ def reset_limits():
     _lib.hqsim_limits_reset()
 
 
+def _json_of(p):
+    """The JSON text @p (transfer full) as dicts; frees it."""
+    try:
+        return json.loads(ctypes.string_at(p).decode())
+    finally:
+        _lib.hqsim_free(p)
+
+
 def _call(entry, to_json, free, files, options):
-    """Set @options, call @entry on @files, return its JSON as dicts."""
+    """Set @options, call @entry on @files, return its JSON as dicts
+    (@to_json and @free None: @entry returns the JSON text itself)."""
     opts = _lib.hqsim_options_new()
     try:
         err = _GErrorP()
@@ -171,12 +182,10 @@ def _call(entry, to_json, free, files, options):
         handle = entry(_files(files), opts, ctypes.byref(err))
         if not handle:
             _raise(err)
+        if to_json is None:
+            return _json_of(handle)
         try:
-            p = to_json(handle)
-            try:
-                return json.loads(ctypes.string_at(p).decode())
-            finally:
-                _lib.hqsim_free(p)
+            return _json_of(to_json(handle))
         finally:
             free(handle)
     finally:
@@ -208,3 +217,20 @@ def sweep(files, **options):
     "1-8"."""
     return _call(_lib.hqsim_sweep, _lib.hqsim_sweep_json,
                  _lib.hqsim_sweep_free, files, options)
+
+
+def import_trace(files, **options):
+    """`hqsim import FILES -o -`: the native scenario of the traces (several
+    files: several processes), as dicts.  Options: gpu, format,
+    process=[pid or name, ...], launch_latency_us, from_ms, to_ms,
+    pin_held."""
+    return _call(_lib.hqsim_import, None, None, files, options)
+
+
+def replay(files, **options):
+    """`hqsim replay FILES`: simulate the traces as recorded and compare
+    with the recording; a list with one dict per replay (each=True: one
+    per file) of trace, gpu, ops, recorded_ms, simulated_ms,
+    makespan_error, median_end_error, worst_end_error.  Options: gpu,
+    as_recorded, pin_held, each."""
+    return _call(_lib.hqsim_replay, None, None, files, options)
