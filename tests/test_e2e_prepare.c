@@ -403,19 +403,24 @@ static void test_fixed_background(void **state)
 }
 
 /* The README walk-through, shortened (30 requests, N = 4, 7, 8): from the
- * PyTorch trace, one sweep answers how many processes fit within 5.5 ms
- * p99 with and without MPS (5.5, not the README's 5: 30 requests, the
- * first slower, make a higher p99 than 100); MPS fits more, time-slicing is limited by
- * latency at the next N; on the H200 the answer comes from the rows `run`
- * gives there (test_run_and_sweep_agree_on_a_trace). */
+ * PyTorch trace, one sweep over the thread percentages equal, 50 and 100
+ * answers how many processes fit within 5.2 ms p99 with and without MPS
+ * (5.2, not the README's 5: 30 requests, the first slower, make a higher
+ * p99 than 100).  Time-slicing fits 4 and is limited by latency at the
+ * next N; MPS fits 7, and the answer picks the thread percentage: at N = 7
+ * an equal split (14.3%) and 50% make the tail longer than no cap, so the
+ * answer is "at 100% active threads".  On the H200
+ * the answer comes from the rows `run` gives there
+ * (test_run_and_sweep_agree_on_a_trace). */
 static void test_walkthrough_pytorch(void **state)
 {
     (void)state;
     g_autofree char *t = source_path(TORCH);
     cJSON *j = run_hqsim_json("sweep", t, "--loop-request", "--iterations",
                               "30", "--host-scale", "0.364", "-n", "4,7,8",
-                              "-t", "100", "--slo-p99-ms", "5.5", "--gpu",
-                              "h100-sxm,h200", "--json", "-", NULL);
+                              "-t", "equal,50,100", "--slo-p99-ms", "5.2",
+                              "--gpu", "h100-sxm,h200", "--json", "-", NULL);
+    const cJSON *rows = jget(j, "configurations");
     const cJSON *answers = jget(jget(j, "slo"), "answers");
     assert_int_equal(cJSON_GetArraySize(answers), 4);
     for (int g = 0; g < 2; g++) {
@@ -430,7 +435,33 @@ static void test_walkthrough_pytorch(void **state)
         assert_true(jnum(mps, "largest_n") == 7);
         assert_string_equal(jstr(mps, "limited_by"), "latency");
         assert_non_null(strstr(jstr(mps, "answer"), "Under MPS on "));
+        assert_non_null(strstr(jstr(mps, "answer"),
+                               "7 processes fit (N = 7) at 100% active "
+                               "threads"));
         assert_non_null(strstr(jstr(ts, "answer"), "Without MPS"));
+        const cJSON *best =
+            cJSON_GetArrayItem(rows, (int)jnum(mps, "best_config"));
+        assert_string_equal(jstr(best, "thread_pct_setting"), "100");
+        /* the pick was a choice: at N = 7 the equal split and 50% make
+         * the tail longer than no cap (README: 5.58 and 5.20 ms against
+         * 4.87 at 100 requests) */
+        int longer = 0;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, rows)
+        {
+            if (jnum(r, "n") != 7 || strcmp(jstr(r, "mode"), "mps") ||
+                strcmp(jstr(r, "gpu"), jstr(mps, "gpu")) || r == best)
+                continue;
+            if (!(jnum(r, "latency_p99_worst_ms") >
+                  jnum(best, "latency_p99_worst_ms") * 1.05))
+                fail_msg("%s at N = 7 on %s: worst p99 %.3f ms, not above "
+                         "100%%'s %.3f ms",
+                         jstr(r, "thread_pct_setting"), jstr(r, "gpu"),
+                         jnum(r, "latency_p99_worst_ms"),
+                         jnum(best, "latency_p99_worst_ms"));
+            longer++;
+        }
+        assert_int_equal(longer, 2);
     }
     cJSON_Delete(j);
 }
