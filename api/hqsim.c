@@ -54,8 +54,8 @@ void hqsim_free(void *p)
  * ------------------------------------------------------------------------ */
 
 /* The commands this API runs. */
-#define API_COMMANDS                                                        \
-    (PLAN_CMD_RUN | PLAN_CMD_COMPARE | PLAN_CMD_SWEEP | PLAN_CMD_IMPORT |   \
+#define API_COMMANDS                                                           \
+    (PLAN_CMD_RUN | PLAN_CMD_COMPARE | PLAN_CMD_SWEEP | PLAN_CMD_IMPORT |      \
      PLAN_CMD_REPLAY)
 
 struct HqsimOptions {
@@ -79,8 +79,8 @@ void hqsim_options_free(HqsimOptions *o)
     g_free(o);
 }
 
-gboolean hqsim_options_set(HqsimOptions *o, const char *name,
-                           const char *value, GError **error)
+gboolean hqsim_options_set(HqsimOptions *o, const char *name, const char *value,
+                           GError **error)
 {
     g_return_val_if_fail(o && name, FALSE);
     const PlanOption *row = plan_opt_find(name, API_COMMANDS);
@@ -99,8 +99,7 @@ gboolean hqsim_options_set(HqsimOptions *o, const char *name,
     return TRUE;
 }
 
-void hqsim_options_set_progress(HqsimOptions *o, HqsimProgressFn fn,
-                                void *data)
+void hqsim_options_set_progress(HqsimOptions *o, HqsimProgressFn fn, void *data)
 {
     g_return_if_fail(o);
     o->progress = fn;
@@ -127,10 +126,10 @@ static bool opts_read(PlanSettings *s, const HqsimOptions *src,
                         (const char *)k);
             return false;
         }
-        g_auto(GStrv) items = row->type == PLAN_ARG_FILES ||
-                                      row->type == PLAN_ARG_TEXTS
-                                  ? g_strsplit(v, ",", -1)
-                                  : g_strdupv((char *[]){v, NULL});
+        g_auto(GStrv) items =
+            row->type == PLAN_ARG_FILES || row->type == PLAN_ARG_TEXTS
+                ? g_strsplit(v, ",", -1)
+                : g_strdupv((char *[]){v, NULL});
         for (int i = 0; items[i]; i++)
             if (!plan_opt_set(s, row, items[i], error))
                 return false;
@@ -192,8 +191,8 @@ void hqsim_result_free(HqsimResult *r)
 
 /* Load and prepare the workload as the command line does, and find its
  * model.  A result with no runs yet, or NULL. */
-static HqsimResult *result_load(const char *const *files,
-                                const PlanSettings *s, GError **error)
+static HqsimResult *result_load(const char *const *files, const PlanSettings *s,
+                                GError **error)
 {
     g_autofree char *note = NULL;
     g_autoptr(SimScenario) sc = plan_settings_load(
@@ -318,8 +317,7 @@ double hqsim_result_throughput(const HqsimResult *r, uint32_t run)
     return s ? sim_result_total_throughput(s) : 0;
 }
 
-double hqsim_result_latency_ms(const HqsimResult *r, uint32_t run,
-                               double pct)
+double hqsim_result_latency_ms(const HqsimResult *r, uint32_t run, double pct)
 {
     const SimResult *s = run_of(r, run);
     return s ? sim_time_to_ms(sim_result_latency_pct(s, pct)) : 0;
@@ -383,10 +381,9 @@ double hqsim_result_proc_latency_ms(const HqsimResult *r, uint32_t run,
 char *hqsim_result_json(const HqsimResult *r)
 {
     g_return_val_if_fail(r && r->n_runs > 0, NULL);
-    return r->n_runs == 1
-               ? sim_report_json(r->runs[0], r->model, r->scenario)
-               : sim_report_compare_json(r->runs, r->n_runs, r->model,
-                                         r->scenario);
+    return r->n_runs == 1 ? sim_report_json(r->runs[0], r->model, r->scenario)
+                          : sim_report_compare_json(r->runs, r->n_runs,
+                                                    r->model, r->scenario);
 }
 
 char *hqsim_result_text(const HqsimResult *r)
@@ -394,8 +391,7 @@ char *hqsim_result_text(const HqsimResult *r)
     g_return_val_if_fail(r && r->n_runs > 0, NULL);
     GString *out = g_string_new(NULL);
     if (r->compare)
-        sim_report_compare_text(r->runs, r->n_runs, r->model, r->scenario,
-                                out);
+        sim_report_compare_text(r->runs, r->n_runs, r->model, r->scenario, out);
     else
         sim_report_text(r->runs[0], r->model, r->scenario, out);
     return g_string_free(out, FALSE);
@@ -430,8 +426,8 @@ static bool sweep_run(SimSweep *sw, const PlanSettings *s,
                       const HqsimOptions *o, GError **error)
 {
     g_autofree uint32_t *order = sim_sweep_schedule(sw);
-    uint32_t threads = s->threads > 0 ? (uint32_t)s->threads
-                                      : sim_pool_default_threads(1);
+    uint32_t threads =
+        s->threads > 0 ? (uint32_t)s->threads : sim_pool_default_threads(1);
     bool progress = o && o->progress;
     sim_pool_run(order, sw->n_configs, threads, sweep_one, sw,
                  progress ? sweep_progress : NULL, (gpointer)o);
@@ -536,14 +532,13 @@ char *hqsim_import(const char *const *files, const HqsimOptions *o,
     plan_settings_import(&s, &opt);
     /* As cmd_import.c loads it (the report is its summary). */
     g_autoptr(SimImportReport) rep = NULL;
-    g_autoptr(SimScenario) sc = sim_workload_load_report(
-        (char *const *)files, n, &opt, &rep, error);
+    g_autoptr(SimScenario) sc =
+        sim_workload_load_report((char *const *)files, n, &opt, &rep, error);
     return sc ? sim_scenario_to_json(sc) : NULL;
 }
 
 /* One replay's numbers as a JSON object, appended to the array @data. */
-static void replay_row(const char *name, const SimReplayStats *st,
-                       void *data)
+static void replay_row(const char *name, const SimReplayStats *st, void *data)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "trace", name);

@@ -54,8 +54,8 @@ static double run(const char *label, const GpuModel *m, SimScenario *sc,
         exit(1);
     }
     double wall = MAX((t1 - t0) / 1e6, 1e-6);
-    printf("%-36s %-9s %8llu %10llu %7.3f %7.3f %8.2f %9.1f %6ld  %s\n",
-           label, sim_share_mode_name(mode), (unsigned long long)ops,
+    printf("%-36s %-9s %8llu %10llu %7.3f %7.3f %8.2f %9.1f %6ld  %s\n", label,
+           sim_share_mode_name(mode), (unsigned long long)ops,
            (unsigned long long)r->events, cpu, wall, r->events / cpu / 1e6,
            (r->makespan_ns / 1e9) / cpu, peak_rss_mib(), target);
     double per = r->events ? cpu * 1e9 / (double)r->events : 0;
@@ -67,9 +67,8 @@ int main(int argc, char **argv)
 {
     const char *model = argc > 1 ? argv[1] : "h100-sxm";
     /* Benchmarks are meant to be big: above the default limits. */
-    static const char *const big[] = {"ops=100M", "work=100M",
-                                      "events=10G", "sim_time_s=1G",
-                                      "placements=100G"};
+    static const char *const big[] = {"ops=100M", "work=100M", "events=10G",
+                                      "sim_time_s=1G", "placements=100G"};
     for (size_t i = 0; i < G_N_ELEMENTS(big); i++)
         if (!sim_limit_set_arg(big[i], NULL))
             return 1;
@@ -82,13 +81,13 @@ int main(int argc, char **argv)
     printf("GPU model %s; sim_engine_run only; cpu_s: process CPU time "
            "(one core), wall_s: elapsed\n\n",
            m->name);
-    printf("%-36s %-9s %8s %10s %7s %7s %8s %9s %6s  %s\n", "workload",
-           "mode", "ops", "events", "cpu_s", "wall_s", "Mev/cpu_s",
-           "sim_s/cpu_s", "rssMiB", "target (issue 12)");
+    printf("%-36s %-9s %8s %10s %7s %7s %8s %9s %6s  %s\n", "workload", "mode",
+           "ops", "events", "cpu_s", "wall_s", "Mev/cpu_s", "sim_s/cpu_s",
+           "rssMiB", "target (issue 12)");
     const char *ev_target = ">= 10 Mev/cpu_s";
     SimScenario *a = sim_gen_many_small(100000, 8, 1);
-    run("(a) 100k small kernels, 8 processes", m, a, SIM_SHARE_TIMESLICE,
-        true, ev_target);
+    run("(a) 100k small kernels, 8 processes", m, a, SIM_SHARE_TIMESLICE, true,
+        ev_target);
     run("(a) 100k small kernels, 8 processes", m, a, SIM_SHARE_MPS, true,
         ev_target);
     run("(a) same, without per-op records", m, a, SIM_SHARE_MPS, false,
@@ -131,8 +130,8 @@ int main(int argc, char **argv)
         double per = run(label, m, e, SIM_SHARE_MPS, false, "");
         if (i == 0)
             first = per;
-        printf("%-36s %.0f ns of CPU per event, x%.2f of %u clients\n", "",
-               per, first > 0 ? per / first : 0, clients[0]);
+        printf("%-36s %.0f ns of CPU per event, x%.2f of %u clients\n", "", per,
+               first > 0 ? per / first : 0, clients[0]);
         sim_scenario_free(e);
     }
     sim_gpu_model_free(m);

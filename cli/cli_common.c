@@ -14,14 +14,13 @@ bool sim_cli_json_to_stdout(const PlanSettings *s)
 }
 
 int sim_cli_prepare_command(SimCliCommand *c, PlanCommand which,
-                            const char *name, const char *description,
-                            int argc, char **argv)
+                            const char *name, const char *description, int argc,
+                            char **argv)
 {
     memset(c, 0, sizeof *c);
     int status = 0;
-    if (!sim_cli_parse_settings(name, "SCENARIO|TRACE...", description,
-                                &c->s, which, &c->files, &argc, &argv,
-                                &status))
+    if (!sim_cli_parse_settings(name, "SCENARIO|TRACE...", description, &c->s,
+                                which, &c->files, &argc, &argv, &status))
         return status;
     /* Option values were range-checked when parsed (sim/optrange.h). */
     g_autoptr(GError) error = NULL;
@@ -59,8 +58,8 @@ typedef struct {
 
 static CliProgress cli_progress;
 
-#define PROGRESS_DELAY_US 500000   /* quiet for runs shorter than this */
-#define PROGRESS_PERIOD_US 250000  /* at most 4 updates a second */
+#define PROGRESS_DELAY_US 500000  /* quiet for runs shorter than this */
+#define PROGRESS_PERIOD_US 250000 /* at most 4 updates a second */
 
 /* The SimOptions.progress hook: "hqsim: 42% of GPU ops (1234 of 5678), 12.3
  * ms simulated", redrawn in place, erased when the run ends. */
@@ -87,8 +86,7 @@ static void cli_progress_cb(void *data, const SimProgress *p)
     fprintf(stderr,
             "\r\033[Khqsim: %3.0f%% of GPU ops (%" G_GUINT64_FORMAT
             " of %" G_GUINT64_FORMAT "), %.1f ms simulated",
-            MIN(pct, 100.0), p->ops_done, p->ops_total,
-            sim_time_to_ms(p->now));
+            MIN(pct, 100.0), p->ops_done, p->ops_total, sim_time_to_ms(p->now));
     fflush(stderr);
 }
 

@@ -25,7 +25,7 @@ gboolean sim_cli_parse_settings(const char *command, const char *params,
 /* A simulate command, parsed and its workload loaded. */
 typedef struct {
     PlanSettings s;
-    char **files;   /* the inputs, NULL-terminated (nullable) */
+    char **files;    /* the inputs, NULL-terminated (nullable) */
     SimScenario *sc; /* prepared for the GPU of m */
     GpuModel *m;
 } SimCliCommand;
@@ -37,8 +37,8 @@ typedef struct {
  * command goes on, else the exit status (--help, or an error reported
  * once); @c is to be cleared either way. */
 int sim_cli_prepare_command(SimCliCommand *c, PlanCommand which,
-                            const char *name, const char *description,
-                            int argc, char **argv);
+                            const char *name, const char *description, int argc,
+                            char **argv);
 void sim_cli_command_clear(SimCliCommand *c);
 
 /* SimOptions from the settings (plan_settings_sim) with the progress

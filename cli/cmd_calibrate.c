@@ -74,8 +74,8 @@ static gboolean cal_step(int i, int n, const char *label, char **argv,
         return FALSE;
     }
     if (!g_spawn_check_wait_status(wait, &err)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s: %s %s", label,
-                    argv[0], err->message);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s: %s %s", label, argv[0],
+                    err->message);
         g_error_free(err);
         return FALSE;
     }
@@ -143,15 +143,18 @@ static gboolean cal_fit_validate(const CalOpts *o, const char *data,
     g_autofree char *acc = g_build_filename(o->out, "ACCURACY.md", NULL);
     g_autofree char *base = cal_base_path(o->base);
     /* without @calib the list ends at "--calibration"'s NULL */
-    char *fit[] = {o->python, fitpy, (char *)data, "--base", base, "--out",
-                   model, "--name", o->name, "--md", md,
-                   calib ? "--calibration" : NULL, (char *)calib, NULL};
+    char *fit[] = {o->python,     fitpy,    (char *)data,
+                   "--base",      base,     "--out",
+                   model,         "--name", o->name,
+                   "--md",        md,       calib ? "--calibration" : NULL,
+                   (char *)calib, NULL};
     if (!cal_step(i, n, "fit the model parameters (harness/fit.py)", fit,
                   error))
         return FALSE;
     g_autofree char *self = g_file_read_link("/proc/self/exe", NULL);
-    char *val[] = {self ? self : "hqsim", "validate", (char *)data, "--gpu",
-                   model, "--markdown", acc, NULL};
+    char *val[] = {
+        self ? self : "hqsim", "validate", (char *)data, "--gpu", model,
+        "--markdown",          acc,        NULL};
     if (!cal_step(i + 1, n, "validate the new model on the new data", val,
                   error))
         return FALSE;
@@ -168,8 +171,8 @@ static gboolean cal_fit_only(const CalOpts *o, GError **error)
     g_autofree char *data = g_build_filename(o->out, "data", NULL);
     g_autofree char *post = g_build_filename(o->harness, "post.py", NULL);
     char *argv[] = {o->python, post, o->fit, data, NULL};
-    if (!cal_step(1, 3, "post-process the raw tarballs (harness/post.py)",
-                  argv, error))
+    if (!cal_step(1, 3, "post-process the raw tarballs (harness/post.py)", argv,
+                  error))
         return FALSE;
     g_autofree char *calib = g_build_filename(data, "calibration.txt", NULL);
     return cal_fit_validate(o, data, calib, 2, 3, error);
@@ -289,8 +292,7 @@ int sim_cmd_calibrate(int argc, char **argv)
                        &argv, &status))
         return status;
     if (argc > 1) {
-        fprintf(stderr, "hqsim calibrate: unexpected argument '%s'\n",
-                argv[1]);
+        fprintf(stderr, "hqsim calibrate: unexpected argument '%s'\n", argv[1]);
         return 2;
     }
     g_autoptr(GError) error = NULL;
@@ -301,8 +303,8 @@ int sim_cmd_calibrate(int argc, char **argv)
         if (!gpu)
             return cal_no_gpu(why);
         g_autofree char *nvcc = g_find_program_in_path("nvcc");
-        if (!nvcc && !g_file_test("/usr/local/cuda/bin/nvcc",
-                                  G_FILE_TEST_IS_EXECUTABLE))
+        if (!nvcc &&
+            !g_file_test("/usr/local/cuda/bin/nvcc", G_FILE_TEST_IS_EXECUTABLE))
             return cal_no_gpu("no nvcc on the PATH or in /usr/local/cuda");
         printf("hqsim calibrate: measuring GPU 0, %s\n", gpu);
         if (!o.name)

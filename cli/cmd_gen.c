@@ -26,8 +26,9 @@ int sim_cmd_gen(int argc, char **argv)
          "write the scenario to FILE (default: stdout)", "FILE"},
         G_OPTION_ENTRY_NULL};
     int status = 0;
-    if (!sim_cli_parse("gen", "", "Writes a synthetic workload (for "
-                                  "benchmarks) as a native scenario.",
+    if (!sim_cli_parse("gen", "",
+                       "Writes a synthetic workload (for "
+                       "benchmarks) as a native scenario.",
                        entries, &argc, &argv, &status))
         return status;
     g_autoptr(GError) error = NULL;

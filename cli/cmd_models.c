@@ -32,8 +32,9 @@ int sim_cmd_models(int argc, char **argv)
                        &status))
         return status;
     if (argc > 1) {
-        fprintf(stderr, "hqsim models: unexpected argument '%s'\n"
-                        "(see 'hqsim models --help')\n",
+        fprintf(stderr,
+                "hqsim models: unexpected argument '%s'\n"
+                "(see 'hqsim models --help')\n",
                 argv[1]);
         return 2;
     }
@@ -68,8 +69,8 @@ int sim_cmd_models(int argc, char **argv)
             rc = sim_cli_report_error(e);
             continue;
         }
-        g_autofree char *cc = g_strdup_printf("%d.%d", m->cc_major,
-                                              m->cc_minor);
+        g_autofree char *cc =
+            g_strdup_printf("%d.%d", m->cc_major, m->cc_minor);
         printf("%-14s %-32s %-5s %5u %11llu  %s\n", *n, m->display_name, cc,
                m->sm_count,
                (unsigned long long)(m->device_mem_bytes / (1024 * 1024)),

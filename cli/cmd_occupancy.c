@@ -47,8 +47,8 @@ static bool parse_count(const char *what, const char *s, bool allow_k,
     g_autoptr(GError) local = NULL;
     if (!g_ascii_string_to_unsigned(num, 10, 0, max / scale, &v, &local)) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                    "%s: '%s' is not a whole number from %llu to %llu", what,
-                    s, (unsigned long long)min, (unsigned long long)max);
+                    "%s: '%s' is not a whole number from %llu to %llu", what, s,
+                    (unsigned long long)min, (unsigned long long)max);
         return false;
     }
     v *= scale;
@@ -88,8 +88,8 @@ static void print_text(const GpuModel *m, const SimKernelSpec *k,
     const SimBlockNeeds *n = &o->needs;
     uint32_t threads = k->block[0] * k->block[1] * k->block[2];
     uint32_t regs = k->regs_per_thread ? k->regs_per_thread : 32;
-    printf("GPU          %s (%s), cc %d.%d, %u SMs\n", m->name,
-           m->display_name, m->cc_major, m->cc_minor, m->sm_count);
+    printf("GPU          %s (%s), cc %d.%d, %u SMs\n", m->name, m->display_name,
+           m->cc_major, m->cc_minor, m->sm_count);
     printf("Block        %ux%ux%u = %u threads, %u registers/thread%s, "
            "shared memory %u static + %u dynamic bytes\n",
            k->block[0], k->block[1], k->block[2], threads, regs,
@@ -142,8 +142,7 @@ static void print_json(const GpuModel *m, const SimKernelSpec *k,
     cJSON_AddStringToObject(root, "gpu", m->name);
     g_autofree char *cc = g_strdup_printf("%d.%d", m->cc_major, m->cc_minor);
     cJSON_AddStringToObject(root, "compute_capability", cc);
-    const int block[3] = {(int)k->block[0], (int)k->block[1],
-                          (int)k->block[2]};
+    const int block[3] = {(int)k->block[0], (int)k->block[1], (int)k->block[2]};
     cJSON_AddItemToObject(root, "block", cJSON_CreateIntArray(block, 3));
     cJSON_AddNumberToObject(root, "threads_per_block",
                             (double)k->block[0] * k->block[1] * k->block[2]);
@@ -151,12 +150,10 @@ static void print_json(const GpuModel *m, const SimKernelSpec *k,
                             k->regs_per_thread ? k->regs_per_thread : 32);
     cJSON_AddBoolToObject(root, "regs_assumed", k->regs_per_thread == 0);
     cJSON_AddNumberToObject(root, "smem_static_bytes", k->static_smem_bytes);
-    cJSON_AddNumberToObject(root, "smem_dynamic_bytes",
-                            k->dynamic_smem_bytes);
+    cJSON_AddNumberToObject(root, "smem_dynamic_bytes", k->dynamic_smem_bytes);
     cJSON_AddNumberToObject(root, "warps_per_block", o->needs.warps);
     cJSON_AddNumberToObject(root, "regs_per_warp", o->needs.regs_per_warp);
-    cJSON_AddNumberToObject(root, "smem_per_block_bytes",
-                            o->needs.smem_bytes);
+    cJSON_AddNumberToObject(root, "smem_per_block_bytes", o->needs.smem_bytes);
     /* Keys are the limit names with '_' for ' ' ("shared_memory"). */
     cJSON *limits = cJSON_AddObjectToObject(root, "limits");
     for (int l = 0; l < SIM_LIMIT_N; l++) {
@@ -228,14 +225,12 @@ int sim_cmd_occupancy(int argc, char **argv)
     /* Ranges here only keep the numbers in 32 bits; the calculator checks
      * them against the model's limits and names the limit it breaks. */
     if (!parse_block(block_s, k.block, &error) ||
-        (regs_s && !parse_count("--regs", regs_s, false, 0, 65535, &regs,
-                                &error)) ||
-        (smem_static_s && !parse_count("--smem-static", smem_static_s, true,
-                                       0, UINT32_MAX, &smem_static,
-                                       &error)) ||
-        (smem_dynamic_s && !parse_count("--smem-dynamic", smem_dynamic_s,
-                                        true, 0, UINT32_MAX, &smem_dynamic,
-                                        &error)))
+        (regs_s &&
+         !parse_count("--regs", regs_s, false, 0, 65535, &regs, &error)) ||
+        (smem_static_s && !parse_count("--smem-static", smem_static_s, true, 0,
+                                       UINT32_MAX, &smem_static, &error)) ||
+        (smem_dynamic_s && !parse_count("--smem-dynamic", smem_dynamic_s, true,
+                                        0, UINT32_MAX, &smem_dynamic, &error)))
         return sim_cli_report_error(error);
     k.regs_per_thread = (uint32_t)regs;
     k.static_smem_bytes = (uint32_t)smem_static;

@@ -32,8 +32,8 @@ int sim_cmd_replay(int argc, char **argv)
     /* The header, unless there is no trace to replay (then an error). */
     if (files && files[0])
         printf("%-48s %-10s %7s %12s %12s %9s %11s %11s\n", "trace", "gpu",
-               "ops", "recorded_ms", "simulated_ms", "makespan",
-               "median_end", "worst_end");
+               "ops", "recorded_ms", "simulated_ms", "makespan", "median_end",
+               "worst_end");
     if (!plan_settings_replay(&o, files, print_row, NULL, &error))
         return sim_cli_report_error(error);
     return 0;

@@ -45,8 +45,7 @@ static double config_cost(const SimSweep *sw, uint32_t i)
     double c = 1;
     for (guint p = 0; p < sc->processes->len; p++) {
         const SimProcessSpec *ps = g_ptr_array_index(sc->processes, p);
-        uint32_t reps = ps->arrivals.kind == SIM_ARRIVALS_NONE
-                            ? ps->iterations
+        uint32_t reps = ps->arrivals.kind == SIM_ARRIVALS_NONE ? ps->iterations
                         : ps->arrivals.kind == SIM_ARRIVALS_LIST
                             ? ps->arrivals.n_times
                             : ps->arrivals.count;
@@ -70,8 +69,8 @@ static void progress_cb(uint32_t done, uint32_t total, gpointer data)
     p->last_us = now;
     p->shown = true;
     double elapsed = (now - p->start_us) / 1e6;
-    fprintf(stderr, "\r\033[Khqsim sweep: %u/%u configurations done",
-            done, total);
+    fprintf(stderr, "\r\033[Khqsim sweep: %u/%u configurations done", done,
+            total);
     if (p->size > 1)
         fprintf(stderr, " on rank 0 (of %d ranks)", p->size);
     fprintf(stderr, ", %.0f s", elapsed);
@@ -94,8 +93,8 @@ static void run_one(uint32_t item, gpointer data)
 }
 
 /* Run this rank's share of @sw, then gather every row on rank 0. */
-static bool run_sweep(SimSweep *sw, const SimMpiWorld *world,
-                      uint32_t threads, GError **error)
+static bool run_sweep(SimSweep *sw, const SimMpiWorld *world, uint32_t threads,
+                      GError **error)
 {
     g_autofree uint32_t *order = sim_sweep_schedule(sw);
     g_autofree uint32_t *mine = g_new(uint32_t, MAX(sw->n_configs, 1));

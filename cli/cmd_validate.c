@@ -27,14 +27,13 @@ static void table(GPtrArray *rows, GString *o, bool markdown)
             continue;
         const char *role = r->calibration ? "calib" : "valid";
         if (markdown)
-            g_string_append_printf(o,
-                                   "| %s | %s | %s | %u | %.3f | %.3f | "
-                                   "%+.1f%% | %.2f%% |\n",
-                                   r->id, r->category,
-                                   r->calibration ? "calibration"
-                                                  : "prediction",
-                                   r->processes, r->meas_ms, r->pred_ms,
-                                   100 * r->err, 100 * r->end_err);
+            g_string_append_printf(
+                o,
+                "| %s | %s | %s | %u | %.3f | %.3f | "
+                "%+.1f%% | %.2f%% |\n",
+                r->id, r->category,
+                r->calibration ? "calibration" : "prediction", r->processes,
+                r->meas_ms, r->pred_ms, 100 * r->err, 100 * r->end_err);
         else
             g_string_append_printf(o,
                                    "%-26s %-14s %-5s %4u %12.3f %12.3f "
@@ -75,9 +74,9 @@ static void by_category(GPtrArray *rows, GString *o, bool markdown)
                            "within 10% | end times within 10% of span |\n"
                            "|---|---|---|---|---|---|---|\n");
     else
-        g_string_append_printf(o, "%-9s %-26s %5s %8s %8s %12s %14s\n",
-                               "role", "category", "n", "median",
-                               "largest", "ms_within10", "ends_within10");
+        g_string_append_printf(o, "%-9s %-26s %5s %8s %8s %12s %14s\n", "role",
+                               "category", "n", "median", "largest",
+                               "ms_within10", "ends_within10");
     for (int cal = 0; cal < 2; cal++)
         for (guint j = 0; j < cats->len; j++) {
             const char *cat = g_ptr_array_index(cats, j);
@@ -89,11 +88,12 @@ static void by_category(GPtrArray *rows, GString *o, bool markdown)
             double pe = s.ends ? 100.0 * s.ends_within10 / s.ends : NAN;
             if (markdown)
                 g_string_append_printf(
-                    o, "| %s | %s%s%s | %u | %.1f%% | %.1f%% | %.0f%% | "
-                       "%.0f%% of %u |\n",
-                    role, cat ? "" : "**", cat ? cat : "all",
-                    cat ? "" : "**", s.n, 100 * s.median_abs_err,
-                    100 * s.max_abs_err, pm, pe, s.ends);
+                    o,
+                    "| %s | %s%s%s | %u | %.1f%% | %.1f%% | %.0f%% | "
+                    "%.0f%% of %u |\n",
+                    role, cat ? "" : "**", cat ? cat : "all", cat ? "" : "**",
+                    s.n, 100 * s.median_abs_err, 100 * s.max_abs_err, pm, pe,
+                    s.ends);
             else
                 g_string_append_printf(
                     o, "%-9s %-26s %5u %7.1f%% %7.1f%% %11.0f%% %9.0f%%/%u\n",
@@ -112,8 +112,7 @@ static void summary(GPtrArray *rows, GString *o)
             "%.1f%%, %u above 5%%, %u above 15%%; median end-time error "
             "%.2f%% of the span\n",
             c ? "calibration" : "prediction ", s.n, 100 * s.median_abs_err,
-            100 * s.max_abs_err, s.over5, s.over15,
-            100 * s.median_end_err);
+            100 * s.max_abs_err, s.over5, s.over15, 100 * s.median_end_err);
     }
     uint32_t skipped = 0;
     for (guint i = 0; i < rows->len; i++)
@@ -160,16 +159,16 @@ int sim_cmd_validate(int argc, char **argv)
                        entries, &argc, &argv, &status))
         return status;
     g_autoptr(GError) error = NULL;
-    g_autofree char *dir = argc > 1 ? g_strdup(argv[1])
+    g_autofree char *dir = argc > 1
+                               ? g_strdup(argv[1])
 #ifdef HQSIM_SOURCE_DIR
-                                    : g_build_filename(HQSIM_SOURCE_DIR,
-                                                       "traces", "measured",
-                                                       "h100", NULL);
+                               : g_build_filename(HQSIM_SOURCE_DIR, "traces",
+                                                  "measured", "h100", NULL);
 #else
-                                    : g_strdup("traces/measured/h100");
+                               : g_strdup("traces/measured/h100");
 #endif
-    g_autoptr(GpuModel) m = sim_gpu_model_find(gpu ? gpu : "h100-sxm", models,
-                                               &error);
+    g_autoptr(GpuModel) m =
+        sim_gpu_model_find(gpu ? gpu : "h100-sxm", models, &error);
     GPtrArray *rows =
         m ? sim_validate(dir, m, filter, measured_blocks, &error) : NULL;
     if (rows) {

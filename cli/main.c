@@ -18,11 +18,13 @@
 
 static const SimCommand commands[] = {
     {"run", "simulate a scenario or profiler trace", sim_cmd_run},
-    {"compare", "run one workload under several sharing modes (before/after "
-                "MPS)",
+    {"compare",
+     "run one workload under several sharing modes (before/after "
+     "MPS)",
      sim_cmd_compare},
-    {"sweep", "capacity planning: sweep processes, modes, thread "
-              "percentages, connections, GPUs; answer SLO questions",
+    {"sweep",
+     "capacity planning: sweep processes, modes, thread "
+     "percentages, connections, GPUs; answer SLO questions",
      sim_cmd_sweep},
     {"import", "convert a profiler trace into a native scenario",
      sim_cmd_import},
@@ -30,13 +32,13 @@ static const SimCommand commands[] = {
      sim_cmd_replay},
     {"occupancy", "blocks per SM and the limiting resource for a kernel",
      sim_cmd_occupancy},
-    {"models", "list GPU models, or show one with its sources",
-     sim_cmd_models},
+    {"models", "list GPU models, or show one with its sources", sim_cmd_models},
     {"validate", "replay measured experiments and print the accuracy table",
      sim_cmd_validate},
     {"gen", "generate a synthetic workload (benchmarks)", sim_cmd_gen},
-    {"calibrate", "measure this machine's NVIDIA GPU and fit a model file "
-                  "(or --fit earlier data)",
+    {"calibrate",
+     "measure this machine's NVIDIA GPU and fit a model file "
+     "(or --fit earlier data)",
      sim_cmd_calibrate},
 };
 
@@ -94,8 +96,7 @@ static bool take_limits(int *argc, char **argv)
 int sim_cli_report_error(const GError *error)
 {
     fprintf(stderr, "hqsim: %s\n", error->message);
-    return error->domain == SIM_ERROR && error->code == SIM_ERROR_USAGE ? 2
-                                                                        : 1;
+    return error->domain == SIM_ERROR && error->code == SIM_ERROR_USAGE ? 2 : 1;
 }
 
 /* Numeric options go through the range table (sim/optrange.h): each is
@@ -151,15 +152,14 @@ static GArray *cli_wrap(const GOptionEntry *entries, CliParse *cp,
         GOptionEntry w = *e;
         const SimOptRange *r = sim_opt_range(e->long_name);
         if (cli_numeric(e->arg) && !r)
-            g_error("option --%s has no row in sim/optrange.c",
-                    e->long_name);
+            g_error("option --%s has no row in sim/optrange.c", e->long_name);
         /* A list option (sweep -n 1-8, --mem-mib NAME=MIB) checks each
          * item against its row. */
         if (r && (cli_numeric(e->arg) || e->arg == G_OPTION_ARG_STRING)) {
             g_autofree char *range = sim_opt_range_text(r);
-            char *d = g_strdup_printf("%s [%s%s]", e->description,
-                                      cli_numeric(e->arg) ? "" : "each ",
-                                      range);
+            char *d =
+                g_strdup_printf("%s [%s%s]", e->description,
+                                cli_numeric(e->arg) ? "" : "each ", range);
             g_ptr_array_add(keep, d);
             w.description = d;
         }
@@ -223,10 +223,9 @@ static GArray *cli_settings_entries(PlanCommand command,
 }
 
 /* Parse with @cp's entries (and its settings' rows); see sim_cli_parse. */
-static gboolean cli_parse(CliParse *cp, const char *command,
-                          const char *params, const char *description,
-                          const GOptionEntry *entries, int *argc,
-                          char ***argv, int *status)
+static gboolean cli_parse(CliParse *cp, const char *command, const char *params,
+                          const char *description, const GOptionEntry *entries,
+                          int *argc, char ***argv, int *status)
 {
     /* The program name already reads "hqsim COMMAND" (main sets argv[0]):
      * the usage line only adds the parameters. */
@@ -235,10 +234,9 @@ static gboolean cli_parse(CliParse *cp, const char *command,
         g_option_context_set_description(ctx, description);
     g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GArray) all =
-        cp->settings ? cli_settings_entries(cp->command, entries, keep)
-                     : NULL;
-    g_autoptr(GArray) wrapped = cli_wrap(
-        all ? (const GOptionEntry *)all->data : entries, cp, keep);
+        cp->settings ? cli_settings_entries(cp->command, entries, keep) : NULL;
+    g_autoptr(GArray) wrapped =
+        cli_wrap(all ? (const GOptionEntry *)all->data : entries, cp, keep);
     GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, cp, NULL);
     g_option_group_add_entries(main_group, (GOptionEntry *)wrapped->data);
     g_option_context_set_main_group(ctx, main_group);

@@ -23,22 +23,21 @@
  * two allocations however many fields it has, and is reused across lines. */
 typedef struct {
     GString *buf;
-    GArray *offs;    /* guint32 offset of field i in buf */
-    GArray *quoted;  /* gboolean: field i was quoted */
-    uint32_t n;      /* number of fields */
-    uint32_t line;   /* 1-based line it came from */
+    GArray *offs;   /* guint32 offset of field i in buf */
+    GArray *quoted; /* gboolean: field i was quoted */
+    uint32_t n;     /* number of fields */
+    uint32_t line;  /* 1-based line it came from */
 } SimCsvRow;
 
 typedef struct {
     const char *name; /* file name for messages (transfer none) */
     const char *text;
     size_t len;
-    size_t pos;       /* start of the next line */
-    uint32_t line;    /* number of the line last returned */
+    size_t pos;    /* start of the next line */
+    uint32_t line; /* number of the line last returned */
 } SimCsv;
 
-void sim_csv_init(SimCsv *csv, const char *name, const char *text,
-                  size_t len);
+void sim_csv_init(SimCsv *csv, const char *name, const char *text, size_t len);
 
 /* The next line, without its line break.  *line points into the text and is
  * not NUL-terminated.  Returns false at the end of the text. */

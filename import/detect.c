@@ -142,8 +142,7 @@ const char *sim_import_detect(const char *path, GError **error)
     bool gz = got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     if (!gz && g_str_has_suffix(path, ".gz")) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                    "%s: name ends in .gz but the file is not gzip data",
-                    path);
+                    "%s: name ends in .gz but the file is not gzip data", path);
         return NULL;
     }
     /* gzread reads plain files as they are. */
@@ -165,8 +164,7 @@ const char *sim_import_detect(const char *path, GError **error)
         return NULL;
     }
     if (n == 0) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                    "%s: %s", path,
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s: %s", path,
                     gz ? "gzip data inflates to nothing (empty or truncated)"
                        : "file is empty");
         return NULL;

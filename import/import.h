@@ -31,24 +31,24 @@
 #define SIM_IMPORT_DEFAULT_LAUNCH_LATENCY_NS 3000u
 
 typedef struct {
-    SimTime launch_latency_ns;   /* L in import/README.md; SIM_TIME_NEVER:
+    SimTime launch_latency_ns; /* L in import/README.md; SIM_TIME_NEVER:
                                     the GPU model's kernel_launch_latency */
-    const char *gpu_model;       /* the model the scenario will run on
+    const char *gpu_model;     /* the model the scenario will run on
                                     (name or file); NULL: the one closest to
                                     the GPU the trace names (transfer none) */
-    const char *models_dir;      /* where to find it; NULL: the default */
-    const char *format;          /* force this format for every file;
+    const char *models_dir;    /* where to find it; NULL: the default */
+    const char *format;        /* force this format for every file;
                                     NULL: detect (transfer none) */
-    SimTime window_start_ns;     /* keep ops whose recorded start lies in
+    SimTime window_start_ns;   /* keep ops whose recorded start lies in
                                     [start, end), measured from the first
                                     GPU op of each file */
-    SimTime window_end_ns;       /* SIM_TIME_NEVER: no end */
-    char **processes;            /* NULL-terminated pids or process names
+    SimTime window_end_ns;     /* SIM_TIME_NEVER: no end */
+    char **processes;          /* NULL-terminated pids or process names
                                     to keep; NULL: all (transfer none) */
-    bool pin_held;               /* issue ops that waited for something the
+    bool pin_held;             /* issue ops that waited for something the
                                     trace does not show just in time
                                     (import/README.md, "Held ops") */
-    bool recorded_clocks;        /* keep every absolute clock as recorded,
+    bool recorded_clocks;      /* keep every absolute clock as recorded,
                                     even between files recorded apart
                                     (import/README.md, rule 1) */
 } SimImportOptions;
@@ -63,41 +63,41 @@ void sim_import_options_init(SimImportOptions *opt);
  * have no recorded GPU execution (gaps, syncs, events) and for processes
  * from native scenarios or untimed traces. */
 typedef struct {
-    char *name;              /* scenario process name (owned) */
-    char *source;            /* file it came from (owned) */
+    char *name;   /* scenario process name (owned) */
+    char *source; /* file it came from (owned) */
     uint32_t n_streams;
-    uint32_t n_kernels;      /* memsets not included */
+    uint32_t n_kernels; /* memsets not included */
     uint32_t n_copies;
-    uint32_t n_memsets;      /* imported as kernels named "[CUDA memset]" */
-    uint32_t n_syncs;        /* host syncs and stream waits */
-    uint32_t n_graphs;       /* graph launches (their nodes are counted
+    uint32_t n_memsets; /* imported as kernels named "[CUDA memset]" */
+    uint32_t n_syncs;   /* host syncs and stream waits */
+    uint32_t n_graphs;  /* graph launches (their nodes are counted
                                 as kernels, copies and memsets) */
     uint32_t n_ops;
-    SimTime span_ns;         /* first recorded GPU start .. last end */
-    SimTime *rec_start_ns;   /* n_ops entries (owned), or NULL */
+    SimTime span_ns;       /* first recorded GPU start .. last end */
+    SimTime *rec_start_ns; /* n_ops entries (owned), or NULL */
     SimTime *rec_end_ns;
     SimTime **rec_node_start_ns; /* n_ops entries (owned), or NULL: per
                                     graph op, its nodes' recorded times
                                     (owned; NULL for other ops) */
     SimTime **rec_node_end_ns;
-    uint32_t n_late;         /* ops that cannot be issued by start - L */
+    uint32_t n_late; /* ops that cannot be issued by start - L */
     SimTime max_late_ns;
 } SimImportProcess;
 
 typedef struct {
-    char *formats;           /* "nvprof", "nsys-sqlite+ncu", ... (owned) */
-    char *gpu_name;          /* as the first trace names it (nullable) */
+    char *formats;  /* "nvprof", "nsys-sqlite+ncu", ... (owned) */
+    char *gpu_name; /* as the first trace names it (nullable) */
     uint32_t n_files;
     SimImportProcess *procs;
     uint32_t n_procs;
-    SimTime span_ns;         /* recorded span over all processes */
-    bool timed;              /* some input had a timeline (not ncu alone) */
+    SimTime span_ns; /* recorded span over all processes */
+    bool timed;      /* some input had a timeline (not ncu alone) */
     SimTime launch_latency_ns;
-    uint64_t n_skipped;      /* rows/events not imported (see notes) */
-    uint32_t ncu_matched;    /* trace kernels enriched from ncu */
-    uint32_t ncu_unmatched;  /* trace kernels without an ncu record */
-    uint32_t ncu_unused;     /* ncu records no trace kernel used */
-    char **notes;            /* NULL-terminated (owned): skipped rows,
+    uint64_t n_skipped;     /* rows/events not imported (see notes) */
+    uint32_t ncu_matched;   /* trace kernels enriched from ncu */
+    uint32_t ncu_unmatched; /* trace kernels without an ncu record */
+    uint32_t ncu_unused;    /* ncu records no trace kernel used */
+    char **notes;           /* NULL-terminated (owned): skipped rows,
                                 assumptions, GPU mapping */
 } SimImportReport;
 
@@ -125,8 +125,7 @@ SimScenario *sim_workload_load(char *const *paths, int n_paths,
  * Returns: (transfer full) (nullable); *report (transfer full). */
 SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                                       const SimImportOptions *opt,
-                                      SimImportReport **report,
-                                      GError **error);
+                                      SimImportReport **report, GError **error);
 
 /* A one-paragraph human summary of @r (format, processes, streams,
  * kernels, copies, span, GPU).  Returns: (transfer full). */

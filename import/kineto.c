@@ -124,8 +124,7 @@ static GArray *element_lines(const char *text, size_t len, bool root_array)
             if (depth == 1)
                 after_colon = false;
             break;
-        default:
-            break;
+        default: break;
         }
     }
     return lines;
@@ -254,8 +253,7 @@ static bool split_events(const char *text, size_t len, bool root_array,
             if (depth == 1)
                 after_colon = false;
             break;
-        default:
-            break;
+        default: break;
         }
         if (values > max_values)
             return false;
@@ -284,10 +282,10 @@ static cJSON *parse_elem(const char *text, const Elem *e)
  * every element). */
 typedef struct {
     const Kineto *kn;
-    const char *text;   /* streaming mode: the whole text */
-    guint i;            /* index of the next element */
-    const cJSON *next;  /* tree mode */
-    cJSON *owned;       /* streaming mode: the element parsed last */
+    const char *text;  /* streaming mode: the whole text */
+    guint i;           /* index of the next element */
+    const cJSON *next; /* tree mode */
+    cJSON *owned;      /* streaming mode: the element parsed last */
     uint8_t want;
 } EvIter;
 
@@ -388,8 +386,8 @@ static bool get_num(const Kineto *kn, uint32_t line, const char *name,
         return true;
     }
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-        return ev_fail(kn, line, name, error,
-                       "field '%s': expected a number", key);
+        return ev_fail(kn, line, name, error, "field '%s': expected a number",
+                       key);
     *out = v->valuedouble;
     return true;
 }
@@ -488,14 +486,7 @@ static int64_t event_pid(const cJSON *ev)
     return -1;
 }
 
-typedef enum {
-    K_OTHER,
-    K_KERNEL,
-    K_MEMCPY,
-    K_MEMSET,
-    K_API,
-    K_SYNC
-} Cat;
+typedef enum { K_OTHER, K_KERNEL, K_MEMCPY, K_MEMSET, K_API, K_SYNC } Cat;
 
 static Cat category(const cJSON *ev)
 {
@@ -507,9 +498,11 @@ static Cat category(const cJSON *ev)
     const char *c = cat->valuestring;
     if (!g_ascii_strcasecmp(c, "kernel"))
         return K_KERNEL;
-    if (!g_ascii_strcasecmp(c, "gpu_memcpy") || !g_ascii_strcasecmp(c, "memcpy"))
+    if (!g_ascii_strcasecmp(c, "gpu_memcpy") ||
+        !g_ascii_strcasecmp(c, "memcpy"))
         return K_MEMCPY;
-    if (!g_ascii_strcasecmp(c, "gpu_memset") || !g_ascii_strcasecmp(c, "memset"))
+    if (!g_ascii_strcasecmp(c, "gpu_memset") ||
+        !g_ascii_strcasecmp(c, "memset"))
         return K_MEMSET;
     if (!g_ascii_strcasecmp(c, "cuda_runtime") ||
         !g_ascii_strcasecmp(c, "runtime") ||
@@ -542,13 +535,12 @@ static int gpu_device(const cJSON *ev, const cJSON *args)
 
 /* One element in pass 1; in streaming mode also marks what the later
  * passes want of it (Elem.use). */
-static bool api_event(Kineto *kn, const cJSON *ev, guint index,
-                      uint32_t line, GHashTable *dev_count,
-                      GHashTable *pid_count, GError **error)
+static bool api_event(Kineto *kn, const cJSON *ev, guint index, uint32_t line,
+                      GHashTable *dev_count, GHashTable *pid_count,
+                      GError **error)
 {
     if (!cJSON_IsObject(ev))
-        return ev_fail(kn, line, "?", error,
-                       "a trace event must be an object");
+        return ev_fail(kn, line, "?", error, "a trace event must be an object");
     Elem *e = kn->elems ? &g_array_index(kn->elems, Elem, index) : NULL;
     if (e && !strcmp(ev_name(ev), "[memory]"))
         e->use |= USE_MEMORY;
@@ -657,8 +649,7 @@ static SimTraceProcess *process_for(Kineto *kn, int64_t pid)
         g_autofree char *base = g_path_get_basename(kn->tr->path);
         full = g_strdup(base);
     } else {
-        full = g_strdup_printf("%s[%lld]", name ? name : "pid",
-                               (long long)pid);
+        full = g_strdup_printf("%s[%lld]", name ? name : "pid", (long long)pid);
     }
     return sim_trace_add_process(kn->tr, full, pid);
 }
@@ -681,8 +672,7 @@ static bool get_dim3(const Kineto *kn, uint32_t line, const char *name,
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, key);
     if (!a)
-        return ev_fail(kn, line, name, error, "missing field 'args.%s'",
-                       key);
+        return ev_fail(kn, line, name, error, "missing field 'args.%s'", key);
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3)
         return ev_fail(kn, line, name, error,
                        "field 'args.%s': expected [x, y, z]", key);
@@ -775,8 +765,7 @@ static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
         k->name = sim_trace_intern(kn->tr, name);
     } else {
         double bytes = 0;
-        if (!get_num(kn, line, name, args, "bytes", true, &bytes, NULL,
-                     error))
+        if (!get_num(kn, line, name, args, "bytes", true, &bytes, NULL, error))
             return false;
         if (bytes < 0 || bytes > 1e15)
             return ev_fail(kn, line, name, error,
@@ -788,8 +777,10 @@ static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
             op.kind = SIM_TRACE_COPY;
             if (!parse_memcpy(name, &op.u.copy.dir, &op.u.copy.pinned)) {
                 kn->tr->n_skipped++;
-                sim_trace_note(kn->tr, "%s:%u: '%s' skipped: no such copy "
-                               "in the GPU model", kn->tr->path, line, name);
+                sim_trace_note(kn->tr,
+                               "%s:%u: '%s' skipped: no such copy "
+                               "in the GPU model",
+                               kn->tr->path, line, name);
                 return true;
             }
             op.u.copy.bytes = (uint64_t)bytes;
@@ -843,8 +834,8 @@ static bool sync_event(Kineto *kn, const cJSON *ev, uint32_t line,
     if (a && kind < 0 && strstr(a->name, "Query"))
         return true; /* cudaEventQuery / cudaStreamQuery do not block */
     if (kind < 0) {
-        const cJSON *k = cJSON_GetObjectItemCaseSensitive(args,
-                                                          "cuda_sync_kind");
+        const cJSON *k =
+            cJSON_GetObjectItemCaseSensitive(args, "cuda_sync_kind");
         const char *s = cJSON_IsString(k) ? k->valuestring : name;
         kind = !strcmp(s, "Event Sync")          ? SIM_TRACE_EVENT_SYNC
                : !strcmp(s, "Stream Wait Event") ? SIM_TRACE_EVENT_WAIT
@@ -1045,8 +1036,7 @@ uint64_t sim_kineto_tree_reads(void)
 
 /* Tree mode: the whole document parsed (the errors every malformed file
  * gets). */
-static bool tree_open(Kineto *kn, const char *text, size_t len,
-                      GError **error)
+static bool tree_open(Kineto *kn, const char *text, size_t len, GError **error)
 {
     atomic_fetch_add(&tree_reads, 1);
     SimJsonDoc *doc = sim_json_doc_parse(kn->tr->path, text, len, error);
@@ -1093,11 +1083,10 @@ static void kineto_clear(Kineto *kn)
  * root's "deviceProperties". */
 static void device_properties(Kineto *kn)
 {
-    const cJSON *props =
-        cJSON_IsObject(kn->doc->root)
-            ? cJSON_GetObjectItemCaseSensitive(kn->doc->root,
-                                               "deviceProperties")
-            : NULL;
+    const cJSON *props = cJSON_IsObject(kn->doc->root)
+                             ? cJSON_GetObjectItemCaseSensitive(
+                                   kn->doc->root, "deviceProperties")
+                             : NULL;
     const cJSON *d;
     cJSON_ArrayForEach(d, props)
     {
@@ -1155,12 +1144,14 @@ static bool pass_gpu(Kineto *kn, const char *text, GError **error)
     tr->absolute = kn->base_ns != 0 || ts_max > 1e14;
     device_properties(kn);
     if (kn->n_other_device)
-        sim_trace_note(tr, "%s: %llu GPU events of other devices than "
+        sim_trace_note(tr,
+                       "%s: %llu GPU events of other devices than "
                        "GPU %d skipped (hqsim simulates one GPU)",
                        tr->path, (unsigned long long)kn->n_other_device,
                        kn->device);
     if (kn->n_unlinked_syncs)
-        sim_trace_note(tr, "%s: %llu event syncs/waits skipped: the "
+        sim_trace_note(tr,
+                       "%s: %llu event syncs/waits skipped: the "
                        "trace does not say which record they wait for",
                        tr->path, (unsigned long long)kn->n_unlinked_syncs);
     return true;
@@ -1179,15 +1170,14 @@ static int import_events(SimTrace *tr, const char *text, size_t len,
         return stream ? -1 : 0;
     }
     kn.base_ns = base_time(kn.doc);
-    kn.api = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                   g_free);
-    kn.pnames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                      g_free);
-    kn.records = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                       NULL);
+    kn.api = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    kn.pnames =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    kn.records =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     int r = pass_api(&kn, text, error) ? (pass_gpu(&kn, text, error) ? 1 : 0)
-            : kn.reparse                ? -1
-                                        : 0;
+            : kn.reparse               ? -1
+                                       : 0;
     kineto_clear(&kn);
     return r;
 }

@@ -41,8 +41,8 @@ typedef enum {
 } Col;
 
 static const char *const col_names[N_COLS] = {
-    "ID",     "Process ID", "Process Name", "Kernel Name",
-    "Stream", "Block Size", "Grid Size",    "CC",
+    "ID",          "Process ID",  "Process Name", "Kernel Name",
+    "Stream",      "Block Size",  "Grid Size",    "CC",
     "Metric Name", "Metric Unit", "Metric Value"};
 
 typedef struct {
@@ -112,9 +112,9 @@ static bool bytes_scale(const char *unit, double *f)
     static const struct {
         const char *u;
         double f;
-    } t[] = {{"", 1.0},        {"byte", 1.0},     {"Kbyte", 1e3},
-             {"Mbyte", 1e6},   {"Gbyte", 1e9},    {"KB", 1e3},
-             {"MB", 1e6},      {"KiB", 1024.0},   {"MiB", 1048576.0}};
+    } t[] = {{"", 1.0},      {"byte", 1.0},   {"Kbyte", 1e3},
+             {"Mbyte", 1e6}, {"Gbyte", 1e9},  {"KB", 1e3},
+             {"MB", 1e6},    {"KiB", 1024.0}, {"MiB", 1048576.0}};
     for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
         if (!strcmp(u, t[i].u)) {
             *f = t[i].f;
@@ -138,20 +138,19 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
                          const char *unit, const char *value, uint32_t line,
                          GError **error)
 {
-    static const char *const duration[] = {"Duration",
-                                           "gpu__time_duration.sum", NULL};
+    static const char *const duration[] = {"Duration", "gpu__time_duration.sum",
+                                           NULL};
     static const char *const regs[] = {"Registers Per Thread",
                                        "launch__registers_per_thread", NULL};
-    static const char *const sstatic[] = {
-        "Static Shared Memory Per Block",
-        "launch__shared_mem_per_block_static", NULL};
+    static const char *const sstatic[] = {"Static Shared Memory Per Block",
+                                          "launch__shared_mem_per_block_static",
+                                          NULL};
     static const char *const sdynamic[] = {
         "Dynamic Shared Memory Per Block",
         "launch__shared_mem_per_block_dynamic", NULL};
     static const char *const block[] = {"Block Size", "launch__block_size",
                                         NULL};
-    static const char *const grid[] = {"Grid Size", "launch__grid_size",
-                                       NULL};
+    static const char *const grid[] = {"Grid Size", "launch__grid_size", NULL};
     static const char *const issue[] = {
         "Issue Slots Busy", "sm__inst_issued.avg.pct_of_peak_sustained_active",
         NULL};
@@ -168,14 +167,13 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
         NULL};
     /* The metrics hqsim uses must be numbers >= 0; others (percentages a
      * report may leave "n/a") are skipped when they are not. */
-    const char *const *const used[] = {duration, regs, sstatic, sdynamic,
-                                       block, grid};
+    const char *const *const used[] = {duration, regs,  sstatic,
+                                       sdynamic, block, grid};
     bool is_used = false;
     for (size_t i = 0; i < G_N_ELEMENTS(used); i++)
         is_used = is_used || is_name(metric, used[i]);
     double v;
-    if (!sim_csv_parse_double(value, &v) || !isfinite(v) || v < 0 ||
-        v > 1e15) {
+    if (!sim_csv_parse_double(value, &v) || !isfinite(v) || v < 0 || v > 1e15) {
         if (!is_used)
             return true;
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
@@ -226,8 +224,8 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
         bool is_block = is_name(metric, block);
         if (v < 1 || v > INT32_MAX || v != floor(v)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                        "%s:%u: metric '%s': %s is out of range",
-                        nc->tr->path, line, metric, value);
+                        "%s:%u: metric '%s': %s is out of range", nc->tr->path,
+                        line, metric, value);
             return false;
         }
         /* A total; the columns' tuples, when present, win. */
@@ -261,8 +259,8 @@ static SimNcuKernel *kernel_for(Ncu *nc, const SimCsvRow *r, GError **error)
     if (!sim_csv_parse_double(id_s, &id) || id != floor(id) ||
         !sim_double_to_i64(id, 0, INT64_MAX, &id_i)) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                    "%s:%u: column 'ID': '%s' is not a kernel id",
-                    nc->tr->path, r->line, id_s);
+                    "%s:%u: column 'ID': '%s' is not a kernel id", nc->tr->path,
+                    r->line, id_s);
         return NULL;
     }
     uint64_t key = (uint64_t)id_i;
@@ -323,8 +321,8 @@ static bool read_header(Ncu *nc, const SimCsvRow *h, GError **error)
         nc->idx[c] = sim_csv_find(h, col_names[c]);
     if (nc->idx[N_KERNEL] < 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                    "%s:%u: header: missing column 'Kernel Name'",
-                    nc->tr->path, h->line);
+                    "%s:%u: header: missing column 'Kernel Name'", nc->tr->path,
+                    h->line);
         return false;
     }
     nc->wide = nc->idx[N_METRIC] < 0 && nc->idx[N_VALUE] < 0;
@@ -333,8 +331,8 @@ static bool read_header(Ncu *nc, const SimCsvRow *h, GError **error)
         for (size_t i = 0; i < G_N_ELEMENTS(need); i++)
             if (nc->idx[need[i]] < 0) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                            "%s:%u: header: missing column '%s'",
-                            nc->tr->path, h->line, col_names[need[i]]);
+                            "%s:%u: header: missing column '%s'", nc->tr->path,
+                            h->line, col_names[need[i]]);
                 return false;
             }
     }
@@ -379,16 +377,14 @@ static int cmp_id(gconstpointer a, gconstpointer b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
-                    GError **error)
+bool sim_import_ncu(SimTrace *tr, const char *text, size_t len, GError **error)
 {
     if (!sim_check_utf8(tr->path, text, len, error))
         return false;
     Ncu nc;
     memset(&nc, 0, sizeof nc);
     nc.tr = tr;
-    nc.by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                     NULL);
+    nc.by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     SimCsv csv;
     sim_csv_init(&csv, tr->path, text, len);
     g_autoptr(SimCsvRow) row = sim_csv_row_new();
@@ -409,8 +405,8 @@ bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
         }
         if (nc.wide && !nc.units) {
             nc.units = sim_csv_row_new();
-            ok = sim_csv_split(&csv, line, n, csv.line, nc.units, header,
-                               error);
+            ok =
+                sim_csv_split(&csv, line, n, csv.line, nc.units, header, error);
             if (ok && nc.units->n != nc.n_fields) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                             "%s:%u: units row has %u cells, the header has "
@@ -421,16 +417,15 @@ bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
             continue;
         }
         ok = sim_csv_split(&csv, line, n, csv.line, row, header, error) &&
-             sim_csv_check_width(&csv, row, nc.min_fields, nc.n_fields,
-                                 error);
+             sim_csv_check_width(&csv, row, nc.min_fields, nc.n_fields, error);
         SimNcuKernel *k = ok ? kernel_for(&nc, row, error) : NULL;
         ok = k != NULL;
         if (!ok)
             break;
         if (!nc.wide) {
             ok = apply_metric(&nc, k, cell(&nc, row, N_METRIC),
-                              cell(&nc, row, N_UNIT),
-                              cell(&nc, row, N_VALUE), row->line, error);
+                              cell(&nc, row, N_UNIT), cell(&nc, row, N_VALUE),
+                              row->line, error);
         } else {
             for (uint32_t i = 0; ok && i < row->n; i++) {
                 bool identity = false;
@@ -439,8 +434,7 @@ bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
                 if (!identity)
                     ok = apply_metric(&nc, k, sim_csv_field(header, i),
                                       sim_csv_field(nc.units, i),
-                                      sim_csv_field(row, i), row->line,
-                                      error);
+                                      sim_csv_field(row, i), row->line, error);
             }
         }
     }
@@ -470,8 +464,8 @@ bool sim_import_ncu_ops(SimTrace *tr, GError **error)
 {
     for (guint i = 0; i < tr->ncu->len; i++) {
         const SimNcuKernel *k = &g_array_index(tr->ncu, SimNcuKernel, i);
-        const char *missing = !k->has_block     ? "Block Size"
-                              : !k->has_grid    ? "Grid Size"
+        const char *missing = !k->has_block         ? "Block Size"
+                              : !k->has_grid        ? "Grid Size"
                               : k->duration_ns <= 0 ? "Duration"
                                                     : NULL;
         if (missing) {
@@ -480,8 +474,8 @@ bool sim_import_ncu_ops(SimTrace *tr, GError **error)
                         "on its own needs the launch statistics and the "
                         "duration (sections LaunchStats and SpeedOfLight, or "
                         "launch__* and gpu__time_duration.sum)",
-                        tr->path, k->line, (unsigned long long)k->id,
-                        k->name, missing);
+                        tr->path, k->line, (unsigned long long)k->id, k->name,
+                        missing);
             return false;
         }
         SimTraceProcess *p = sim_trace_find_process(tr, k->pid);

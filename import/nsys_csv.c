@@ -99,10 +99,10 @@ static bool unit_factor(Unit u, const char *s, double *f)
     static const struct {
         const char *u;
         double f;
-    } times[] = {{"s", 1e9},   {"sec", 1e9},  {"ms", 1e6}, {"msec", 1e6},
-                 {"us", 1e3},  {"usec", 1e3}, {"ns", 1.0}, {"nsec", 1.0}},
-      mems[] = {{"B", 1.0},    {"KB", 1e3},          {"MB", 1e6},
-                {"GB", 1e9},   {"KiB", 1024.0},      {"MiB", 1048576.0},
+    } times[] = {{"s", 1e9},  {"sec", 1e9},  {"ms", 1e6}, {"msec", 1e6},
+                 {"us", 1e3}, {"usec", 1e3}, {"ns", 1.0}, {"nsec", 1.0}},
+      mems[] = {{"B", 1.0},           {"KB", 1e3},     {"MB", 1e6},
+                {"GB", 1e9},          {"KiB", 1024.0}, {"MiB", 1048576.0},
                 {"GiB", 1073741824.0}};
     if (u == U_TIME) {
         for (size_t i = 0; i < G_N_ELEMENTS(times); i++)
@@ -172,10 +172,9 @@ static bool read_header(Nsys *ns, const SimCsvRow *h, GError **error)
                     ns->tr->path, h->line, cols_seen, h->n > 8 ? ", ..." : "");
         return false;
     }
-    static const Col required[] = {C_START, C_CORR, C_GRDX, C_GRDY,
-                                   C_GRDZ,  C_BLKX, C_BLKY, C_BLKZ,
-                                   C_REGS,  C_SSMEM, C_DSMEM, C_BYTES,
-                                   C_STRM,  C_NAME};
+    static const Col required[] = {C_START, C_CORR,  C_GRDX, C_GRDY, C_GRDZ,
+                                   C_BLKX,  C_BLKY,  C_BLKZ, C_REGS, C_SSMEM,
+                                   C_DSMEM, C_BYTES, C_STRM, C_NAME};
     for (size_t i = 0; i < G_N_ELEMENTS(required); i++)
         if (ns->idx[required[i]] < 0) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
@@ -193,15 +192,18 @@ static bool read_header(Nsys *ns, const SimCsvRow *h, GError **error)
     ns->header_line = h->line;
     /* Range errors on the ops built from these columns name them (a
      * duration from End - Start: no one column). */
-    static const Col named[SIM_COL_N] = {
-        [SIM_COL_GRID_X] = C_GRDX,         [SIM_COL_GRID_Y] = C_GRDY,
-        [SIM_COL_GRID_Z] = C_GRDZ,         [SIM_COL_BLOCK_X] = C_BLKX,
-        [SIM_COL_BLOCK_Y] = C_BLKY,        [SIM_COL_BLOCK_Z] = C_BLKZ,
-        [SIM_COL_REGS] = C_REGS,           [SIM_COL_SMEM_STATIC] = C_SSMEM,
-        [SIM_COL_SMEM_DYNAMIC] = C_DSMEM,
-        [SIM_COL_KERNEL_DURATION] = C_DURATION,
-        [SIM_COL_COPY_BYTES] = C_BYTES,
-        [SIM_COL_COPY_DURATION] = C_DURATION};
+    static const Col named[SIM_COL_N] = {[SIM_COL_GRID_X] = C_GRDX,
+                                         [SIM_COL_GRID_Y] = C_GRDY,
+                                         [SIM_COL_GRID_Z] = C_GRDZ,
+                                         [SIM_COL_BLOCK_X] = C_BLKX,
+                                         [SIM_COL_BLOCK_Y] = C_BLKY,
+                                         [SIM_COL_BLOCK_Z] = C_BLKZ,
+                                         [SIM_COL_REGS] = C_REGS,
+                                         [SIM_COL_SMEM_STATIC] = C_SSMEM,
+                                         [SIM_COL_SMEM_DYNAMIC] = C_DSMEM,
+                                         [SIM_COL_KERNEL_DURATION] = C_DURATION,
+                                         [SIM_COL_COPY_BYTES] = C_BYTES,
+                                         [SIM_COL_COPY_DURATION] = C_DURATION};
     for (int i = 0; i < SIM_COL_N; i++)
         ns->tr->columns[i] =
             ns->idx[named[i]] >= 0 ? cols[named[i]].title : NULL;
@@ -283,8 +285,10 @@ static bool read_row(Nsys *ns, const SimCsvRow *r, GError **error)
         SimCopyDir d;
         if (!sim_trace_copy_dir(kind, strcspn(kind, "]"), &d)) {
             ns->tr->n_skipped++;
-            sim_trace_note(ns->tr, "%s:%u: '%s' skipped: no such copy in "
-                           "the GPU model", ns->tr->path, r->line, name);
+            sim_trace_note(ns->tr,
+                           "%s:%u: '%s' skipped: no such copy in "
+                           "the GPU model",
+                           ns->tr->path, r->line, name);
             return true;
         }
         double bytes;
@@ -305,8 +309,10 @@ static bool read_row(Nsys *ns, const SimCsvRow *r, GError **error)
         op.u.memset_bytes = (uint64_t)llround(bytes);
     } else if (name[0] == '[') {
         ns->tr->n_skipped++;
-        sim_trace_note(ns->tr, "%s:%u: row '%s' skipped: not a kernel, copy "
-                       "or memset", ns->tr->path, r->line, name);
+        sim_trace_note(ns->tr,
+                       "%s:%u: row '%s' skipped: not a kernel, copy "
+                       "or memset",
+                       ns->tr->path, r->line, name);
         return true;
     } else if (!*name) {
         return fail(ns, r, C_NAME, error, "empty kernel name", NULL);
@@ -372,8 +378,7 @@ bool sim_import_nsys_csv(SimTrace *tr, const char *text, size_t len,
                              g_strstr_len(line, (gssize)n, "Name");
             if (!is_header)
                 continue; /* preamble */
-            if (!sim_csv_split(&csv, line, n, csv.line, header, NULL,
-                               error) ||
+            if (!sim_csv_split(&csv, line, n, csv.line, header, NULL, error) ||
                 !read_header(&ns, header, error))
                 return false;
             have_header = true;

@@ -64,14 +64,10 @@ static int64_t api_key(int64_t pid, int64_t corr)
  * (SimTrace.kind_tables).  Syncs known only from their API call have no
  * row (line 0). */
 static const char *const kind_tables[SIM_TRACE_N_KINDS] = {
-    [SIM_TRACE_KERNEL] = T_KERNEL,
-    [SIM_TRACE_COPY] = T_MEMCPY,
-    [SIM_TRACE_MEMSET] = T_MEMSET,
-    [SIM_TRACE_EVENT_RECORD] = T_EVENT,
-    [SIM_TRACE_EVENT_WAIT] = T_SYNC,
-    [SIM_TRACE_EVENT_SYNC] = T_SYNC,
-    [SIM_TRACE_STREAM_SYNC] = T_SYNC,
-    [SIM_TRACE_DEVICE_SYNC] = T_SYNC,
+    [SIM_TRACE_KERNEL] = T_KERNEL,    [SIM_TRACE_COPY] = T_MEMCPY,
+    [SIM_TRACE_MEMSET] = T_MEMSET,    [SIM_TRACE_EVENT_RECORD] = T_EVENT,
+    [SIM_TRACE_EVENT_WAIT] = T_SYNC,  [SIM_TRACE_EVENT_SYNC] = T_SYNC,
+    [SIM_TRACE_STREAM_SYNC] = T_SYNC, [SIM_TRACE_DEVICE_SYNC] = T_SYNC,
 };
 
 /* The current row's rowid (column 0 of every query here) as an op's line;
@@ -116,8 +112,8 @@ static bool need_columns(Db *d, const char *table, const char *const *cols,
     for (const char *const *c = cols; *c; c++)
         if (!g_hash_table_contains(have, *c)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                        "%s: table %s: missing column '%s'", d->tr->path,
-                        table, *c);
+                        "%s: table %s: missing column '%s'", d->tr->path, table,
+                        *c);
             return false;
         }
     return true;
@@ -144,9 +140,8 @@ static bool col_u(Db *d, sqlite3_stmt *st, int i, const char *table,
     const char *col = sqlite3_column_name(st, i);
     if (sqlite3_column_type(st, i) == SQLITE_NULL) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                    "%s: table %s, row %lld: column '%s' is NULL",
-                    d->tr->path, table,
-                    (long long)sqlite3_column_int64(st, 0), col);
+                    "%s: table %s, row %lld: column '%s' is NULL", d->tr->path,
+                    table, (long long)sqlite3_column_int64(st, 0), col);
         return false;
     }
     int64_t v = sqlite3_column_int64(st, i);
@@ -154,9 +149,8 @@ static bool col_u(Db *d, sqlite3_stmt *st, int i, const char *table,
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                     "%s: table %s, row %lld: column '%s': %lld is out of "
                     "range [%lld, %lld]",
-                    d->tr->path, table,
-                    (long long)sqlite3_column_int64(st, 0), col,
-                    (long long)v, (long long)min, (long long)max);
+                    d->tr->path, table, (long long)sqlite3_column_int64(st, 0),
+                    col, (long long)v, (long long)min, (long long)max);
         return false;
     }
     *out = v;
@@ -169,8 +163,7 @@ static SimTraceProcess *process(Db *d, int64_t pid)
     if (p)
         return p;
     const char *name = g_hash_table_lookup(d->pnames, &pid);
-    g_autofree char *base = name ? g_path_get_basename(name)
-                                 : g_strdup("pid");
+    g_autofree char *base = name ? g_path_get_basename(name) : g_strdup("pid");
     g_autofree char *full = g_strdup_printf("%s[%lld]", base, (long long)pid);
     return sim_trace_add_process(d->tr, full, pid);
 }
@@ -228,8 +221,7 @@ static bool read_meta(Db *d, GError **error)
                                                           : NULL;
     if (meta) {
         g_autofree char *sql = g_strdup_printf(
-            "SELECT value FROM %s WHERE name = 'EXPORT_SCHEMA_VERSION'",
-            meta);
+            "SELECT value FROM %s WHERE name = 'EXPORT_SCHEMA_VERSION'", meta);
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK &&
             sqlite3_step(st) == SQLITE_ROW)
@@ -246,8 +238,7 @@ static bool read_meta(Db *d, GError **error)
                 int64_t pid = sqlite3_column_int64(st, 0);
                 const char *name = (const char *)sqlite3_column_text(st, 1);
                 if (name)
-                    g_hash_table_replace(d->pnames,
-                                         g_memdup2(&pid, sizeof pid),
+                    g_hash_table_replace(d->pnames, g_memdup2(&pid, sizeof pid),
                                          g_strdup(name));
             }
         }
@@ -286,7 +277,7 @@ static bool read_runtime(Db *d, GError **error)
 {
     if (!has_table(d, T_RUNTIME) || !has_table(d, "StringIds"))
         return true;
-    static const char *const cols[] = {"start", "end", "globalTid",
+    static const char *const cols[] = {"start",         "end",    "globalTid",
                                        "correlationId", "nameId", NULL};
     if (!need_columns(d, T_RUNTIME, cols, error))
         return false;
@@ -302,8 +293,7 @@ static bool read_runtime(Db *d, GError **error)
         if (sqlite3_column_type(st, 4) == SQLITE_NULL)
             continue;
         int64_t start, end;
-        if (!col_u(d, st, 1, T_RUNTIME, 0, SIM_TRACE_MAX_TIME, &start,
-                   error) ||
+        if (!col_u(d, st, 1, T_RUNTIME, 0, SIM_TRACE_MAX_TIME, &start, error) ||
             !col_u(d, st, 2, T_RUNTIME, 0, SIM_TRACE_MAX_TIME, &end, error)) {
             sqlite3_finalize(st);
             return false;
@@ -354,11 +344,23 @@ static bool read_kernels(Db *d, GError **error)
                     d->tr->path);
         return false;
     }
-    static const char *const cols[] = {
-        "start",  "end",    "deviceId", "streamId", "correlationId",
-        "globalPid", "gridX", "gridY",  "gridZ",    "blockX",
-        "blockY", "blockZ", "registersPerThread",   "staticSharedMemory",
-        "dynamicSharedMemory", "demangledName",     NULL};
+    static const char *const cols[] = {"start",
+                                       "end",
+                                       "deviceId",
+                                       "streamId",
+                                       "correlationId",
+                                       "globalPid",
+                                       "gridX",
+                                       "gridY",
+                                       "gridZ",
+                                       "blockX",
+                                       "blockY",
+                                       "blockZ",
+                                       "registersPerThread",
+                                       "staticSharedMemory",
+                                       "dynamicSharedMemory",
+                                       "demangledName",
+                                       NULL};
     if (!need_columns(d, T_KERNEL, cols, error))
         return false;
     const char *sql =
@@ -375,13 +377,24 @@ static bool read_kernels(Db *d, GError **error)
     bool first = true;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t v[16];
-        static const int64_t lo[16] = {0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
-                                       0, 0, 0};
-        static const int64_t hi[16] = {INT64_MAX, SIM_TRACE_MAX_TIME,
-                                       SIM_TRACE_MAX_TIME, 4096,
-                                       INT64_MAX, INT64_MAX, INT64_MAX,
-                                       INT32_MAX, 65535, 65535, 1024, 1024,
-                                       64, 255, UINT32_MAX, UINT32_MAX};
+        static const int64_t lo[16] = {0, 0, 0, 0, 0, 0, 0, 1,
+                                       1, 1, 1, 1, 1, 0, 0, 0};
+        static const int64_t hi[16] = {INT64_MAX,
+                                       SIM_TRACE_MAX_TIME,
+                                       SIM_TRACE_MAX_TIME,
+                                       4096,
+                                       INT64_MAX,
+                                       INT64_MAX,
+                                       INT64_MAX,
+                                       INT32_MAX,
+                                       65535,
+                                       65535,
+                                       1024,
+                                       1024,
+                                       64,
+                                       255,
+                                       UINT32_MAX,
+                                       UINT32_MAX};
         bool ok = true;
         for (int i = 1; ok && i <= 15; i++) {
             if (i == 5 || i == 6) { /* correlationId, globalPid: nullable */
@@ -434,26 +447,19 @@ static bool read_kernels(Db *d, GError **error)
 static bool copy_kind(int64_t k, SimCopyDir *d)
 {
     switch (k) {
-    case 1:  /* HtoD */
-    case 3:  /* HtoA */
-    case 11: /* Unified HtoD */
-        *d = SIM_COPY_H2D;
-        return true;
-    case 2:  /* DtoH */
-    case 4:  /* AtoH */
-    case 12: /* Unified DtoH */
-        *d = SIM_COPY_D2H;
-        return true;
+    case 1: /* HtoD */
+    case 3: /* HtoA */
+    case 11: /* Unified HtoD */ *d = SIM_COPY_H2D; return true;
+    case 2: /* DtoH */
+    case 4: /* AtoH */
+    case 12: /* Unified DtoH */ *d = SIM_COPY_D2H; return true;
     case 5:  /* AtoA */
     case 6:  /* AtoD */
     case 7:  /* DtoA */
     case 8:  /* DtoD */
     case 10: /* PtoP */
-    case 13: /* Unified DtoD */
-        *d = SIM_COPY_D2D;
-        return true;
-    default: /* 0 unknown, 9 HtoH */
-        return false;
+    case 13: /* Unified DtoD */ *d = SIM_COPY_D2D; return true;
+    default: /* 0 unknown, 9 HtoH */ return false;
     }
 }
 
@@ -461,10 +467,9 @@ static bool read_memcpy(Db *d, GError **error)
 {
     if (!has_table(d, T_MEMCPY))
         return true;
-    static const char *const cols[] = {"start",    "end",     "streamId",
-                                       "correlationId", "globalPid",
-                                       "bytes",    "copyKind", "srcKind",
-                                       "dstKind",  NULL};
+    static const char *const cols[] = {
+        "start", "end",      "streamId", "correlationId", "globalPid",
+        "bytes", "copyKind", "srcKind",  "dstKind",       NULL};
     if (!need_columns(d, T_MEMCPY, cols, error))
         return false;
     sqlite3_stmt *st = NULL;
@@ -478,8 +483,7 @@ static bool read_memcpy(Db *d, GError **error)
     uint64_t skipped = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t start, end, stream, bytes, kind;
-        if (!col_u(d, st, 1, T_MEMCPY, 0, SIM_TRACE_MAX_TIME, &start,
-                   error) ||
+        if (!col_u(d, st, 1, T_MEMCPY, 0, SIM_TRACE_MAX_TIME, &start, error) ||
             !col_u(d, st, 2, T_MEMCPY, start, SIM_TRACE_MAX_TIME, &end,
                    error) ||
             !col_u(d, st, 3, T_MEMCPY, 0, INT64_MAX, &stream, error) ||
@@ -517,8 +521,10 @@ static bool read_memcpy(Db *d, GError **error)
         return db_fail(d, T_MEMCPY, error);
     if (skipped) {
         d->tr->n_skipped += skipped;
-        sim_trace_note(d->tr, "%s: %llu host-to-host or unknown copies "
-                       "skipped", d->tr->path, (unsigned long long)skipped);
+        sim_trace_note(d->tr,
+                       "%s: %llu host-to-host or unknown copies "
+                       "skipped",
+                       d->tr->path, (unsigned long long)skipped);
     }
     return true;
 }
@@ -527,9 +533,9 @@ static bool read_memset(Db *d, GError **error)
 {
     if (!has_table(d, T_MEMSET))
         return true;
-    static const char *const cols[] = {"start", "end", "streamId",
-                                       "correlationId", "globalPid",
-                                       "bytes", NULL};
+    static const char *const cols[] = {
+        "start",     "end",   "streamId", "correlationId",
+        "globalPid", "bytes", NULL};
     if (!need_columns(d, T_MEMSET, cols, error))
         return false;
     sqlite3_stmt *st = NULL;
@@ -541,8 +547,7 @@ static bool read_memset(Db *d, GError **error)
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t start, end, stream, bytes;
-        if (!col_u(d, st, 1, T_MEMSET, 0, SIM_TRACE_MAX_TIME, &start,
-                   error) ||
+        if (!col_u(d, st, 1, T_MEMSET, 0, SIM_TRACE_MAX_TIME, &start, error) ||
             !col_u(d, st, 2, T_MEMSET, start, SIM_TRACE_MAX_TIME, &end,
                    error) ||
             !col_u(d, st, 3, T_MEMSET, 0, INT64_MAX, &stream, error) ||
@@ -571,10 +576,9 @@ static bool read_memset(Db *d, GError **error)
 static bool read_syncs(Db *d, GError **error)
 {
     if (has_table(d, T_SYNC)) {
-        static const char *const cols[] = {"start",     "end",
-                                           "streamId",  "correlationId",
-                                           "globalPid", "syncType",
-                                           "eventId",   NULL};
+        static const char *const cols[] = {
+            "start",     "end",      "streamId", "correlationId",
+            "globalPid", "syncType", "eventId",  NULL};
         if (!need_columns(d, T_SYNC, cols, error))
             return false;
         sqlite3_stmt *st = NULL;
@@ -613,10 +617,10 @@ static bool read_syncs(Db *d, GError **error)
                 event = SIM_TRACE_NO_ID;
             SimTraceOp *op = sim_trace_add_op(process(d, pid),
                                               (SimTraceKind)kind, row_of(st));
-            op->stream = kind == SIM_TRACE_EVENT_SYNC ||
-                                 kind == SIM_TRACE_DEVICE_SYNC
-                             ? SIM_TRACE_NO_ID
-                             : stream;
+            op->stream =
+                kind == SIM_TRACE_EVENT_SYNC || kind == SIM_TRACE_DEVICE_SYNC
+                    ? SIM_TRACE_NO_ID
+                    : stream;
             op->event = event;
             if (a) {
                 op->api_start_ns = a->start + d->base;
@@ -664,8 +668,8 @@ static bool read_event_records(Db *d, GError **error)
 {
     if (!has_table(d, T_EVENT))
         return true;
-    static const char *const cols[] = {"streamId", "correlationId",
-                                       "globalPid", "eventId", NULL};
+    static const char *const cols[] = {"streamId", "correlationId", "globalPid",
+                                       "eventId", NULL};
     if (!need_columns(d, T_EVENT, cols, error))
         return false;
     sqlite3_stmt *st = NULL;
@@ -764,15 +768,14 @@ static bool read_memory(Db *d, GError **error)
                            d->tr->path, (unsigned long long)mallocs);
         return true;
     }
-    static const char *const cols[] = {"start", "globalPid", "bytes",
-                                       "memKind", "memoryOperationType",
-                                       NULL};
+    static const char *const cols[] = {
+        "start", "globalPid", "bytes", "memKind", "memoryOperationType", NULL};
     if (!need_columns(d, T_MEM, cols, error))
         return false;
     bool by_dev = has_column(d, T_MEM, "deviceId");
     g_autofree char *sql = g_strdup_printf(
-        "SELECT rowid, globalPid, bytes, memKind, memoryOperationType FROM "
-        T_MEM "%s ORDER BY start, rowid",
+        "SELECT rowid, globalPid, bytes, memKind, memoryOperationType "
+        "FROM " T_MEM "%s ORDER BY start, rowid",
         by_dev ? " WHERE deviceId = ?" : "");
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -850,10 +853,9 @@ bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
         return false;
     }
     d.tables = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    d.api = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                  g_free);
-    d.pnames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                     g_free);
+    d.api = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    d.pnames =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     bool ok = true;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d.db,
@@ -864,8 +866,8 @@ bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
     } else {
         int rc;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            g_hash_table_add(d.tables,
-                             g_strdup((const char *)sqlite3_column_text(st, 0)));
+            g_hash_table_add(
+                d.tables, g_strdup((const char *)sqlite3_column_text(st, 0)));
         if (rc != SQLITE_DONE)
             ok = db_fail(&d, "sqlite_master", error);
     }

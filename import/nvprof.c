@@ -80,8 +80,8 @@ typedef struct {
     int idx[N_COLS];      /* column index, -1 if absent */
     double scale[N_COLS]; /* unit factor to ns or bytes */
     uint32_t n_fields;
-    uint64_t n_um;        /* unified-memory rows skipped */
-    bool noted_gpu;       /* a second GPU was reported */
+    uint64_t n_um;  /* unified-memory rows skipped */
+    bool noted_gpu; /* a second GPU was reported */
 } Nvprof;
 
 static bool time_unit(const char *u, double *f)
@@ -89,8 +89,8 @@ static bool time_unit(const char *u, double *f)
     static const struct {
         const char *u;
         double f;
-    } t[] = {{"s", 1e9},   {"ms", 1e6},       {"us", 1e3},
-             {"ns", 1.0},  {"\xc2\xb5s", 1e3}, {"\xce\xbcs", 1e3}};
+    } t[] = {{"s", 1e9},  {"ms", 1e6},        {"us", 1e3},
+             {"ns", 1.0}, {"\xc2\xb5s", 1e3}, {"\xce\xbcs", 1e3}};
     for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
         if (strcmp(u, t[i].u) == 0) {
             *f = t[i].f;
@@ -165,10 +165,14 @@ static bool read_header(Nvprof *np, const SimCsvRow *h, GError **error)
     np->n_fields = h->n;
     /* Range errors on the ops built from these columns name them. */
     static const Col named[SIM_COL_N] = {
-        [SIM_COL_GRID_X] = COL_GRID_X,     [SIM_COL_GRID_Y] = COL_GRID_Y,
-        [SIM_COL_GRID_Z] = COL_GRID_Z,     [SIM_COL_BLOCK_X] = COL_BLOCK_X,
-        [SIM_COL_BLOCK_Y] = COL_BLOCK_Y,   [SIM_COL_BLOCK_Z] = COL_BLOCK_Z,
-        [SIM_COL_REGS] = COL_REGS,         [SIM_COL_SMEM_STATIC] = COL_SSMEM,
+        [SIM_COL_GRID_X] = COL_GRID_X,
+        [SIM_COL_GRID_Y] = COL_GRID_Y,
+        [SIM_COL_GRID_Z] = COL_GRID_Z,
+        [SIM_COL_BLOCK_X] = COL_BLOCK_X,
+        [SIM_COL_BLOCK_Y] = COL_BLOCK_Y,
+        [SIM_COL_BLOCK_Z] = COL_BLOCK_Z,
+        [SIM_COL_REGS] = COL_REGS,
+        [SIM_COL_SMEM_STATIC] = COL_SSMEM,
         [SIM_COL_SMEM_DYNAMIC] = COL_DSMEM,
         [SIM_COL_KERNEL_DURATION] = COL_DURATION,
         [SIM_COL_COPY_BYTES] = COL_SIZE,
@@ -192,21 +196,11 @@ static bool read_units(Nvprof *np, const SimCsvRow *u, GError **error)
         const char *unit = sim_csv_field(u, (uint32_t)np->idx[c]);
         bool ok = true;
         switch (cols[c].unit) {
-        case UNIT_TIME:
-            ok = time_unit(unit, &np->scale[c]);
-            break;
-        case UNIT_SIZE:
-            ok = size_unit(unit, &np->scale[c]);
-            break;
-        case UNIT_RATE:
-            ok = rate_unit(unit);
-            break;
-        case UNIT_ANY:
-            ok = !*unit || size_unit(unit, &np->scale[c]);
-            break;
-        case UNIT_NONE:
-            ok = !*unit;
-            break;
+        case UNIT_TIME: ok = time_unit(unit, &np->scale[c]); break;
+        case UNIT_SIZE: ok = size_unit(unit, &np->scale[c]); break;
+        case UNIT_RATE: ok = rate_unit(unit); break;
+        case UNIT_ANY: ok = !*unit || size_unit(unit, &np->scale[c]); break;
+        case UNIT_NONE: ok = !*unit; break;
         }
         if (!ok) {
             const char *expect =
@@ -253,9 +247,8 @@ static bool scaled(const Nvprof *np, const SimCsvRow *r, Col c, double max,
     return true;
 }
 
-static bool integer(const Nvprof *np, const SimCsvRow *r, Col c,
-                    uint32_t min, uint32_t max, uint32_t *out,
-                    GError **error)
+static bool integer(const Nvprof *np, const SimCsvRow *r, Col c, uint32_t min,
+                    uint32_t max, uint32_t *out, GError **error)
 {
     const char *s = cell(np, r, c);
     double v;
@@ -298,12 +291,12 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
     const char *stream = cell(np, r, COL_STREAM);
     double sid;
     if (!*stream)
-        return fail(np, r->line, COL_STREAM, error,
-                    "missing value for '%s'", name);
+        return fail(np, r->line, COL_STREAM, error, "missing value for '%s'",
+                    name);
     if (!sim_csv_parse_double(stream, &sid) || sid != floor(sid) || sid < 0 ||
         sid > 1e15)
-        return fail(np, r->line, COL_STREAM, error,
-                    "'%s' is not a stream id", stream);
+        return fail(np, r->line, COL_STREAM, error, "'%s' is not a stream id",
+                    stream);
 
     SimTraceOp op;
     memset(&op, 0, sizeof op);
@@ -312,8 +305,10 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
         SimCopyDir dir;
         if (!sim_trace_copy_dir(kind, strcspn(kind, "]"), &dir)) {
             np->tr->n_skipped++;
-            sim_trace_note(np->tr, "%s:%u: '%s' skipped: no such copy in "
-                           "the GPU model", np->tr->path, r->line, name);
+            sim_trace_note(np->tr,
+                           "%s:%u: '%s' skipped: no such copy in "
+                           "the GPU model",
+                           np->tr->path, r->line, name);
             return true;
         }
         double bytes;
@@ -331,8 +326,10 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
         op.u.memset_bytes = (uint64_t)llround(bytes);
     } else if (name[0] == '[') {
         np->tr->n_skipped++;
-        sim_trace_note(np->tr, "%s:%u: row '%s' skipped: not a kernel, "
-                       "copy or memset", np->tr->path, r->line, name);
+        sim_trace_note(np->tr,
+                       "%s:%u: row '%s' skipped: not a kernel, "
+                       "copy or memset",
+                       np->tr->path, r->line, name);
         return true;
     } else if (!*name) {
         return fail(np, r->line, COL_NAME, error, "empty kernel name");
@@ -358,8 +355,8 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
         if (n > 3 && clean[n - 1] == ']') {
             char *open = strrchr(clean, '[');
             if (open && open > clean && open[-1] == ' ' &&
-                strspn(open + 1, "0123456789") == (size_t)(clean + n - 1 -
-                                                           open - 1))
+                strspn(open + 1, "0123456789") ==
+                    (size_t)(clean + n - 1 - open - 1))
                 open[-1] = '\0';
         }
         k->name = sim_trace_intern(np->tr, clean);
@@ -378,9 +375,10 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
         if (!np->tr->gpu_name)
             np->tr->gpu_name = g_steal_pointer(&gpu);
         else if (strcmp(np->tr->gpu_name, gpu) != 0 && !np->noted_gpu) {
-            sim_trace_note(np->tr, "%s:%u: a second GPU '%s' appears; all "
-                           "rows are simulated on one GPU", np->tr->path,
-                           r->line, gpu);
+            sim_trace_note(np->tr,
+                           "%s:%u: a second GPU '%s' appears; all "
+                           "rows are simulated on one GPU",
+                           np->tr->path, r->line, gpu);
             np->noted_gpu = true;
         }
     }
@@ -437,8 +435,7 @@ bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
         }
         if (!have_header) {
             if (sim_csv_line_starts(line, n, "\"Start\"")) {
-                if (!sim_csv_split(&np.csv, line, n, ln, header, NULL,
-                                   error) ||
+                if (!sim_csv_split(&np.csv, line, n, ln, header, NULL, error) ||
                     !read_header(&np, header, error))
                     return false;
                 have_header = true;
@@ -450,7 +447,8 @@ bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
                             tr->path, ln);
                 return false;
             } else if (g_ascii_strncasecmp(line, "No kernels were profiled",
-                                           MIN(n, 24)) == 0 && n >= 24) {
+                                           MIN(n, 24)) == 0 &&
+                       n >= 24) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                             "%s:%u: nvprof profiled no kernels; nothing to "
                             "import",
@@ -470,8 +468,7 @@ bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
             p = sim_trace_add_process(tr, pname, pid);
             continue;
         }
-        if (!sim_csv_check_width(&np.csv, row, np.n_fields, np.n_fields,
-                                 error))
+        if (!sim_csv_check_width(&np.csv, row, np.n_fields, np.n_fields, error))
             return false;
         if (!read_row(&np, p, row, error))
             return false;
@@ -498,7 +495,8 @@ bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
         return false;
     }
     if (np.n_um)
-        sim_trace_note(tr, "%s: %llu unified-memory rows skipped (page "
+        sim_trace_note(tr,
+                       "%s: %llu unified-memory rows skipped (page "
                        "faults and migrations are not stream work)",
                        tr->path, (unsigned long long)np.n_um);
     return true;

@@ -103,8 +103,8 @@ static double infer_round(SimScenario *sc, const SimImportReport *rep,
         if (!update)
             continue;
         InferProc *q = &ip[o->proc];
-        uint32_t k = q->slot[o->op_index] +
-                     (o->node != SIM_NO_INDEX ? o->node : 0);
+        uint32_t k =
+            q->slot[o->op_index] + (o->node != SIM_NO_INDEX ? o->node : 0);
         int8_t sign = (ratio > 1) - (ratio < 1);
         float *alpha = &q->alpha[k];
         if (sign && q->sign[k] == -sign)
@@ -126,9 +126,8 @@ static void infer_snapshot(SimScenario *sc, InferProc *ip, bool save)
             SimOp *op = &ps->ops[j];
             uint32_t n = sim_op_gpu_count(op);
             for (uint32_t i = 0; i < n; i++) {
-                SimTime *t = op_time(op->kind == SIM_OP_GRAPH
-                                         ? &op->u.graph->nodes[i].op
-                                         : op);
+                SimTime *t = op_time(
+                    op->kind == SIM_OP_GRAPH ? &op->u.graph->nodes[i].op : op);
                 if (!t)
                     continue;
                 if (save)
@@ -217,8 +216,7 @@ out:
 }
 
 int sim_workload_infer_solo(SimScenario *sc, const SimImportReport *rep,
-                            const GpuModel *m, int max_rounds,
-                            GError **error)
+                            const GpuModel *m, int max_rounds, GError **error)
 {
     return sim_workload_infer_solo_run(sc, rep, m, max_rounds, NULL, error);
 }
@@ -299,8 +297,8 @@ bool sim_identity_replay(char *const *paths, int n_paths,
     out->ops = r->ops->len;
     out->rec_span_ms = span / 1e6;
     out->sim_span_ms = (double)(sim_hi - sim_lo) / 1e6;
-    out->makespan_err = (out->sim_span_ms - out->rec_span_ms) /
-                        out->rec_span_ms;
+    out->makespan_err =
+        (out->sim_span_ms - out->rec_span_ms) / out->rec_span_ms;
     out->gpu = g_strdup(m->name);
     out->formats = g_strdup(rep->formats);
     return true;

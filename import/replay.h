@@ -16,17 +16,17 @@
 #include "result.h"
 
 typedef struct {
-    char *gpu;              /* model it ran on (owned) */
-    char *formats;          /* (owned) */
-    uint32_t kernels;       /* GPU ops compared: kernels, copies, memsets */
+    char *gpu;        /* model it ran on (owned) */
+    char *formats;    /* (owned) */
+    uint32_t kernels; /* GPU ops compared: kernels, copies, memsets */
     uint32_t ops;
-    double rec_span_ms;     /* recorded first start .. last end */
-    double sim_span_ms;     /* simulated */
-    double makespan_err;    /* (sim - rec) / rec */
-    double median_end_err;  /* median |end error| / recorded span */
+    double rec_span_ms;    /* recorded first start .. last end */
+    double sim_span_ms;    /* simulated */
+    double makespan_err;   /* (sim - rec) / rec */
+    double median_end_err; /* median |end error| / recorded span */
     double worst_end_err;
     uint32_t worst_op;
-    int solo_rounds;        /* rounds of solo-time inference (0: none) */
+    int solo_rounds; /* rounds of solo-time inference (0: none) */
 } SimReplayStats;
 
 void sim_replay_stats_clear(SimReplayStats *s);
@@ -59,8 +59,7 @@ int sim_workload_infer_solo_run(SimScenario *sc, const SimImportReport *rep,
                                 const GpuModel *m, int max_rounds,
                                 SimResult **final, GError **error);
 int sim_workload_infer_solo(SimScenario *sc, const SimImportReport *rep,
-                            const GpuModel *m, int max_rounds,
-                            GError **error);
+                            const GpuModel *m, int max_rounds, GError **error);
 
 /* Import @paths with @opt (gpu_model NULL: the trace's closest model) and
  * replay them; with @infer_solo, after sim_workload_infer_solo().  Fails if the import or the simulation fails, or if the

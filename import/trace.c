@@ -138,8 +138,9 @@ int sim_trace_sync_kind_of_api(const char *name)
 
 bool sim_trace_api_blocks(const char *name)
 {
-    return name && (g_str_has_prefix(name, "cudaMemcpy") ||
-                    g_str_has_prefix(name, "cuMemcpy")) &&
+    return name &&
+           (g_str_has_prefix(name, "cudaMemcpy") ||
+            g_str_has_prefix(name, "cuMemcpy")) &&
            !strstr(name, "Async");
 }
 
@@ -210,8 +211,8 @@ char *sim_trace_kernel_base_name(const char *name)
             depth++;
         else if (c == '(' || c == '<' || c == '[')
             depth--;
-        else if (depth == 0 && (c == ' ' || (c == ':' && i > 0 &&
-                                             s[i - 1] == ':'))) {
+        else if (depth == 0 &&
+                 (c == ' ' || (c == ':' && i > 0 && s[i - 1] == ':'))) {
             start = i + 1;
             break;
         }

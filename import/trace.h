@@ -42,19 +42,19 @@ typedef enum {
 
 typedef struct {
     SimTraceKind kind;
-    uint32_t line;           /* source line (CSV, JSON), or row of its
+    uint32_t line;    /* source line (CSV, JSON), or row of its
                                 kind's table (SimTrace.kind_tables); 0 if
                                 none */
-    int64_t stream;          /* trace stream id; SIM_TRACE_NO_ID if none */
-    int64_t event;           /* trace event id (event ops) */
-    int64_t start_ns;        /* GPU execution (kernel, copy, memset) */
+    int64_t stream;   /* trace stream id; SIM_TRACE_NO_ID if none */
+    int64_t event;    /* trace event id (event ops) */
+    int64_t start_ns; /* GPU execution (kernel, copy, memset) */
     int64_t end_ns;
-    int64_t api_start_ns;    /* the host API call that issued it, if known */
+    int64_t api_start_ns; /* the host API call that issued it, if known */
     int64_t api_end_ns;
-    bool api_blocks;         /* the API returns only once the op is done
+    bool api_blocks; /* the API returns only once the op is done
                                 (cudaMemcpy): a stream sync follows it */
-    bool in_graph;           /* a node of a CUDA graph launch ... */
-    int64_t graph;           /* ... this one (the launch call's id): all
+    bool in_graph;   /* a node of a CUDA graph launch ... */
+    int64_t graph;   /* ... this one (the launch call's id): all
                                 ops of one launch become one graph op */
     union {
         SimKernelSpec kernel; /* name in the trace's string chunk */
@@ -65,16 +65,16 @@ typedef struct {
 
 typedef struct {
     int64_t id;
-    int priority;            /* CUDA convention, 0 default */
+    int priority; /* CUDA convention, 0 default */
 } SimTraceStream;
 
 typedef struct {
     char *name;
-    int64_t pid;             /* -1 if unknown */
-    GArray *ops;             /* SimTraceOp, in any order */
-    GArray *streams;         /* SimTraceStream the trace declares, in
+    int64_t pid;        /* -1 if unknown */
+    GArray *ops;        /* SimTraceOp, in any order */
+    GArray *streams;    /* SimTraceStream the trace declares, in
                                 creation order; empty: order of first use */
-    uint64_t mem_bytes;      /* peak device memory the trace shows the
+    uint64_t mem_bytes; /* peak device memory the trace shows the
                                 process holding (allocator reservations,
                                 cudaMalloc'd bytes), beside its context;
                                 0: the trace does not say */
@@ -82,41 +82,41 @@ typedef struct {
 
 /* Per-kernel facts from Nsight Compute, for enrichment or on their own. */
 typedef struct {
-    uint64_t id;             /* ncu's "ID" (launch order) */
+    uint64_t id; /* ncu's "ID" (launch order) */
     int64_t pid;
     const char *name;
-    const char *process;     /* "Process Name" */
+    const char *process; /* "Process Name" */
     int64_t stream;
-    uint32_t line;           /* first line of this kernel */
+    uint32_t line; /* first line of this kernel */
     uint32_t grid[3], block[3];
     bool has_grid, has_block;
     uint32_t regs;
     bool has_regs;
     uint32_t smem_static, smem_dynamic;
     bool has_smem_static, has_smem_dynamic;
-    int64_t duration_ns;     /* -1 unknown */
-    double sm_intensity;     /* 0..1, 0 unknown */
+    int64_t duration_ns; /* -1 unknown */
+    double sm_intensity; /* 0..1, 0 unknown */
     double mem_intensity;
-    double issue_busy_pct, sm_pct;       /* candidates for sm_intensity */
-    double dram_pct, mem_pct;            /* candidates for mem_intensity */
+    double issue_busy_pct, sm_pct; /* candidates for sm_intensity */
+    double dram_pct, mem_pct;      /* candidates for mem_intensity */
 } SimNcuKernel;
 
 typedef struct {
     char *path;
-    const char *format;      /* static string */
-    char *gpu_name;          /* as the trace names it (nullable) */
-    int cc_major, cc_minor;  /* 0 if unknown */
-    bool absolute;           /* times are ns since the Unix epoch, so files
+    const char *format;     /* static string */
+    char *gpu_name;         /* as the trace names it (nullable) */
+    int cc_major, cc_minor; /* 0 if unknown */
+    bool absolute;          /* times are ns since the Unix epoch, so files
                                 can be aligned with each other */
-    bool untimed;            /* no timeline (ncu on its own) */
+    bool untimed;           /* no timeline (ncu on its own) */
     const char *const *kind_tables; /* per SimTraceKind: the database table
                                 whose row an op's `line` is (static;
                                 NULL: lines are text lines) */
     GStringChunk *strings;
-    GPtrArray *processes;    /* SimTraceProcess*, owned */
-    GPtrArray *notes;        /* char*, owned: what was skipped or assumed */
-    uint64_t n_skipped;      /* rows/events not imported */
-    GArray *ncu;             /* SimNcuKernel (format "ncu" only) */
+    GPtrArray *processes; /* SimTraceProcess*, owned */
+    GPtrArray *notes;     /* char*, owned: what was skipped or assumed */
+    uint64_t n_skipped;   /* rows/events not imported */
+    GArray *ncu;          /* SimNcuKernel (format "ncu" only) */
     const char *columns[SIM_COL_N]; /* the column each checked op field is
                                 read from, as the file spells it (static
                                 or in the string chunk; NULL: none), so
@@ -178,8 +178,7 @@ bool sim_import_nvprof(SimTrace *tr, const char *text, size_t len,
 bool sim_import_nsys_csv(SimTrace *tr, const char *text, size_t len,
                          GError **error);
 bool sim_import_nsys_sqlite(SimTrace *tr, GError **error);
-bool sim_import_ncu(SimTrace *tr, const char *text, size_t len,
-                    GError **error);
+bool sim_import_ncu(SimTrace *tr, const char *text, size_t len, GError **error);
 bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
                        GError **error);
 /* Tests: read Kineto files as one cJSON tree, as before streaming

@@ -82,8 +82,8 @@ void sim_import_report_free(SimImportReport *r)
 typedef struct {
     char *path;
     const char *format;
-    SimTrace *trace;      /* (owned) or NULL */
-    SimScenario *native;  /* (owned) or NULL */
+    SimTrace *trace;     /* (owned) or NULL */
+    SimScenario *native; /* (owned) or NULL */
 } Input;
 
 static void input_clear(Input *in)
@@ -160,9 +160,8 @@ static void filter_trace(SimTrace *tr, const SimImportOptions *opt)
     }
     for (guint i = tr->ncu->len; i-- > 0;) {
         SimNcuKernel *k = &g_array_index(tr->ncu, SimNcuKernel, i);
-        g_autofree char *name =
-            g_strdup_printf("%s[%lld]", k->process ? k->process : "ncu",
-                            (long long)k->pid);
+        g_autofree char *name = g_strdup_printf(
+            "%s[%lld]", k->process ? k->process : "ncu", (long long)k->pid);
         if (!wanted(opt, name, k->pid))
             g_array_remove_index(tr->ncu, i);
     }
@@ -331,31 +330,31 @@ typedef struct {
     SimScenario *sc;
     SimProcessSpec *ps;
     SimTrace *tr;
-    int64_t L;               /* kernel: enqueue -> start when its stream
+    int64_t L;            /* kernel: enqueue -> start when its stream
                                 is free (submit + launch latency) */
-    int64_t Lc;              /* copy: enqueue -> start (submit latency) */
-    int64_t Lg;              /* graph: enqueue -> root node start
+    int64_t Lc;           /* copy: enqueue -> start (submit latency) */
+    int64_t Lg;           /* graph: enqueue -> root node start
                                 (submit + graph launch latency) */
-    GHashTable *graphs;      /* graph launch id -> GPtrArray of its
+    GHashTable *graphs;   /* graph launch id -> GPtrArray of its
                                 SimTraceOp*, by start */
-    GPtrArray *rec_nodes;    /* per op: GArray of int64 (start, end)
+    GPtrArray *rec_nodes; /* per op: GArray of int64 (start, end)
                                 pairs of its graph nodes, or NULL */
-    int64_t cursor;          /* host time (trace clock) */
-    int64_t origin;          /* trace time of the process start */
-    GHashTable *streams;     /* trace stream id -> index + 1 */
-    GHashTable *events;      /* trace event id -> index + 1 */
-    GArray *stream_end;      /* int64 per stream: recorded end of the work
+    int64_t cursor;       /* host time (trace clock) */
+    int64_t origin;       /* trace time of the process start */
+    GHashTable *streams;  /* trace stream id -> index + 1 */
+    GHashTable *events;   /* trace event id -> index + 1 */
+    GArray *stream_end;   /* int64 per stream: recorded end of the work
                                 issued on it so far */
-    GArray *event_done;      /* int64 per event: when its last record
+    GArray *event_done;   /* int64 per event: when its last record
                                 completes; NO_TIME: never recorded */
-    int64_t last_stream;     /* stream of the last GPU op, -1 */
-    GArray *rec_start;       /* int64 per op, relative to origin */
+    int64_t last_stream;  /* stream of the last GPU op, -1 */
+    GArray *rec_start;    /* int64 per op, relative to origin */
     GArray *rec_end;
     SimImportProcess *rep;
     uint32_t n_dropped, n_guessed, n_regs_unknown, n_staged, n_held;
     uint32_t n_pinned;
     int64_t max_held;
-    bool pin_held;           /* SimImportOptions.pin_held */
+    bool pin_held;                     /* SimImportOptions.pin_held */
     uint16_t where[SIM_TRACE_N_KINDS]; /* SimOp.where of each kind's ops:
                                 what their lines count in the trace */
 } Walk;
@@ -579,8 +578,7 @@ static void gpu_work(Walk *w, const SimTraceOp *t, SimOp *opp)
         op.u.copy.duration_ns = dur;
         w->rep->n_memsets++;
         break;
-    default:
-        g_assert_not_reached();
+    default: g_assert_not_reached();
     }
     *opp = op;
 }
@@ -693,8 +691,8 @@ static void group_graphs(Walk *w, const SimTraceProcess *tp, int64_t from,
         GPtrArray *a = g_hash_table_lookup(w->graphs, &t->graph);
         if (!a) {
             a = g_ptr_array_new();
-            g_hash_table_insert(w->graphs, g_memdup2(&t->graph, sizeof t->graph),
-                                a);
+            g_hash_table_insert(w->graphs,
+                                g_memdup2(&t->graph, sizeof t->graph), a);
         }
         g_ptr_array_add(a, (gpointer)t);
     }
@@ -757,8 +755,7 @@ static void emit_sync(Walk *w, const SimTraceOp *t)
         awaited = g_array_index(w->event_done, int64_t, e);
         break;
     }
-    default:
-        g_assert_not_reached();
+    default: g_assert_not_reached();
     }
     SimTime api;
     host_issue(w, lo, lo, &api, t);
@@ -844,10 +841,10 @@ static void init_walk(Walk *w, SimScenario *sc, SimTrace *tr,
     for (int i = 0; i < SIM_COL_N; i++)
         w->ps->columns[i] =
             tr->columns[i] ? sim_scenario_intern(sc, tr->columns[i]) : NULL;
-    w->streams = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                       NULL);
-    w->events = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                      NULL);
+    w->streams =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    w->events =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     w->stream_end = g_array_new(FALSE, FALSE, sizeof(int64_t));
     w->event_done = g_array_new(FALSE, FALSE, sizeof(int64_t));
     w->rec_start = g_array_new(FALSE, FALSE, sizeof(int64_t));
@@ -940,8 +937,8 @@ static void pin_held(Walk *w, GArray *items, GPtrArray *gpu)
         const SimTraceOp *t = x->op;
         int64_t lat = op_latency(w, t);
         int64_t desired = t->start_ns - lat;
-        int64_t issue = t->api_end_ns != NO_TIME ? MIN(t->api_end_ns, desired)
-                                                 : desired;
+        int64_t issue =
+            t->api_end_ns != NO_TIME ? MIN(t->api_end_ns, desired) : desired;
         int64_t explained = MAX(issue, p ? p->op->end_ns : issue) + lat;
         if (t->start_ns - explained <= HELD_NS)
             continue;
@@ -949,8 +946,8 @@ static void pin_held(Walk *w, GArray *items, GPtrArray *gpu)
         for (guint j = 0; j < items->len && !waited; j++) {
             const Item *e = &g_array_index(items, Item, j);
             waited = e->op->kind == SIM_TRACE_EVENT_WAIT &&
-                     e->op->stream == t->stream &&
-                     (!p || e->h > p->h) && e->h <= x->h;
+                     e->op->stream == t->stream && (!p || e->h > p->h) &&
+                     e->h <= x->h;
         }
         if (waited)
             continue;
@@ -971,12 +968,10 @@ static void build_timed(Walk *w, const SimTraceProcess *tp, int64_t from,
         const SimTraceOp *t = &g_array_index(tp->ops, SimTraceOp, i);
         Item it = {t, 0, 0, i, false};
         if (is_gpu(t->kind)) {
-            if (t->start_ns < from || t->start_ns >= to ||
-                graph_follower(w, t))
+            if (t->start_ns < from || t->start_ns >= to || graph_follower(w, t))
                 continue;
-            it.h = t->api_start_ns != NO_TIME
-                       ? t->api_start_ns
-                       : t->start_ns - op_latency(w, t);
+            it.h = t->api_start_ns != NO_TIME ? t->api_start_ns
+                                              : t->start_ns - op_latency(w, t);
             it.tie = t->start_ns;
         } else {
             int64_t at = item_time(t);
@@ -1087,8 +1082,8 @@ static void build_untimed(Walk *w, const SimTraceProcess *tp)
 static char *unique_name(const SimScenario *sc, const char *base)
 {
     for (unsigned n = 1;; n++) {
-        char *name = n == 1 ? g_strdup(base)
-                            : g_strdup_printf("%s#%u", base, n);
+        char *name =
+            n == 1 ? g_strdup(base) : g_strdup_printf("%s#%u", base, n);
         bool taken = false;
         for (guint i = 0; i < sc->processes->len && !taken; i++) {
             const SimProcessSpec *p = g_ptr_array_index(sc->processes, i);
@@ -1123,8 +1118,8 @@ static SimProcessSpec *copy_process(SimScenario *dst, const SimProcessSpec *p,
             p->columns[i] ? sim_scenario_intern(dst, p->columns[i]) : NULL;
     g_autofree char *prefix = g_strdup_printf("%s:", path);
     uint16_t where = sim_process_where(dst, c, prefix);
-    c->arrivals.times_ns = g_memdup2(p->arrivals.times_ns,
-                                     sizeof(SimTime) * p->arrivals.n_times);
+    c->arrivals.times_ns =
+        g_memdup2(p->arrivals.times_ns, sizeof(SimTime) * p->arrivals.n_times);
     c->jitter = sim_jitter_copy(p->jitter);
     for (uint32_t i = 0; i < p->n_streams; i++)
         sim_process_add_stream(dst, c, p->streams[i].name,
@@ -1155,8 +1150,8 @@ static void native_report(SimImportProcess *r, const SimProcessSpec *p,
             r->n_kernels++;
         else if (p->ops[i].kind == SIM_OP_GRAPH)
             r->n_kernels += p->ops[i].u.graph->n_kernels,
-                r->n_copies += p->ops[i].u.graph->n_nodes -
-                               p->ops[i].u.graph->n_kernels;
+                r->n_copies +=
+                p->ops[i].u.graph->n_nodes - p->ops[i].u.graph->n_kernels;
         else if (p->ops[i].kind == SIM_OP_COPY)
             r->n_copies++;
         else if (p->ops[i].kind != SIM_OP_HOST_GAP &&
@@ -1251,10 +1246,10 @@ SimScenario *sim_workload_load(char *const *paths, int n_paths,
 
 /* What step 5 knows of each built process (arrays indexed alike). */
 typedef struct {
-    GArray *group;       /* int: 1 + input index; -1: keeps its start */
-    GArray *absolute;    /* gboolean: its file's clock is absolute */
-    GArray *origin;      /* int64: trace time of its first host event */
-    GPtrArray *rec_end;  /* GArray of int64 ends after origin, or NULL */
+    GArray *group;      /* int: 1 + input index; -1: keeps its start */
+    GArray *absolute;   /* gboolean: its file's clock is absolute */
+    GArray *origin;     /* int64: trace time of its first host event */
+    GPtrArray *rec_end; /* GArray of int64 ends after origin, or NULL */
 } ClockProcs;
 
 /* Recorded span [*lo, *hi] (trace time) of every process of input @f. */
@@ -1302,9 +1297,9 @@ static char *clock_sessions(ClockProcs *cp, char *const *paths, int n_paths,
     for (int f = 0; f < n_paths; f++) {
         bool abs_clock = false;
         for (guint i = 0; i < cp->group->len; i++)
-            abs_clock = abs_clock ||
-                        (g_array_index(cp->group, int, i) == 1 + f &&
-                         g_array_index(cp->absolute, gboolean, i));
+            abs_clock =
+                abs_clock || (g_array_index(cp->group, int, i) == 1 + f &&
+                              g_array_index(cp->absolute, gboolean, i));
         FileSpan s = {f, 0, 0};
         if (!abs_clock)
             continue;
@@ -1400,8 +1395,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
     rep->timed = have_timeline;
     const char *gen = NULL;
     const char *suggested =
-        gpu_src ? sim_import_gpu_model_for(gpu_src->gpu_name,
-                                           gpu_src->cc_major,
+        gpu_src ? sim_import_gpu_model_for(gpu_src->gpu_name, gpu_src->cc_major,
                                            gpu_src->cc_minor, &gen)
                 : NULL;
     if (gpu_src && gpu_src->gpu_name)
@@ -1507,10 +1501,11 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                 build_timed(&w, tp, from, to);
             finish_walk(&w);
             if (w.ps->n_ops == 0) {
-                sim_trace_note(tr, "process '%s': no ops (in the time "
-                               "window); left out", w.ps->name);
-                g_ptr_array_remove_index(sc->processes,
-                                         sc->processes->len - 1);
+                sim_trace_note(tr,
+                               "process '%s': no ops (in the time "
+                               "window); left out",
+                               w.ps->name);
+                g_ptr_array_remove_index(sc->processes, sc->processes->len - 1);
                 g_free(w.ps->streams);
                 g_free(w.ps->ops);
                 g_free(w.ps->event_names);
@@ -1551,8 +1546,7 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
     /* 5. Clocks: processes of one group keep their offsets. */
     if (ok) {
         ClockProcs cp = {group, absolute, origin, rec_e};
-        char *moved = clock_sessions(&cp, paths, n_paths,
-                                     opt->recorded_clocks);
+        char *moved = clock_sessions(&cp, paths, n_paths, opt->recorded_clocks);
         if (moved) {
             g_ptr_array_add(notes, g_strdup(moved));
             sc->clock_note = moved;
@@ -1580,10 +1574,10 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
             for (uint32_t k = 0; k < r->n_ops; k++) {
                 int64_t a = g_array_index(rs, int64_t, k);
                 int64_t b = g_array_index(re, int64_t, k);
-                r->rec_start_ns[k] = a == NO_TIME ? SIM_TIME_NEVER
-                                                  : p->start_ns + (SimTime)a;
-                r->rec_end_ns[k] = b == NO_TIME ? SIM_TIME_NEVER
-                                                : p->start_ns + (SimTime)b;
+                r->rec_start_ns[k] =
+                    a == NO_TIME ? SIM_TIME_NEVER : p->start_ns + (SimTime)a;
+                r->rec_end_ns[k] =
+                    b == NO_TIME ? SIM_TIME_NEVER : p->start_ns + (SimTime)b;
                 if (a != NO_TIME) {
                     lo = MIN(lo, r->rec_start_ns[k]);
                     hi = MAX(hi, r->rec_end_ns[k]);
@@ -1597,8 +1591,8 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
     /* 6. What the scenario says about itself. */
     if (ok) {
         const char *model = opt->gpu_model ? opt->gpu_model
-                            : suggested       ? suggested
-                                              : native_gpu;
+                            : suggested    ? suggested
+                                           : native_gpu;
         if (model && !sc->gpu)
             sc->gpu = g_strdup(model);
         if (gpu_src && gpu_src->gpu_name)
@@ -1614,10 +1608,12 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
             }
         }
         if (rep->ncu_matched || rep->ncu_unmatched)
-            g_ptr_array_add(notes, g_strdup_printf(
-                "ncu: %u trace kernels enriched, %u without a matching ncu "
-                "record, %u ncu records unused",
-                rep->ncu_matched, rep->ncu_unmatched, rep->ncu_unused));
+            g_ptr_array_add(
+                notes,
+                g_strdup_printf(
+                    "ncu: %u trace kernels enriched, %u without a matching ncu "
+                    "record, %u ncu records unused",
+                    rep->ncu_matched, rep->ncu_unmatched, rep->ncu_unused));
     }
     if (ok && any_trace) {
         g_autofree char *span = fmt_time(rep->span_ns);
@@ -1631,7 +1627,8 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
                                    gen ? " (closest by generation: " : "",
                                    gen ? gen : "", gen ? ")" : "");
         if (have_timeline)
-            g_string_append_printf(d, "; recorded span %s; issue times per "
+            g_string_append_printf(d,
+                                   "; recorded span %s; issue times per "
                                    "import/README.md with kernel launch "
                                    "latency %lld ns",
                                    span, (long long)L);
@@ -1663,8 +1660,8 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
         return NULL;
     }
     rep->n_procs = procs->len;
-    rep->procs = (SimImportProcess *)g_array_free(g_steal_pointer(&procs),
-                                                  FALSE);
+    rep->procs =
+        (SimImportProcess *)g_array_free(g_steal_pointer(&procs), FALSE);
     g_ptr_array_add(notes, NULL);
     rep->notes = (char **)g_ptr_array_free(g_steal_pointer(&notes), FALSE);
     if (report_out)
@@ -1695,18 +1692,20 @@ char *sim_import_report_summary(const SimImportReport *r)
         "%u cop%s, %u memset%s (as device-to-device copies), %u "
         "synchronization%s; %s%s",
         r->n_files, r->n_files == 1 ? "" : "s", r->formats, r->n_procs,
-        r->n_procs == 1 ? "" : "es", streams, streams == 1 ? "" : "s",
-        kernels, kernels == 1 ? "" : "s", copies, copies == 1 ? "y" : "ies",
-        memsets, memsets == 1 ? "" : "s", syncs, syncs == 1 ? "" : "s",
-        r->timed ? "recorded span " : "no recorded timeline (kernels back to "
-                                      "back)",
+        r->n_procs == 1 ? "" : "es", streams, streams == 1 ? "" : "s", kernels,
+        kernels == 1 ? "" : "s", copies, copies == 1 ? "y" : "ies", memsets,
+        memsets == 1 ? "" : "s", syncs, syncs == 1 ? "" : "s",
+        r->timed ? "recorded span "
+                 : "no recorded timeline (kernels back to "
+                   "back)",
         r->timed ? span : "");
     uint32_t graphs = 0;
     for (uint32_t i = 0; i < r->n_procs; i++)
         graphs += r->procs[i].n_graphs;
     if (graphs)
-        g_string_append_printf(s, "; %u CUDA graph launch%s (one graph op "
-                                  "each, their nodes counted above)",
+        g_string_append_printf(s,
+                               "; %u CUDA graph launch%s (one graph op "
+                               "each, their nodes counted above)",
                                graphs, graphs == 1 ? "" : "es");
     if (r->gpu_name)
         g_string_append_printf(s, "; GPU %s", r->gpu_name);
@@ -1714,8 +1713,8 @@ char *sim_import_report_summary(const SimImportReport *r)
         g_string_append_printf(s, "; kernel launch latency %s", lat);
     if (late) {
         g_autofree char *ml = fmt_time(max_late);
-        g_string_append_printf(s, "; %u op%s issued late (at most %s)",
-                               late, late == 1 ? "" : "s", ml);
+        g_string_append_printf(s, "; %u op%s issued late (at most %s)", late,
+                               late == 1 ? "" : "s", ml);
     }
     if (r->n_skipped)
         g_string_append_printf(s, "; %llu row%s skipped",

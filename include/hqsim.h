@@ -108,8 +108,8 @@ void hqsim_options_free(HqsimOptions *o); /* NULL is fine */
  * does ("-": standard output): all of them, or on a failure none, and the
  * command then fails (HQSIM_ERROR_IO naming the file) and returns no
  * result. */
-gboolean hqsim_options_set(HqsimOptions *o, const char *name,
-                           const char *value, GError **error);
+gboolean hqsim_options_set(HqsimOptions *o, const char *name, const char *value,
+                           GError **error);
 
 /* Progress: @done of @total units, called on the calling thread, @done
  * never going back within one run or sweep, the last call with @done ==
@@ -134,8 +134,7 @@ void hqsim_options_set_progress(HqsimOptions *o, HqsimProgressFn fn,
  * k/M/G suffixes allowed, as text: "5M").  Process-wide: call it before
  * any run starts, never while one is under way on any thread.  Fails with
  * HQSIM_ERROR_USAGE naming the limit or the value. */
-gboolean hqsim_limit_set(const char *name, const char *value,
-                         GError **error);
+gboolean hqsim_limit_set(const char *name, const char *value, GError **error);
 
 /* Every limit back to its default (same rule). */
 void hqsim_limits_reset(void);
@@ -180,17 +179,16 @@ double hqsim_result_makespan_ms(const HqsimResult *r, uint32_t run);
 double hqsim_result_throughput(const HqsimResult *r, uint32_t run);
 /* Percentile @pct (0..100, nearest rank) of every process's iteration
  * latencies together, in milliseconds. */
-double hqsim_result_latency_ms(const HqsimResult *r, uint32_t run,
-                               double pct);
+double hqsim_result_latency_ms(const HqsimResult *r, uint32_t run, double pct);
 
 /* GPU-wide utilization over [0, makespan], each in [0, 1]. */
 typedef enum {
-    HQSIM_UTIL_GPU,         /* share of time >= 1 kernel executes (what
+    HQSIM_UTIL_GPU,       /* share of time >= 1 kernel executes (what
                                nvidia-smi's utilization measures) */
-    HQSIM_UTIL_GPU_MAX,     /* highest nvidia-smi style sample */
-    HQSIM_UTIL_SM_ACTIVE,   /* mean over SMs of the share of time with
+    HQSIM_UTIL_GPU_MAX,   /* highest nvidia-smi style sample */
+    HQSIM_UTIL_SM_ACTIVE, /* mean over SMs of the share of time with
                                >= 1 resident warp */
-    HQSIM_UTIL_OCCUPANCY,   /* achieved occupancy: mean resident warps /
+    HQSIM_UTIL_OCCUPANCY, /* achieved occupancy: mean resident warps /
                                maximum warps */
 } HqsimUtil;
 double hqsim_result_util(const HqsimResult *r, uint32_t run, HqsimUtil u);

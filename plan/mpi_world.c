@@ -97,8 +97,8 @@ bool sim_mpi_root_bool(const SimMpiWorld *w, bool value)
     return v != 0;
 }
 
-GByteArray *sim_mpi_gather(const SimMpiWorld *w, const guint8 *data,
-                           size_t len, GError **error)
+GByteArray *sim_mpi_gather(const SimMpiWorld *w, const guint8 *data, size_t len,
+                           GError **error)
 {
     GByteArray *out = g_byte_array_new();
     if (!w->active) {
@@ -116,8 +116,8 @@ GByteArray *sim_mpi_gather(const SimMpiWorld *w, const guint8 *data,
         counts = g_new0(int, w->size);
         displs = g_new0(int, w->size);
     }
-    int rc = MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0,
-                        MPI_COMM_WORLD);
+    int rc =
+        MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
     int go = rc == MPI_SUCCESS;
     uint64_t total = 0;
     if (w->rank == 0 && go) {
@@ -134,8 +134,8 @@ GByteArray *sim_mpi_gather(const SimMpiWorld *w, const guint8 *data,
         go = 0;
     guint8 *buf = w->rank == 0 && go ? g_malloc(MAX(total, 1)) : NULL;
     if (go)
-        rc = MPI_Gatherv(data, mine, MPI_BYTE, buf, counts, displs, MPI_BYTE,
-                         0, MPI_COMM_WORLD);
+        rc = MPI_Gatherv(data, mine, MPI_BYTE, buf, counts, displs, MPI_BYTE, 0,
+                         MPI_COMM_WORLD);
     if (!go || rc != MPI_SUCCESS) {
         if (rc != MPI_SUCCESS)
             mpi_error(error, "gathering sweep results", rc);
@@ -193,8 +193,8 @@ bool sim_mpi_root_bool(const SimMpiWorld *w, bool value)
     return value;
 }
 
-GByteArray *sim_mpi_gather(const SimMpiWorld *w, const guint8 *data,
-                           size_t len, GError **error)
+GByteArray *sim_mpi_gather(const SimMpiWorld *w, const guint8 *data, size_t len,
+                           GError **error)
 {
     (void)w;
     (void)error;

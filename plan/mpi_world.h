@@ -20,10 +20,10 @@
 #include <stdint.h>
 
 typedef struct {
-    bool active;          /* MPI was initialised (finalize it) */
-    int rank;             /* 0 when not active */
-    int size;             /* 1 when not active */
-    uint32_t local_size;  /* ranks on this host (for thread defaults) */
+    bool active;         /* MPI was initialised (finalize it) */
+    int rank;            /* 0 when not active */
+    int size;            /* 1 when not active */
+    uint32_t local_size; /* ranks on this host (for thread defaults) */
 } SimMpiWorld;
 
 /* Whether this process was started by an MPI launcher. */
@@ -46,7 +46,7 @@ bool sim_mpi_root_bool(const SimMpiWorld *w, bool value);
 /* Collective: every rank's @len bytes, concatenated in rank order, on rank
  * 0 (each prefixed by its length as a uint64_t); other ranks get an empty
  * array.  Returns: (transfer full) (nullable). */
-GByteArray *sim_mpi_gather(const SimMpiWorld *w, const guint8 *data,
-                           size_t len, GError **error);
+GByteArray *sim_mpi_gather(const SimMpiWorld *w, const guint8 *data, size_t len,
+                           GError **error);
 
 #endif /* SIM_MPI_WORLD_H */

@@ -5,8 +5,8 @@ typedef struct {
     const uint32_t *items;
     SimPoolFn fn;
     gpointer data;
-    GMutex lock;      /* guards done */
-    GCond changed;    /* signalled when done grows */
+    GMutex lock;   /* guards done */
+    GCond changed; /* signalled when done grows */
     uint32_t done;
 } Pool;
 
@@ -41,8 +41,8 @@ void sim_pool_run(const uint32_t *items, uint32_t n, uint32_t threads,
     g_cond_init(&P.changed);
     /* Exclusive threads: they exist for this pool only and are joined by
      * g_thread_pool_free, so nothing outlives the call. */
-    GThreadPool *pool = g_thread_pool_new(worker, &P, (gint)MIN(threads, n),
-                                          TRUE, NULL);
+    GThreadPool *pool =
+        g_thread_pool_new(worker, &P, (gint)MIN(threads, n), TRUE, NULL);
     for (uint32_t k = 0; k < n; k++)
         g_thread_pool_push(pool, GUINT_TO_POINTER(k + 1), NULL);
     /* Wake at least every 250 ms so the progress line's clock moves while
@@ -50,7 +50,8 @@ void sim_pool_run(const uint32_t *items, uint32_t n, uint32_t threads,
     g_mutex_lock(&P.lock);
     while (P.done < n) {
         g_cond_wait_until(&P.changed, &P.lock,
-                          g_get_monotonic_time() + 250 * G_TIME_SPAN_MILLISECOND);
+                          g_get_monotonic_time() +
+                              250 * G_TIME_SPAN_MILLISECOND);
         uint32_t done = P.done;
         if (progress && done < n) {
             g_mutex_unlock(&P.lock);

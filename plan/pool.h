@@ -16,8 +16,7 @@ typedef void (*SimPoolFn)(uint32_t item, gpointer data);
 /* Progress: @done of @total jobs finished.  Called on the calling thread,
  * when jobs finish and every 250 ms in between (done may repeat), and once
  * at the end with done == total. */
-typedef void (*SimPoolProgressFn)(uint32_t done, uint32_t total,
-                                  gpointer data);
+typedef void (*SimPoolProgressFn)(uint32_t done, uint32_t total, gpointer data);
 
 /* Run fn(items[k], data) for every k < n on @threads threads (a
  * GThreadPool; with threads <= 1, or a single job, in the calling thread,

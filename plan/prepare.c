@@ -57,8 +57,8 @@ bool prep_set_memory(SimScenario *sc, const char *spec, GError **error)
         }
         if (!hit) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                        "--mem-mib: %s: no process named '%s' in %s", num,
-                        who, sc->source);
+                        "--mem-mib: %s: no process named '%s' in %s", num, who,
+                        sc->source);
             return false;
         }
     }
@@ -72,10 +72,10 @@ static bool load_spread(SimScenario *sc, const char *path, GError **error)
     g_autoptr(SimJsonDoc) doc = sim_json_doc_load(path, error);
     if (!doc)
         return false;
-    const cJSON *a = cJSON_IsObject(doc->root)
-                         ? cJSON_GetObjectItemCaseSensitive(doc->root,
-                                                            "latencies_us")
-                         : NULL;
+    const cJSON *a =
+        cJSON_IsObject(doc->root)
+            ? cJSON_GetObjectItemCaseSensitive(doc->root, "latencies_us")
+            : NULL;
     int n = cJSON_GetArraySize(a);
     if (!cJSON_IsArray(a) || n < 1)
         return sim_json_fail(doc, a ? a : doc->root, error,
@@ -90,7 +90,8 @@ static bool load_spread(SimScenario *sc, const char *path, GError **error)
             !(v->valuedouble < 1e12))
             return sim_json_fail(doc, v, error,
                                  "field 'latencies_us': entry %d must be a "
-                                 "number in (0, 1e12)", i + 1);
+                                 "number in (0, 1e12)",
+                                 i + 1);
         lat[i++] = v->valuedouble;
     }
     return sim_scenario_set_spread(sc, lat, (uint32_t)n, error);
@@ -118,7 +119,8 @@ static bool arrival_list(const SimJsonDoc *doc, const cJSON *a,
             return sim_json_fail(doc, v, error,
                                  "field 'processes': arrival %d must be a "
                                  "number of us in [0, 1e12), not before "
-                                 "the one before it", i + 1);
+                                 "the one before it",
+                                 i + 1);
         }
         t[i++] = (SimTime)llround(us * 1e3);
     }
@@ -136,10 +138,10 @@ static bool load_arrival_times(SimScenario *sc, const char *path,
     g_autoptr(SimJsonDoc) doc = sim_json_doc_load(path, error);
     if (!doc)
         return false;
-    const cJSON *ps = cJSON_IsObject(doc->root)
-                          ? cJSON_GetObjectItemCaseSensitive(doc->root,
-                                                             "processes")
-                          : NULL;
+    const cJSON *ps =
+        cJSON_IsObject(doc->root)
+            ? cJSON_GetObjectItemCaseSensitive(doc->root, "processes")
+            : NULL;
     if (!cJSON_IsArray(ps) ||
         (guint)cJSON_GetArraySize(ps) != sc->processes->len)
         return sim_json_fail(doc, ps ? ps : doc->root, error,
@@ -150,8 +152,7 @@ static bool load_arrival_times(SimScenario *sc, const char *path,
     const cJSON *a;
     cJSON_ArrayForEach(a, ps)
     {
-        if (!arrival_list(doc, a, g_ptr_array_index(sc->processes, i++),
-                          error))
+        if (!arrival_list(doc, a, g_ptr_array_index(sc->processes, i++), error))
             return false;
     }
     return true;
@@ -174,15 +175,13 @@ static SimScenario *load_inferred(char *const *files, int n,
     if (!sc->gpu) {
         sc->gpu = g_strdup(PREP_DEFAULT_GPU);
         sc->gpu_mapping = g_strdup(
-            "the trace names no GPU: recorded on " PREP_DEFAULT_GPU
-            " assumed");
+            "the trace names no GPU: recorded on " PREP_DEFAULT_GPU " assumed");
     }
     if (o->as_recorded)
         return sc;
     /* Issue times are inferred with the latencies of the model closest to
      * the GPU the trace was recorded on: the run being replayed. */
-    g_autoptr(GpuModel) src = sim_gpu_model_find(sc->gpu, o->models_dir,
-                                                 error);
+    g_autoptr(GpuModel) src = sim_gpu_model_find(sc->gpu, o->models_dir, error);
     if (!src ||
         sim_workload_infer_solo(sc, rep, src, PREP_INFER_ROUNDS, error) < 0) {
         sim_scenario_free(sc);
@@ -215,8 +214,8 @@ SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
         return NULL;
     bool ok = !o->mem_mib || prep_set_memory(sc, o->mem_mib, error);
     if (ok && o->loop_request)
-        ok = sim_scenario_loop_request(
-            sc, o->iterations ? o->iterations : 100, error);
+        ok = sim_scenario_loop_request(sc, o->iterations ? o->iterations : 100,
+                                       error);
     if (ok && o->iterations && !o->loop_request)
         for (guint i = 0; i < sc->processes->len; i++)
             ((SimProcessSpec *)g_ptr_array_index(sc->processes, i))
@@ -226,9 +225,10 @@ SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
     if (ok && o->spread)
         ok = load_spread(sc, o->spread, error);
     if (ok && o->arrival_rate > 0)
-        sim_scenario_set_poisson(
-            sc, o->arrival_rate,
-            o->iterations ? o->iterations : o->loop_request ? 100 : 1);
+        sim_scenario_set_poisson(sc, o->arrival_rate,
+                                 o->iterations     ? o->iterations
+                                 : o->loop_request ? 100
+                                                   : 1);
     if (!ok) {
         sim_scenario_free(sc);
         return NULL;
@@ -237,8 +237,8 @@ SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
 }
 
 SimScenario *prep_target(const SimScenario *base, const GpuModel *to,
-                         uint32_t n_copies, const PrepOptions *o,
-                         char **note, GError **error)
+                         uint32_t n_copies, const PrepOptions *o, char **note,
+                         GError **error)
 {
     if (note)
         *note = NULL;

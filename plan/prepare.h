@@ -39,19 +39,19 @@
 #include "scenario.h"
 
 typedef struct {
-    const char *models_dir; /* nullable: the bundled models */
-    bool as_recorded;       /* take recorded durations as times alone */
-    bool recorded_clocks;   /* traces recorded apart keep their recorded
+    const char *models_dir;    /* nullable: the bundled models */
+    bool as_recorded;          /* take recorded durations as times alone */
+    bool recorded_clocks;      /* traces recorded apart keep their recorded
                                offsets (SimImportOptions) */
-    bool loop_request;      /* loop one representative request */
-    uint32_t iterations;    /* 0: as the workload says (100 with
+    bool loop_request;         /* loop one representative request */
+    uint32_t iterations;       /* 0: as the workload says (100 with
                                loop_request) */
-    double host_scale;      /* 0 or 1: host time unchanged */
-    const char *mem_mib;    /* --mem-mib: "MIB" for every process or
+    double host_scale;         /* 0 or 1: host time unchanged */
+    const char *mem_mib;       /* --mem-mib: "MIB" for every process or
                                "NAME=MIB,..." (nullable) */
-    const char *spread;     /* --request-spread FILE: {"latencies_us":
+    const char *spread;        /* --request-spread FILE: {"latencies_us":
                                [...]} of one process alone (nullable) */
-    double arrival_rate;    /* --arrival-rate: Poisson requests/s per
+    double arrival_rate;       /* --arrival-rate: Poisson requests/s per
                                process (0: closed loop) */
     const char *arrival_times; /* --arrival-times FILE: {"processes":
                                [[us, ...], ...]}, list i for process i
@@ -68,8 +68,8 @@ SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
  * *@note (nullable) gets a sentence saying so, else NULL.
  * Returns: (transfer full) (nullable). */
 SimScenario *prep_target(const SimScenario *base, const GpuModel *to,
-                         uint32_t n_copies, const PrepOptions *o,
-                         char **note, GError **error);
+                         uint32_t n_copies, const PrepOptions *o, char **note,
+                         GError **error);
 
 /* Parse a --mem-mib value and set the device memory of the processes it
  * names in @sc (a name matches the process, the name before a trace's

@@ -36,9 +36,9 @@ bool sim_slo_meets(const SimSlo *slo, const SimSweepRow *row, GString *why)
         for (uint32_t b = 0; b < SIM_SWEEP_N_LIMITS; b++) {
             uint32_t bit = 1u << b;
             if ((row->limits & bit) &&
-                (bit & (SIM_SWEEP_LIMIT_MPS_CLIENTS |
-                        SIM_SWEEP_LIMIT_DEVICE_MEM | SIM_SWEEP_LIMIT_MPS_MEM |
-                        SIM_SWEEP_LIMIT_REFUSED)))
+                (bit &
+                 (SIM_SWEEP_LIMIT_MPS_CLIENTS | SIM_SWEEP_LIMIT_DEVICE_MEM |
+                  SIM_SWEEP_LIMIT_MPS_MEM | SIM_SWEEP_LIMIT_REFUSED)))
                 g_string_append_printf(kinds, "%s%s", kinds->len ? ", " : "",
                                        sim_sweep_limit_name(bit));
         }
@@ -100,12 +100,10 @@ static bool better_miss(const SimSweepRow *a, const SimSweepRow *b)
 
 static bool same_group(const SimSweepConfig *a, const SimSloAnswer *g)
 {
-    return a->workload == g->workload && a->gpu == g->gpu &&
-           a->mode == g->mode;
+    return a->workload == g->workload && a->gpu == g->gpu && a->mode == g->mode;
 }
 
-static void answer_group(const SimSweep *sw, const SimSlo *slo,
-                         SimSloAnswer *g)
+static void answer_group(const SimSweep *sw, const SimSlo *slo, SimSloAnswer *g)
 {
     uint32_t best_n = 0;
     g->best = g->runner_up = g->next = SIM_SLO_NONE;
@@ -191,7 +189,7 @@ SimSloLimit sim_slo_limited_by(const SimSlo *slo, const SimSweepRow *row)
 const char *sim_slo_limit_name(SimSloLimit l)
 {
     static const char *const names[] = {
-        NULL,    "memory", "client_limit", "fault",
+        NULL,    "memory",  "client_limit", "fault",
         "error", "latency", "throughput",
     };
     return (size_t)l < G_N_ELEMENTS(names) ? names[l] : NULL;
@@ -233,12 +231,12 @@ char *sim_slo_sentence(const SimSweep *sw, const SimSlo *slo,
                 ? g_strdup_printf(" beside %u fixed process%s",
                                   sw->n_fixed_procs,
                                   sw->n_fixed_procs == 1 ? "" : "es")
-                              : g_strdup("");
+                : g_strdup("");
         g_string_append_printf(s,
                                ", %u process%s fit (N = %u)%s%s within %s: "
                                "%.1f iterations/s, worst p99 %.3f ms",
-                               swept, swept == 1 ? "" : "es", r->cfg.n,
-                               beside, pct, goal, r->throughput,
+                               swept, swept == 1 ? "" : "es", r->cfg.n, beside,
+                               pct, goal, r->throughput,
                                sim_time_to_ms(r->p99_worst_ns));
     } else {
         g_string_append_printf(s, ", no N swept meets %s", goal);
@@ -247,8 +245,7 @@ char *sim_slo_sentence(const SimSweep *sw, const SimSlo *slo,
         const SimSweepRow *r = &sw->rows[a->next];
         g_autoptr(GString) why = g_string_new(NULL);
         sim_slo_meets(slo, r, why);
-        g_string_append_printf(s, "; N = %u is limited by %s (%s)",
-                               a->next_n,
+        g_string_append_printf(s, "; N = %u is limited by %s (%s)", a->next_n,
                                sim_slo_limit_name(sim_slo_limited_by(slo, r)),
                                why->str);
     } else if (a->best != SIM_SLO_NONE) {

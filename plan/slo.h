@@ -63,7 +63,7 @@ GArray *sim_slo_answer(const SimSweep *sw, const SimSlo *slo);
  * MPS server's), fault (a process killed), error (the run failed),
  * latency (worst p99 over the objective), throughput (under it). */
 typedef enum {
-    SIM_SLO_LIMIT_NONE,       /* nothing larger was swept, or it passed */
+    SIM_SLO_LIMIT_NONE, /* nothing larger was swept, or it passed */
     SIM_SLO_LIMIT_MEMORY,
     SIM_SLO_LIMIT_CLIENTS,
     SIM_SLO_LIMIT_FAULT,

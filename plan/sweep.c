@@ -11,7 +11,7 @@
 #include "prepare.h"
 #include "report.h"
 
-#define MAX_AXIS_VALUES 4096  /* values of one axis */
+#define MAX_AXIS_VALUES 4096 /* values of one axis */
 
 /* ------------------------------------------------------------------------
  * The space and its parsers
@@ -20,16 +20,16 @@
 void sim_sweep_space_init(SimSweepSpace *sp)
 {
     memset(sp, 0, sizeof *sp);
-    sp->workloads = g_ptr_array_new_with_free_func(
-        (GDestroyNotify)sim_scenario_free);
-    sp->gpus = g_ptr_array_new_with_free_func(
-        (GDestroyNotify)sim_gpu_model_free);
+    sp->workloads =
+        g_ptr_array_new_with_free_func((GDestroyNotify)sim_scenario_free);
+    sp->gpus =
+        g_ptr_array_new_with_free_func((GDestroyNotify)sim_gpu_model_free);
     sp->connections = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     sp->modes = g_array_new(FALSE, FALSE, sizeof(SimShareMode));
     sp->pcts = g_array_new(FALSE, FALSE, sizeof(SimSweepPct));
     sp->processes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    sp->fixed = g_ptr_array_new_with_free_func(
-        (GDestroyNotify)sim_scenario_free);
+    sp->fixed =
+        g_ptr_array_new_with_free_func((GDestroyNotify)sim_scenario_free);
 }
 
 void sim_sweep_space_clear(SimSweepSpace *sp)
@@ -55,8 +55,8 @@ void sim_sweep_space_clear(SimSweepSpace *sp)
 static bool usage_error(GError **error, const char *option, const char *s,
                         const char *what)
 {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: '%s': %s", option,
-                s, what);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: '%s': %s", option, s,
+                what);
     return false;
 }
 
@@ -126,8 +126,7 @@ bool sim_sweep_parse_processes(const char *s, GArray *out, GError **error)
     for (guint r = 0; r < out->len; r++)
         if (w == 0 || g_array_index(out, uint32_t, r) !=
                           g_array_index(out, uint32_t, w - 1))
-            g_array_index(out, uint32_t, w++) =
-                g_array_index(out, uint32_t, r);
+            g_array_index(out, uint32_t, w++) = g_array_index(out, uint32_t, r);
     g_array_set_size(out, w);
     return true;
 }
@@ -181,8 +180,7 @@ bool sim_sweep_parse_pcts(const char *s, GArray *out, GError **error)
             p.kind = SIM_SWEEP_PCT_EQUAL;
         else if (!strcmp(items[i], "scenario"))
             p.kind = SIM_SWEEP_PCT_SCENARIO;
-        else if (!sim_opt_parse_double("thread-pct", items[i], &p.value,
-                                        error))
+        else if (!sim_opt_parse_double("thread-pct", items[i], &p.value, error))
             return false;
         bool seen = false;
         for (guint j = 0; j < out->len; j++) {
@@ -236,9 +234,8 @@ char *sim_sweep_pct_label(const SimSweepPct *p, SimShareMode mode)
  * ------------------------------------------------------------------------ */
 
 static const char *const limit_names[SIM_SWEEP_N_LIMITS] = {
-    "mps_client_limit",    "device_memory",      "mps_memory_limit",
-    "refused",             "thread_pct_rounding", "thread_pct_ignored",
-    "no_mps",              "fault",
+    "mps_client_limit",    "device_memory",      "mps_memory_limit", "refused",
+    "thread_pct_rounding", "thread_pct_ignored", "no_mps",           "fault",
 };
 
 const char *sim_sweep_limit_name(uint32_t bit)
@@ -334,8 +331,7 @@ static char **condense_notes(const GPtrArray *notes)
     for (guint j = 0; j < texts->len; j++) {
         uint32_t n = g_array_index(counts, uint32_t, j);
         out[j] = n > 1 ? g_strdup_printf("%s (x%u)",
-                                         (char *)g_ptr_array_index(texts, j),
-                                         n)
+                                         (char *)g_ptr_array_index(texts, j), n)
                        : g_strdup(g_ptr_array_index(texts, j));
     }
     return out;
@@ -355,8 +351,7 @@ static bool config_wants_mps(const SimSweepConfig *c, const SimScenario *sc)
     if (c->mode != SIM_SHARE_AS_SCENARIO)
         return c->mode == SIM_SHARE_MPS;
     for (guint i = 0; i < sc->processes->len; i++)
-        if (((const SimProcessSpec *)g_ptr_array_index(sc->processes, i))
-                ->mps)
+        if (((const SimProcessSpec *)g_ptr_array_index(sc->processes, i))->mps)
             return true;
     return false;
 }
@@ -418,8 +413,7 @@ void sim_sweep_summarize(const SimSweep *sw, const SimResult *r,
             if (p->status == SIM_PROC_KILLED) {
                 row->killed++;
                 bit = SIM_SWEEP_LIMIT_KILLED;
-            } else if (p->mps && p->active_thread_pct < 100 &&
-                       !m->mps_volta) {
+            } else if (p->mps && p->active_thread_pct < 100 && !m->mps_volta) {
                 bit = SIM_SWEEP_LIMIT_PCT_IGNORED;
             } else if (p->mps && p->active_thread_pct < 100 &&
                        fabs(p->active_thread_pct * r->sm_count / 100.0 -
@@ -467,11 +461,10 @@ void sim_sweep_summarize(const SimSweep *sw, const SimResult *r,
                                 name, m->name);
             break;
         default:
-            d = g_strdup_printf("%s: %u of %u processes %s: %s", name,
-                                count[b], r->n_procs,
-                                p->status == SIM_PROC_KILLED ? "killed"
-                                                             : "refused",
-                                p->status_reason ? p->status_reason : "?");
+            d = g_strdup_printf(
+                "%s: %u of %u processes %s: %s", name, count[b], r->n_procs,
+                p->status == SIM_PROC_KILLED ? "killed" : "refused",
+                p->status_reason ? p->status_reason : "?");
         }
         g_ptr_array_add(details, d);
     }
@@ -508,11 +501,11 @@ static bool prepare_all(SimSweep *sw, GError **error)
             for (uint32_t k = 0; k < n_n; k++) {
                 /* What rescaling did is in each scenario's gpu_mapping,
                  * which every output reports (sim_report_caveats). */
-                SimScenario *sc = prep_target(
-                    g_ptr_array_index(sp->workloads, w),
-                    g_ptr_array_index(sp->gpus, g),
-                    g_array_index(sp->processes, uint32_t, k), &po, NULL,
-                    error);
+                SimScenario *sc =
+                    prep_target(g_ptr_array_index(sp->workloads, w),
+                                g_ptr_array_index(sp->gpus, g),
+                                g_array_index(sp->processes, uint32_t, k), &po,
+                                NULL, error);
                 if (!sc)
                     return false;
                 sw->prepared[(w * sp->gpus->len + g) * n_n + k] = sc;
@@ -542,8 +535,8 @@ static bool check_work(SimSweep *sw, GError **error)
 {
     sw->work = 0;
     for (uint32_t i = 0; i < sw->n_configs; i++)
-        sw->work = sim_add_sat(
-            sw->work, sim_scenario_work(sim_sweep_scenario(sw, i)));
+        sw->work =
+            sim_add_sat(sw->work, sim_scenario_work(sim_sweep_scenario(sw, i)));
     if (sw->work > sim_limit(SIM_BOUND_SWEEP_WORK))
         return sim_limit_fail(error, SIM_BOUND_SWEEP_WORK,
                               "the sweep's %u configurations would simulate "
@@ -577,8 +570,8 @@ bool sim_sweep_budget_fail(const SimSweep *sw, GError **error)
 SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error)
 {
     g_return_val_if_fail(space && space->workloads, NULL);
-    if (!space->workloads->len || !space->gpus->len ||
-        !space->modes->len || !space->processes->len) {
+    if (!space->workloads->len || !space->gpus->len || !space->modes->len ||
+        !space->processes->len) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "a sweep needs at least one workload, GPU, mode and "
                     "process count");
@@ -599,10 +592,10 @@ SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error)
 
     uint32_t n_modes_pct = 0;
     for (guint k = 0; k < sp->modes->len; k++)
-        n_modes_pct += g_array_index(sp->modes, SimShareMode, k) ==
-                               SIM_SHARE_TIMESLICE
-                           ? 1
-                           : sp->pcts->len;
+        n_modes_pct +=
+            g_array_index(sp->modes, SimShareMode, k) == SIM_SHARE_TIMESLICE
+                ? 1
+                : sp->pcts->len;
     uint64_t total = (uint64_t)sp->workloads->len * sp->gpus->len *
                      sp->connections->len * n_modes_pct * sp->processes->len;
     if (total > 10000000) {
@@ -636,8 +629,7 @@ SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error)
                             if (mode != SIM_SHARE_TIMESLICE)
                                 cf->pct =
                                     g_array_index(sp->pcts, SimSweepPct, q);
-                            cf->n = g_array_index(sp->processes, uint32_t,
-                                                  n);
+                            cf->n = g_array_index(sp->processes, uint32_t, n);
                             sw->rows[i].cfg = *cf;
                             i++;
                         }
@@ -724,7 +716,7 @@ void sim_sweep_run_config(SimSweep *sw, uint32_t i)
 }
 
 typedef struct {
-    guint procs;    /* processes in the configuration: its cost */
+    guint procs; /* processes in the configuration: its cost */
     uint32_t index;
 } Job;
 

@@ -105,7 +105,7 @@ typedef struct {
     uint32_t connections; /* 0: default */
     SimShareMode mode;
     SimSweepPct pct;
-    uint32_t n;           /* copies of each process of the workload */
+    uint32_t n; /* copies of each process of the workload */
 } SimSweepConfig;
 
 /* Limits a configuration ran into, as bits of SimSweepRow.limits.  Taken
@@ -131,13 +131,13 @@ const char *sim_sweep_limit_name(uint32_t bit);
 typedef struct {
     char *name;
     SimProcStatus status;
-    char *reason;        /* why not OK (nullable) */
-    double throughput;   /* completed iterations per second */
+    char *reason;      /* why not OK (nullable) */
+    double throughput; /* completed iterations per second */
     SimTime p50_ns, p90_ns, p99_ns, mean_ns;
-    uint64_t mem_bytes;  /* device memory charged to it */
-    uint32_t sm_limit;   /* SMs it may use */
-    double thread_pct;   /* active thread percentage it ran with */
-    bool fixed;          /* from a --fixed workload, not swept */
+    uint64_t mem_bytes; /* device memory charged to it */
+    uint32_t sm_limit;  /* SMs it may use */
+    double thread_pct;  /* active thread percentage it ran with */
+    bool fixed;         /* from a --fixed workload, not swept */
 } SimSweepProc;
 
 /* The summary of one configuration's run.  `done` is set once the row is
@@ -146,26 +146,26 @@ typedef struct {
 typedef struct {
     SimSweepConfig cfg;
     bool done;
-    char *error;               /* (nullable) */
-    uint32_t n_procs;          /* processes in the configuration */
-    double thread_pct;         /* applied to every MPS client; 0: as the
+    char *error;       /* (nullable) */
+    uint32_t n_procs;  /* processes in the configuration */
+    double thread_pct; /* applied to every MPS client; 0: as the
                                   scenario */
-    double throughput;         /* all swept processes, iterations per
+    double throughput; /* all swept processes, iterations per
                                   second */
     SimTime p50_ns, p90_ns, p99_ns, mean_ns; /* over every swept
                                                 process's iterations */
-    SimTime p99_worst_ns;      /* the highest per-process p99 (swept
+    SimTime p99_worst_ns; /* the highest per-process p99 (swept
                                   processes; fixed ones are background) */
     SimTime makespan_ns;
     uint64_t mem_used_bytes;   /* peak device memory in use */
     uint64_t mem_device_bytes; /* the model's device memory */
     uint32_t started, refused, killed;
-    uint32_t limits;           /* SimSweepLimit bits */
-    char **limit_details;      /* one line per limit bit, in bit order
+    uint32_t limits;      /* SimSweepLimit bits */
+    char **limit_details; /* one line per limit bit, in bit order
                                   (NULL-terminated, owned) */
-    char **notes;              /* the result's notes without copy numbers
+    char **notes;         /* the result's notes without copy numbers
                                   and repeats counted (owned) */
-    SimSweepProc *procs;       /* n_procs */
+    SimSweepProc *procs;  /* n_procs */
 } SimSweepRow;
 
 /* Whether every process's memory fitted (no memory refusal). */
@@ -188,17 +188,17 @@ typedef struct {
     SimSweepSpace space;
     SimSweepConfig *configs; /* n_configs, in sweep order */
     uint32_t n_configs;
-    SimScenario **prepared;  /* [(workload * |gpus| + gpu) * |processes| +
+    SimScenario **prepared; /* [(workload * |gpus| + gpu) * |processes| +
                                 k]: the workload moved to that GPU
                                 (prep_target) with processes[k] copies of
                                 each process; read-only while
                                 configurations run */
-    SimSweepRow *rows;       /* n_configs; rows[i].cfg == configs[i] */
-    uint32_t n_fixed_procs;  /* processes of the --fixed workloads: the
+    SimSweepRow *rows;      /* n_configs; rows[i].cfg == configs[i] */
+    uint32_t n_fixed_procs; /* processes of the --fixed workloads: the
                                 last ones of every prepared scenario */
-    uint64_t work;           /* ops all configurations simulate (at most
+    uint64_t work;          /* ops all configurations simulate (at most
                                 the sweep_work limit) */
-    SimEventBudget *budget;  /* the events limit of the whole sweep,
+    SimEventBudget *budget; /* the events limit of the whole sweep,
                                 shared by its configurations (bounds.h):
                                 the events limit of a run of @work ops */
 } SimSweep;

@@ -114,13 +114,14 @@ static void draw_curves(cairo_t *cr, const SimSweep *sw, const GArray *ser,
         bool pen = false;
         for (uint32_t i = s->first; i < s->first + s->count; i++) {
             const SimSweepRow *r = &sw->rows[i];
-            double v = latency ? sim_time_to_ms(r->p99_worst_ns)
-                               : r->throughput;
+            double v =
+                latency ? sim_time_to_ms(r->p99_worst_ns) : r->throughput;
             if (!row_plotted(r) || (latency && !(v > 0))) {
                 pen = false;
                 continue;
             }
-            double x = viz_plot_map_x(xs, b, r->n_procs), y = viz_plot_map_y(ys, b, v);
+            double x = viz_plot_map_x(xs, b, r->n_procs),
+                   y = viz_plot_map_y(ys, b, v);
             if (pen)
                 cairo_line_to(cr, x, y);
             else
@@ -130,13 +131,13 @@ static void draw_curves(cairo_t *cr, const SimSweep *sw, const GArray *ser,
         cairo_stroke(cr);
         for (uint32_t i = s->first; i < s->first + s->count; i++) {
             const SimSweepRow *r = &sw->rows[i];
-            double v = latency ? sim_time_to_ms(r->p99_worst_ns)
-                               : r->throughput;
+            double v =
+                latency ? sim_time_to_ms(r->p99_worst_ns) : r->throughput;
             if (!row_plotted(r) || (latency && !(v > 0)))
                 continue;
             viz_plot_line_style(cr, k);
-            viz_plot_marker(cr, viz_plot_map_x(xs, b, r->n_procs), viz_plot_map_y(ys, b, v),
-                        r->refused == 0);
+            viz_plot_marker(cr, viz_plot_map_x(xs, b, r->n_procs),
+                            viz_plot_map_y(ys, b, v), r->refused == 0);
         }
     }
     cairo_restore(cr);
@@ -171,7 +172,8 @@ static void draw_legend(cairo_t *cr, const GArray *ser, double x, double y)
     viz_plot_marker(cr, x + 13, y - 4, false);
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     viz_plot_label(cr, x + 34, y, 10, 0, false, "some processes refused");
-    viz_plot_label(cr, x + 34, y + 13, 10, 0, false, "(memory or MPS client limit)");
+    viz_plot_label(cr, x + 34, y + 13, 10, 0, false,
+                   "(memory or MPS client limit)");
 }
 
 static char *plot_title(const SimSweep *sw)
@@ -246,7 +248,7 @@ static void draw_sweep(cairo_t *cr, const SimSweep *sw, const SimSlo *slo)
     if (xticks->len == 0) {
         cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
         viz_plot_label(cr, PLOT_W / 2, PLOT_H / 2, 14, 0.5, false,
-                "no configuration ran: nothing to plot");
+                       "no configuration ran: nothing to plot");
         return;
     }
     /* Every x value swept gets a tick when there are few; else 1-2-5. */
@@ -263,7 +265,7 @@ static void draw_sweep(cairo_t *cr, const SimSweep *sw, const SimSlo *slo)
     if (!(lmax > 0))
         lmin = lmax = 1;
     VizScale ls = {pow(10, floor(log10(lmin))), pow(10, ceil(log10(lmax))),
-                true};
+                   true};
     if (ls.hi <= ls.lo)
         ls.hi = ls.lo * 10;
 
@@ -280,8 +282,7 @@ static void draw_sweep(cairo_t *cr, const SimSweep *sw, const SimSlo *slo)
         t_obj ? g_strdup_printf("dashed: objective >= %g/s", slo->throughput)
               : NULL;
     g_autofree char *l_title = g_strdup_printf(
-        "p99 latency of the worst process (ms, log scale)%s",
-        l_obj ? ";" : "");
+        "p99 latency of the worst process (ms, log scale)%s", l_obj ? ";" : "");
     g_autofree char *l_note =
         l_obj ? g_strdup_printf("dashed: objective <= %g ms", slo->p99_ms)
               : NULL;
@@ -303,8 +304,8 @@ static void draw_sweep(cairo_t *cr, const SimSweep *sw, const SimSlo *slo)
     viz_plot_frame(cr, &bottom);
 
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-    viz_plot_label(cr, (bottom.x0 + bottom.x1) / 2, bottom.y1 + 40, 12, 0.5, false,
-            "processes sharing the GPU");
+    viz_plot_label(cr, (bottom.x0 + bottom.x1) / 2, bottom.y1 + 40, 12, 0.5,
+                   false, "processes sharing the GPU");
     draw_legend(cr, ser, x1 + 24, top.y0);
     series_free(ser);
 }
@@ -343,8 +344,8 @@ bool sim_sweep_plot_write(const SimSweep *sw, const SimSlo *slo,
     g_autoptr(GError) e = NULL;
     g_autoptr(GBytes) b = render(sw, slo, fmt, &e);
     if (!b) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot draw %s: %s",
-                    path, e->message);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot draw %s: %s", path,
+                    e->message);
         return false;
     }
     gsize n = 0;

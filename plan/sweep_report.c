@@ -68,7 +68,8 @@ static char *pct_cell(const SimSweepRow *r)
         const SimSweepProc *p = &r->procs[i];
         bool seen = p->fixed || p->thread_pct <= 0;
         for (uint32_t j = 0; j < i && !seen; j++)
-            seen = !r->procs[j].fixed && r->procs[j].thread_pct == p->thread_pct;
+            seen =
+                !r->procs[j].fixed && r->procs[j].thread_pct == p->thread_pct;
         if (!seen) {
             g_string_append_printf(v, "%s%.3g", distinct ? "/" : "",
                                    p->thread_pct);
@@ -162,9 +163,8 @@ static void text_block(const SimSweep *sw, const SimSlo *slo, uint32_t w,
                            "%9s  %9s  %9s  %9s  %7s  %4s  %s%s\n",
                            "#", "mode", "thread%", "conn", "N", "procs",
                            "iters/s", "p50_ms", "p90_ms", "p99_ms", "mean_ms",
-                           "worst_p99",
-                           "mem_GiB", "fits", with_slo ? "SLO  " : "",
-                           "limits");
+                           "worst_p99", "mem_GiB", "fits",
+                           with_slo ? "SLO  " : "", "limits");
     g_autoptr(GArray) failed = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     GArray *by_limit[SIM_SWEEP_N_LIMITS];
     for (uint32_t b = 0; b < SIM_SWEEP_N_LIMITS; b++)
@@ -198,7 +198,8 @@ static void text_block(const SimSweep *sw, const SimSlo *slo, uint32_t w,
             "%9.3f  %9.3f  %9.3f  %7.2f  %4s  %s%s\n",
             i, sim_share_mode_name(r->cfg.mode), pct, conn, r->cfg.n,
             r->n_procs, r->throughput, ms(r->p50_ns), ms(r->p90_ns),
-            ms(r->p99_ns), ms(r->mean_ns), ms(r->p99_worst_ns), r->mem_used_bytes / 1073741824.0,
+            ms(r->p99_ns), ms(r->mean_ns), ms(r->p99_worst_ns),
+            r->mem_used_bytes / 1073741824.0,
             sim_sweep_row_fits_memory(r) ? "yes" : "no", slo_cell, lim);
     }
     bool header = false;
@@ -215,7 +216,8 @@ static void text_block(const SimSweep *sw, const SimSlo *slo, uint32_t w,
             for (char **d = first->limit_details; d && *d; d++)
                 if (g_str_has_prefix(*d, sim_sweep_limit_name(1u << b)))
                     detail = *d + strlen(sim_sweep_limit_name(1u << b)) + 2;
-            g_string_append_printf(o, "    %s (", sim_sweep_limit_name(1u << b));
+            g_string_append_printf(o, "    %s (",
+                                   sim_sweep_limit_name(1u << b));
             append_ranges(o, idx);
             g_string_append_printf(o, "): %s\n", detail);
         }
@@ -227,9 +229,9 @@ static void text_block(const SimSweep *sw, const SimSlo *slo, uint32_t w,
     /* Group the failures by message: one line per distinct error. */
     g_autoptr(GPtrArray) msgs = g_ptr_array_new_with_free_func(g_free);
     for (guint k = 0; k < failed->len; k++)
-        g_ptr_array_add(msgs, sim_sweep_elide_copies(
-                                  sw->rows[g_array_index(failed, uint32_t, k)]
-                                      .error));
+        g_ptr_array_add(
+            msgs, sim_sweep_elide_copies(
+                      sw->rows[g_array_index(failed, uint32_t, k)].error));
     for (guint k = 0; k < failed->len; k++) {
         const char *msg = g_ptr_array_index(msgs, k);
         if (!msg)
@@ -258,10 +260,9 @@ void sim_sweep_report_slo_text(const SimSweep *sw, const SimSlo *slo,
     g_string_append_printf(o, "Objectives: %s\n", d);
     for (guint k = 0; k < answers->len; k++) {
         const SimSloAnswer *a = &g_array_index(answers, SimSloAnswer, k);
-        g_string_append_printf(o, "  %s on %s, %s:\n",
-                               workload(sw, a->workload)->source,
-                               gpu(sw, a->gpu)->name,
-                               sim_share_mode_name(a->mode));
+        g_string_append_printf(
+            o, "  %s on %s, %s:\n", workload(sw, a->workload)->source,
+            gpu(sw, a->gpu)->name, sim_share_mode_name(a->mode));
         if (a->best != SIM_SLO_NONE) {
             const SimSweepRow *r = &sw->rows[a->best];
             g_autofree char *kn = knobs(r);
@@ -269,8 +270,8 @@ void sim_sweep_report_slo_text(const SimSweep *sw, const SimSlo *slo,
                 o,
                 "    largest N = %u (%u processes) with %s: %.2f "
                 "iterations/s, worst p99 %.3f ms [config %u]\n",
-                r->cfg.n, r->n_procs, kn, r->throughput,
-                ms(r->p99_worst_ns), r->cfg.index);
+                r->cfg.n, r->n_procs, kn, r->throughput, ms(r->p99_worst_ns),
+                r->cfg.index);
             if (a->runner_up != SIM_SLO_NONE) {
                 const SimSweepRow *u = &sw->rows[a->runner_up];
                 g_autofree char *ku = knobs(u);
@@ -315,8 +316,8 @@ void sim_sweep_report_answer_text(const SimSweep *sw, const SimSlo *slo,
         return;
     g_string_append(o, "Answer\n");
     for (guint k = 0; k < answers->len; k++) {
-        g_autofree char *a = sim_slo_sentence(
-            sw, slo, &g_array_index(answers, SimSloAnswer, k));
+        g_autofree char *a =
+            sim_slo_sentence(sw, slo, &g_array_index(answers, SimSloAnswer, k));
         g_string_append_printf(o, "  %s\n", a);
     }
     g_string_append_c(o, '\n');
@@ -446,8 +447,9 @@ static cJSON *json_axes(const SimSweep *sw)
     }
     cJSON *m = cJSON_AddArrayToObject(a, "modes");
     for (guint i = 0; i < sp->modes->len; i++)
-        cJSON_AddItemToArray(m, cJSON_CreateString(sim_share_mode_name(
-                                    g_array_index(sp->modes, SimShareMode, i))));
+        cJSON_AddItemToArray(m,
+                             cJSON_CreateString(sim_share_mode_name(
+                                 g_array_index(sp->modes, SimShareMode, i))));
     cJSON *p = cJSON_AddArrayToObject(a, "thread_pct");
     for (guint i = 0; i < sp->pcts->len; i++) {
         g_autofree char *l = sim_sweep_pct_label(
@@ -484,8 +486,7 @@ char *sim_sweep_report_json(const SimSweep *sw, const SimSlo *slo,
             cJSON *co = cJSON_CreateObject();
             cJSON_AddStringToObject(co, "workload", sc->source);
             cJSON_AddStringToObject(co, "gpu", gpu(sw, g)->name);
-            cJSON_AddBoolToObject(co, "gpu_calibrated",
-                                  gpu(sw, g)->calibrated);
+            cJSON_AddBoolToObject(co, "gpu_calibrated", gpu(sw, g)->calibrated);
             if (sc->gpu_recorded)
                 cJSON_AddStringToObject(co, "gpu_recorded", sc->gpu_recorded);
             else
@@ -501,8 +502,7 @@ char *sim_sweep_report_json(const SimSweep *sw, const SimSlo *slo,
         if (slo->p99_ms > 0)
             cJSON_AddNumberToObject(s, "p99_worst_ms_max", slo->p99_ms);
         if (slo->throughput > 0)
-            cJSON_AddNumberToObject(s, "throughput_per_s_min",
-                                    slo->throughput);
+            cJSON_AddNumberToObject(s, "throughput_per_s_min", slo->throughput);
         cJSON *arr = cJSON_AddArrayToObject(s, "answers");
         for (guint k = 0; k < answers->len; k++) {
             const SimSloAnswer *a = &g_array_index(answers, SimSloAnswer, k);
@@ -513,11 +513,10 @@ char *sim_sweep_report_json(const SimSweep *sw, const SimSlo *slo,
             cJSON_AddStringToObject(ao, "mode", sim_share_mode_name(a->mode));
             g_autofree char *sentence = sim_slo_sentence(sw, slo, a);
             cJSON_AddStringToObject(ao, "answer", sentence);
-            const char *lim =
-                a->next != SIM_SLO_NONE
-                    ? sim_slo_limit_name(
-                          sim_slo_limited_by(slo, &sw->rows[a->next]))
-                    : NULL;
+            const char *lim = a->next != SIM_SLO_NONE
+                                  ? sim_slo_limit_name(sim_slo_limited_by(
+                                        slo, &sw->rows[a->next]))
+                                  : NULL;
             if (lim)
                 cJSON_AddStringToObject(ao, "limited_by", lim);
             else
@@ -624,22 +623,24 @@ bool sim_sweep_report_csv(const SimSweep *sw, const SimSlo *slo,
             continue;
         }
         g_string_append_printf(
-            o, "all,ok,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%s,%u,%u,"
-               "%u,%s,%s,,%s\n",
+            o,
+            "all,ok,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%s,%u,%u,"
+            "%u,%s,%s,,%s\n",
             r->throughput, ms(r->p50_ns), ms(r->p90_ns), ms(r->p99_ns),
-            ms(r->mean_ns), ms(r->p99_worst_ns),
-            ms(r->makespan_ns), mib(r->mem_used_bytes),
-            mib(r->mem_device_bytes), fits, r->started, r->refused,
-            r->killed, lim, meets, cal);
+            ms(r->mean_ns), ms(r->p99_worst_ns), ms(r->makespan_ns),
+            mib(r->mem_used_bytes), mib(r->mem_device_bytes), fits, r->started,
+            r->refused, r->killed, lim, meets, cal);
         for (uint32_t k = 0; k < r->n_procs && r->procs; k++) {
             const SimSweepProc *p = &r->procs[k];
             csv_config_cols(o, sw, r, p->thread_pct);
             csv_field(o, p->name);
             g_string_append_printf(
-                o, ",%s,%.3f,%.6f,%.6f,%.6f,%.6f,,,%.1f,%.1f,%s,%u,%u,%u,%s,%s,",
+                o,
+                ",%s,%.3f,%.6f,%.6f,%.6f,%.6f,,,%.1f,%.1f,%s,%u,%u,%u,%s,%s,",
                 status_name(p->status), p->throughput, ms(p->p50_ns),
-                ms(p->p90_ns), ms(p->p99_ns), ms(p->mean_ns), mib(p->mem_bytes), mib(r->mem_device_bytes),
-                fits, r->started, r->refused, r->killed, lim, meets);
+                ms(p->p90_ns), ms(p->p99_ns), ms(p->mean_ns), mib(p->mem_bytes),
+                mib(r->mem_device_bytes), fits, r->started, r->refused,
+                r->killed, lim, meets);
             csv_field(o, p->reason);
             g_string_append_printf(o, ",%s\n", cal);
         }
@@ -742,10 +743,9 @@ bool sim_sweep_report_html(const SimSweep *sw, const SimSlo *slo,
 
     g_string_append(o, "<h2>Configurations</h2>\n<table>\n<tr>");
     static const char *const cols[] = {
-        "#", "workload", "GPU", "mode", "thread%", "conn", "N", "procs",
-        "iters/s", "p50 ms", "p90 ms", "p99 ms", "mean ms", "worst p99 ms",
-        "mem GiB", "fits",
-        "SLO", "limits"};
+        "#",       "workload",     "GPU",     "mode",   "thread%", "conn",
+        "N",       "procs",        "iters/s", "p50 ms", "p90 ms",  "p99 ms",
+        "mean ms", "worst p99 ms", "mem GiB", "fits",   "SLO",     "limits"};
     for (size_t c = 0; c < G_N_ELEMENTS(cols); c++) {
         if (!with_slo && !strcmp(cols[c], "SLO"))
             continue;
@@ -785,7 +785,8 @@ bool sim_sweep_report_html(const SimSweep *sw, const SimSlo *slo,
                 "<td>%.2f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>"
                 "<td>%.3f</td><td>%.3f</td><td>%.2f</td><td>%s</td>",
                 r->throughput, ms(r->p50_ns), ms(r->p90_ns), ms(r->p99_ns),
-                ms(r->mean_ns), ms(r->p99_worst_ns), r->mem_used_bytes / 1073741824.0,
+                ms(r->mean_ns), ms(r->p99_worst_ns),
+                r->mem_used_bytes / 1073741824.0,
                 sim_sweep_row_fits_memory(r) ? "yes" : "no");
         if (with_slo)
             g_string_append_printf(o, "<td>%s</td>", meets ? "yes" : "no");

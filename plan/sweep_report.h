@@ -51,8 +51,8 @@ bool sim_sweep_report_html(const SimSweep *sw, const SimSlo *slo,
 /* What the sweep's outputs are written from. */
 typedef struct {
     const SimSweep *sw;
-    const SimSlo *slo;      /* nullable */
-    const GArray *answers;  /* SimSloAnswer, or NULL without objectives */
+    const SimSlo *slo;     /* nullable */
+    const GArray *answers; /* SimSloAnswer, or NULL without objectives */
 } SimSweepOutputs;
 
 /* The sweep's output formats, in the order they are written: csv, json,

@@ -51,8 +51,8 @@ typedef struct {
 static bool read_part(const SimJsonDoc *doc, const cJSON *obj, uint32_t i,
                       Part *p, GError **error)
 {
-    static const char *const keys[] = {"file",   "count", "name", "thread_pct",
-                                       "mps",    "mem_mib", NULL};
+    static const char *const keys[] = {"file", "count",   "name", "thread_pct",
+                                       "mps",  "mem_mib", NULL};
     g_autofree char *what = g_strdup_printf("part %u", i);
     *p = (Part){NULL, NULL, 1, -1, -1, -1};
     bool mps = false;
@@ -60,8 +60,8 @@ static bool read_part(const SimJsonDoc *doc, const cJSON *obj, uint32_t i,
         return sim_json_fail(doc, obj, error, "%s: not an object", what);
     if (!sim_json_check_keys(doc, obj, keys, what, error) ||
         !sim_json_get_string(doc, obj, "file", what, true, &p->file, error) ||
-        !sim_json_get_u32(doc, obj, "count", what, false, 1, 100000,
-                          &p->count, error) ||
+        !sim_json_get_u32(doc, obj, "count", what, false, 1, 100000, &p->count,
+                          error) ||
         !sim_json_get_string(doc, obj, "name", what, false, &p->name, error) ||
         !sim_json_get_double(doc, obj, "thread_pct", what, false, 0, 100,
                              &p->thread_pct, error) ||
@@ -87,9 +87,9 @@ static bool read_part(const SimJsonDoc *doc, const cJSON *obj, uint32_t i,
 static char *unique_name(const SimScenario *all, const char *name, uint32_t k)
 {
     for (guint j = 0; j < all->processes->len; j++)
-        if (!strcmp(((SimProcessSpec *)g_ptr_array_index(all->processes, j))
-                        ->name,
-                    name))
+        if (!strcmp(
+                ((SimProcessSpec *)g_ptr_array_index(all->processes, j))->name,
+                name))
             return g_strdup_printf("%s (part %u)", name, k);
     return g_strdup(name);
 }
@@ -160,15 +160,15 @@ static bool same_origin(const SimJsonDoc *doc, const cJSON *node,
 }
 
 static SimScenario *join(const SimJsonDoc *doc, const cJSON *parts,
-                         const char *path, const PrepOptions *o,
-                         GError **error)
+                         const char *path, const PrepOptions *o, GError **error)
 {
     g_autofree char *dir = g_path_get_dirname(path);
     g_autoptr(SimScenario) all = NULL;
     g_autoptr(SimScenario) first = NULL; /* the first part, as prepared */
     uint32_t k = 0;
     const cJSON *node;
-    cJSON_ArrayForEach(node, parts) {
+    cJSON_ArrayForEach(node, parts)
+    {
         Part p;
         if (!read_part(doc, node, k, &p, error))
             return NULL;
@@ -204,8 +204,8 @@ SimScenario *prep_workload_load(const char *path, const PrepOptions *o,
     g_autoptr(SimJsonDoc) doc = sim_json_doc_load(path, error);
     if (!doc)
         return NULL;
-    static const char *const keys[] = {"hqsim_workload", "description",
-                                       "parts", NULL};
+    static const char *const keys[] = {"hqsim_workload", "description", "parts",
+                                       NULL};
     uint32_t version = 0;
     const char *description = NULL;
     if (!cJSON_IsObject(doc->root)) {

@@ -43,7 +43,7 @@ static const LimitRow rows[SIM_BOUND_N] = {
                           "blocks of one kernel (grid x * y * z)"},
     [SIM_BOUND_EVENTS] = {"events", 20000000,
                           "engine events one run processes (at least "
-                           "256 per op it simulates)"},
+                          "256 per op it simulates)"},
     [SIM_BOUND_SIM_TIME_S] = {"sim_time_s", 1000,
                               "simulated seconds before a run stops"},
     [SIM_BOUND_SAMPLES] = {"samples", 1000000,
@@ -138,8 +138,10 @@ bool sim_limit_set_arg(const char *arg, GError **error)
         unsigned long long v = strtoull(s, &end, 10);
         uint64_t mult = 1;
         if (end && *end && !end[1])
-            mult = *end == 'k' ? 1000 : *end == 'M' ? 1000000
-                   : *end == 'G' ? 1000000000 : 0;
+            mult = *end == 'k'   ? 1000
+                   : *end == 'M' ? 1000000
+                   : *end == 'G' ? 1000000000
+                                 : 0;
         else if (end && *end)
             mult = 0;
         if (!*s || *s == '-' || errno || mult == 0 || v == 0 ||
@@ -177,10 +179,9 @@ char *sim_limits_describe(void)
 
 char *sim_limit_hint(SimBound which)
 {
-    return g_strdup_printf("(limit '%s' = %llu; raise it with --limit %s=N)",
-                           rows[which].name,
-                           (unsigned long long)sim_limit(which),
-                           rows[which].name);
+    return g_strdup_printf(
+        "(limit '%s' = %llu; raise it with --limit %s=N)", rows[which].name,
+        (unsigned long long)sim_limit(which), rows[which].name);
 }
 
 bool sim_limit_fail(GError **error, SimBound which, const char *fmt, ...)

@@ -101,11 +101,11 @@ void eng_record_new(Engine *E, OpInst *in, const char *name)
     r.kind = op->kind;
     r.ctx = P->ctx->index;
     r.queue = (int32_t)(in->queue - P->queue_base);
-    r.name = name                      ? name
-             : op->kind == SIM_OP_KERNEL ? sim_result_intern(E->res,
-                                                             op->u.kernel.name)
-             : op->kind == SIM_OP_COPY   ? sim_copy_dir_name(op->u.copy.dir)
-                                         : sim_op_kind_name(op->kind);
+    r.name = name ? name
+             : op->kind == SIM_OP_KERNEL
+                 ? sim_result_intern(E->res, op->u.kernel.name)
+             : op->kind == SIM_OP_COPY ? sim_copy_dir_name(op->u.copy.dir)
+                                       : sim_op_kind_name(op->kind);
     r.issue_ns = in->issue;
     r.start_ns = r.end_ns = E->now;
     r.sm_set = SIM_NO_INDEX;
@@ -209,7 +209,8 @@ Ctx *eng_ctx_new(Engine *E, const char *name, bool mps_server, uint64_t mem)
 static void ctx_free(Engine *E, Ctx *c)
 {
     for (guint i = 0; i < c->queues->len; i++)
-        sim_eventq_cancel(&E->q, &((Queue *)g_ptr_array_index(c->queues, i))->ev);
+        sim_eventq_cancel(&E->q,
+                          &((Queue *)g_ptr_array_index(c->queues, i))->ev);
     sm_free_ctx(E, c);
     g_ptr_array_free(c->queues, TRUE);
     g_free(c->client_cap);
@@ -238,8 +239,7 @@ void eng_refuse(Engine *E, Proc *P, const char *fmt, ...)
 
 static uint32_t proc_connections(const Engine *E, const Proc *P)
 {
-    uint32_t c = E->opt.connections ? E->opt.connections
-                                    : P->spec->connections;
+    uint32_t c = E->opt.connections ? E->opt.connections : P->spec->connections;
     if (!c)
         c = P->share->default_connections(E->m);
     return MIN(c, E->m->connections_max);
@@ -264,16 +264,15 @@ static void proc_start(Engine *E, Proc *P)
         for (uint32_t i = 0; i < E->n_procs; i++)
             holding += E->procs[i].mem_bytes > 0;
         eng_refuse(E, P,
-               "out of device memory: it needs %.0f MiB (%.0f MiB "
-               "allocations + %.0f MiB %s), %.0f MiB of %.0f MiB are free "
-               "(%.0f MiB in use by the %u processes started before it and "
-               "their contexts)",
-               need / 1048576.0, alloc / 1048576.0,
-               (need - alloc) / 1048576.0,
-               P->share->overhead(E),
-               (m->device_mem_bytes - E->mem_used) / 1048576.0,
-               m->device_mem_bytes / 1048576.0, E->mem_used / 1048576.0,
-               holding);
+                   "out of device memory: it needs %.0f MiB (%.0f MiB "
+                   "allocations + %.0f MiB %s), %.0f MiB of %.0f MiB are free "
+                   "(%.0f MiB in use by the %u processes started before it and "
+                   "their contexts)",
+                   need / 1048576.0, alloc / 1048576.0,
+                   (need - alloc) / 1048576.0, P->share->overhead(E),
+                   (m->device_mem_bytes - E->mem_used) / 1048576.0,
+                   m->device_mem_bytes / 1048576.0, E->mem_used / 1048576.0,
+                   holding);
         return;
     }
     E->mem_used += need;
@@ -485,8 +484,8 @@ static void start_next_iteration(Engine *E, Proc *P)
     P->pc = 0;
     /* this request's jitter row (open loop: also while it waits) */
     if (E->jitter)
-        P->jit_row = sim_jitter_row(sp->jitter, E->seed, P->index,
-                                    P->iteration);
+        P->jit_row =
+            sim_jitter_row(sp->jitter, E->seed, P->index, P->iteration);
     if (sp->arrivals.kind != SIM_ARRIVALS_NONE) {
         if (P->next_arrival >= P->n_arrivals) {
             proc_finish(E, P);
@@ -569,8 +568,8 @@ static void host_run(Engine *E, Proc *P)
             P->wait = op->kind == SIM_OP_STREAM_SYNC   ? WAIT_STREAM
                       : op->kind == SIM_OP_DEVICE_SYNC ? WAIT_DEVICE
                                                        : WAIT_EVENT;
-            P->wait_arg = op->kind == SIM_OP_STREAM_SYNC ? op->stream
-                                                         : op->event;
+            P->wait_arg =
+                op->kind == SIM_OP_STREAM_SYNC ? op->stream : op->event;
             if (op->kind == SIM_OP_EVENT_SYNC) {
                 const EventRt *ev = &P->events[op->event];
                 P->wait_seq = ev->records ? ev->records : 1;
@@ -586,8 +585,7 @@ static void host_run(Engine *E, Proc *P)
                 host_work(E, P, a);
             break;
         }
-        default:
-            g_assert_not_reached();
+        default: g_assert_not_reached();
         }
     }
 }
@@ -716,8 +714,7 @@ static void queue_pump(Engine *E, Queue *q)
             queue_pop(q);
             copy_submit(E, in);
             break;
-        default:
-            g_assert_not_reached();
+        default: g_assert_not_reached();
         }
     }
 }
@@ -1018,10 +1015,9 @@ static void describe_deadlock(Engine *E, GString *msg)
         if (P->host == HOST_WAIT && P->spec->n_ops > 0) {
             g_autofree char *where =
                 op_where(E, P, MIN(P->pc, P->spec->n_ops - 1));
-            g_string_append_printf(msg, "\n  host of '%s' waits at %s",
-                                   P->spec->name,
-                                   P->pc < P->spec->n_ops ? where
-                                                          : "end of iteration");
+            g_string_append_printf(
+                msg, "\n  host of '%s' waits at %s", P->spec->name,
+                P->pc < P->spec->n_ops ? where : "end of iteration");
         }
     }
     for (guint c = 0; c < E->ctxs->len; c++) {
@@ -1228,8 +1224,7 @@ static uint64_t count_gpu_ops(const Engine *E)
 
 static void report_progress(const Engine *E, bool finished)
 {
-    SimProgress p = {E->now, E->n_events, E->ops_done, finished,
-                     E->ops_total};
+    SimProgress p = {E->now, E->n_events, E->ops_done, finished, E->ops_total};
     E->opt.progress(E->opt.progress_data, &p);
 }
 
@@ -1325,9 +1320,9 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     sim_event_init(&E.ev_yield, EV_YIELD, &E);
     met_init(&E);
     copy_init(&E);
-    host_cpu_init(&E, E.opt.host_cores    ? E.opt.host_cores
-                      : sc->host_cores    ? sc->host_cores
-                                          : m->host_cores);
+    host_cpu_init(&E, E.opt.host_cores ? E.opt.host_cores
+                      : sc->host_cores ? sc->host_cores
+                                       : m->host_cores);
     for (uint32_t i = 0; i < E.n_procs; i++) {
         Proc *P = &E.procs[i];
         P->spec = g_ptr_array_index(sc->processes, i);
@@ -1375,7 +1370,7 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
             break;
         SimEvent *nx = sim_eventq_peek(&E.q);
         if (nx && nx->when == E.now)
-            continue; /* finish this instant before deciding anything */
+            continue;      /* finish this instant before deciding anything */
         E.settling = true; /* SMs in steady state ask (engine_steady.c) */
         settle(&E);
         E.settling = false;
@@ -1399,8 +1394,8 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
                             "is left but nothing can run",
                             sc->source, sim_time_to_ms(E.now));
             describe_deadlock(&E, msg);
-            E.error = g_error_new(SIM_ERROR, SIM_ERROR_DEADLOCK, "%s",
-                                  msg->str);
+            E.error =
+                g_error_new(SIM_ERROR, SIM_ERROR_DEADLOCK, "%s", msg->str);
         }
     }
     SimResult *r = E.res;

@@ -51,19 +51,19 @@ typedef struct {
 
 typedef struct {
     SimShareMode mode;
-    uint32_t connections;      /* 0: per process / model default */
-    double active_thread_pct;  /* 0: as the scenario; else for every MPS
+    uint32_t connections;     /* 0: per process / model default */
+    double active_thread_pct; /* 0: as the scenario; else for every MPS
                                   client */
-    bool record_ops;           /* fill SimResult.ops */
-    bool record_timeline;      /* fill SimResult.sm_timeline */
-    uint64_t seed;             /* 0: the scenario's seed */
-    SimTime time_limit_ns;     /* 0: none; else stop with an error */
-    uint32_t host_cores;       /* CPU cores the host threads share; 0: the
+    bool record_ops;          /* fill SimResult.ops */
+    bool record_timeline;     /* fill SimResult.sm_timeline */
+    uint64_t seed;            /* 0: the scenario's seed */
+    SimTime time_limit_ns;    /* 0: none; else stop with an error */
+    uint32_t host_cores;      /* CPU cores the host threads share; 0: the
                                   scenario's, else the model's, else
                                   unlimited (sim/engine_host.c) */
-    bool no_jitter;            /* ignore the processes' jitter: every
+    bool no_jitter;           /* ignore the processes' jitter: every
                                   request as specified (sim/jitter.h) */
-    bool check_invariants;     /* verify the engine's internal invariants
+    bool check_invariants;    /* verify the engine's internal invariants
                                   after every instant (tests; slow) */
     /* Optional hook (NULL: none), called from the event loop every
      * SIM_PROGRESS_EVENTS events and once at the end, with @progress_data.

@@ -184,8 +184,7 @@ void ctx_work_arrived(Engine *E, Ctx *c)
         }
         break;
     case GPU_DRAIN:
-    case GPU_SWITCH:
-        break; /* reconsidered when the switch completes */
+    case GPU_SWITCH: break; /* reconsidered when the switch completes */
     }
 }
 
@@ -239,8 +238,7 @@ void ctx_event(Engine *E, SimEvent *ev)
         activate(E, next);
         break;
     }
-    default:
-        g_assert_not_reached();
+    default: g_assert_not_reached();
     }
 }
 

@@ -88,8 +88,8 @@ void dram_prepare_kernel(const Engine *E, KernelRt *k, double alone_ns,
     const GpuModel *m = E->m;
     k->dram_p = 0;
     k->dram_speed_alone = 1;
-    if (!dram_enabled(m) || ks->wall_clock || ks->self_timed ||
-        alone_ns <= 0 || wave_blocks == 0)
+    if (!dram_enabled(m) || ks->wall_clock || ks->self_timed || alone_ns <= 0 ||
+        wave_blocks == 0)
         return;
     /* Its share of B when alone: bytes over its time, else the given
      * intensity, a share of the peak bandwidth (as Nsight Compute's DRAM
@@ -138,8 +138,7 @@ void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
         sm->dram_groups++;
 }
 
-void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k,
-                       uint32_t blocks)
+void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks)
 {
     if (k->dram_p <= 0)
         return;

@@ -32,17 +32,17 @@ struct NodeRt {
     GraphRt *g;
     uint32_t index;
     uint32_t deps_left;
-    SimTime ready;        /* latest dependency end + its spacing */
-    SimEvent ev;          /* EV_GNODE */
-    NodeRt *wait_next;     /* ctx->grid_wait link */
-    bool waiting;         /* on ctx->grid_wait */
+    SimTime ready;     /* latest dependency end + its spacing */
+    SimEvent ev;       /* EV_GNODE */
+    NodeRt *wait_next; /* ctx->grid_wait link */
+    bool waiting;      /* on ctx->grid_wait */
     bool done;
 };
 
 struct GraphRt {
-    OpInst *inst;         /* the graph op's instance */
+    OpInst *inst; /* the graph op's instance */
     const SimGraph *spec;
-    uint32_t left;        /* nodes not done */
+    uint32_t left; /* nodes not done */
     NodeRt nodes[];
 };
 
@@ -90,8 +90,8 @@ void graph_start(Engine *E, OpInst *in)
         n->deps_left = spec->nodes[i].n_deps;
         sim_event_init(&n->ev, EV_GNODE, n);
         if (n->deps_left == 0)
-            schedule_node(E, n, E->now + lat +
-                                    roots++ * E->m->graph_branch_stagger_ns);
+            schedule_node(
+                E, n, E->now + lat + roots++ * E->m->graph_branch_stagger_ns);
     }
 }
 
@@ -127,9 +127,8 @@ static void launch_node(Engine *E, NodeRt *n)
 {
     OpInst *in = node_inst(E, n);
     if (in->op->kind == SIM_OP_KERNEL)
-        eng_launch_kernel(E, in,
-                          eng_proc_mps(in->proc) ? E->m->mps_client_kernel_ns
-                                                 : 0);
+        eng_launch_kernel(
+            E, in, eng_proc_mps(in->proc) ? E->m->mps_client_kernel_ns : 0);
     else
         copy_submit(E, in);
 }
@@ -173,14 +172,15 @@ void graph_node_done(Engine *E, OpInst *node_inst)
     n->done = true;
     SimNodeKind from = spec->nodes[n->index].kind;
     uint32_t released = 0;
-    for (uint32_t s = spec->succ_off[n->index]; s < spec->succ_off[n->index + 1];
-         s++) {
+    for (uint32_t s = spec->succ_off[n->index];
+         s < spec->succ_off[n->index + 1]; s++) {
         NodeRt *x = &g->nodes[spec->succ[s]];
-        SimTime t = E->now + graph_spacing(E, P, from, spec->nodes[x->index].kind);
+        SimTime t =
+            E->now + graph_spacing(E, P, from, spec->nodes[x->index].kind);
         x->ready = MAX(x->ready, t);
         if (--x->deps_left == 0)
-            schedule_node(E, x, x->ready + released++ *
-                                               E->m->graph_branch_stagger_ns);
+            schedule_node(
+                E, x, x->ready + released++ * E->m->graph_branch_stagger_ns);
     }
     if (--g->left > 0)
         return;

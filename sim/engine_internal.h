@@ -48,13 +48,13 @@ typedef struct NodeRt NodeRt;
 
 /* Where an issued op is in its life. */
 typedef enum {
-    INST_QUEUED,       /* in a hardware queue */
-    INST_LAUNCHING,    /* kernel: left the queue, launch latency running */
-    INST_PENDING,      /* kernel: admitted, blocks left to dispatch */
-    INST_RUNNING,      /* kernel: all blocks dispatched */
-    INST_COPY_WAIT,    /* copy: waiting for a copy engine */
-    INST_COPY_RUN,     /* copy: on a copy engine */
-    INST_GRAPH,        /* graph op: left its queue, its nodes are running */
+    INST_QUEUED,    /* in a hardware queue */
+    INST_LAUNCHING, /* kernel: left the queue, launch latency running */
+    INST_PENDING,   /* kernel: admitted, blocks left to dispatch */
+    INST_RUNNING,   /* kernel: all blocks dispatched */
+    INST_COPY_WAIT, /* copy: waiting for a copy engine */
+    INST_COPY_RUN,  /* copy: on a copy engine */
+    INST_GRAPH,     /* graph op: left its queue, its nodes are running */
 } InstState;
 
 /* One issued GPU op (kernel, copy, event record, event wait). */
@@ -63,28 +63,28 @@ typedef struct OpInst {
     Proc *proc;
     uint32_t op_index;
     uint32_t iteration;
-    uint64_t stream_seq;      /* position in its stream: it may start once
+    uint64_t stream_seq; /* position in its stream: it may start once
                                  stream->completed == stream_seq */
-    uint32_t event_seq;       /* record: its 1-based record number;
+    uint32_t event_seq;  /* record: its 1-based record number;
                                  wait: the record number it waits for */
-    uint32_t record;          /* index into result ops, or SIM_NO_INDEX */
-    uint32_t queue;           /* queue index within the context */
+    uint32_t record;     /* index into result ops, or SIM_NO_INDEX */
+    uint32_t queue;      /* queue index within the context */
     InstState state;
-    bool dead;                /* killed by a fault: skip, never complete */
+    bool dead; /* killed by a fault: skip, never complete */
     SimTime issue;
-    SimTime visible;          /* issue + submit latency: when the GPU's
+    SimTime visible;              /* issue + submit latency: when the GPU's
                                  front end can see it in its queue */
-    SimTime start;            /* copies: when it started moving data */
-    double copy_left;         /* copies: ns of transfer left at full
+    SimTime start;                /* copies: when it started moving data */
+    double copy_left;             /* copies: ns of transfer left at full
                                  bandwidth */
-    double scale;             /* kernels and copies: their jitter factor
+    double scale;                 /* kernels and copies: their jitter factor
                                  (1: as specified; sim/jitter.h) */
-    KernelRt *k;              /* kernels */
-    GraphRt *graph;           /* graph op: its nodes' state (INST_GRAPH) */
-    NodeRt *gnode;             /* a graph node's own instance: its node
+    KernelRt *k;                  /* kernels */
+    GraphRt *graph;               /* graph op: its nodes' state (INST_GRAPH) */
+    NodeRt *gnode;                /* a graph node's own instance: its node
                                  (it is not in its stream's order) */
-    uint32_t node;            /* graph node index, or SIM_NO_INDEX */
-    struct OpInst *qnext;     /* hardware queue / copy queue link */
+    uint32_t node;                /* graph node index, or SIM_NO_INDEX */
+    struct OpInst *qnext;         /* hardware queue / copy queue link */
     struct OpInst *pprev, *pnext; /* the process's live list */
 } OpInst;
 
@@ -95,29 +95,29 @@ struct KernelRt {
     Proc *proc;
     SimBlockNeeds needs;
     uint64_t blocks, dispatched, done;
-    double work;          /* per block, in ns at full rate */
-    double w;             /* load per block, in warps (engine_sm.c) */
-    double speed_alone;   /* per-warp speed on an SM when it runs alone,
+    double work;             /* per block, in ns at full rate */
+    double w;                /* load per block, in warps (engine_sm.c) */
+    double speed_alone;      /* per-warp speed on an SM when it runs alone,
                              at which its work is measured */
-    double issue_frac;    /* share of its time alone its warps spend
+    double issue_frac;       /* share of its time alone its warps spend
                              issuing (1 without an SM intensity): only that
                              part is slowed by a busier SM */
-    bool fixed_time;      /* wall_clock or self_timed: never slowed */
-    bool greedy;          /* its warps issue more than dependent chains
+    bool fixed_time;         /* wall_clock or self_timed: never slowed */
+    bool greedy;             /* its warps issue more than dependent chains
                              would: they hold the SM's schedulers
                              (engine_issue.c) */
-    double dram_p;        /* DRAM pressure per resident block, in units of
+    double dram_p;           /* DRAM pressure per resident block, in units of
                              the achievable bandwidth; 0: none (engine_dram.c) */
     double dram_speed_alone; /* bandwidth per unit pressure when alone */
-    uint32_t occ;         /* its blocks per SM on an empty SM */
-    uint32_t carveout;    /* shared-memory carveout it asks for (bytes) */
+    uint32_t occ;            /* its blocks per SM on an empty SM */
+    uint32_t carveout;       /* shared-memory carveout it asks for (bytes) */
     int priority;
     uint64_t admit_seq;
-    SimTime start;        /* first block placed (SIM_TIME_NEVER before) */
-    uint64_t *smset;      /* bitmap of SMs that ran a block */
+    SimTime start;   /* first block placed (SIM_TIME_NEVER before) */
+    uint64_t *smset; /* bitmap of SMs that ran a block */
     uint32_t sms_used;
-    SimEvent ev;          /* EV_ADMIT */
-    KernelRt *prev, *next;/* ctx pending list, ordered (priority, seq) */
+    SimEvent ev;           /* EV_ADMIT */
+    KernelRt *prev, *next; /* ctx pending list, ordered (priority, seq) */
     bool in_pending;
     bool faulted;
     Cohort *last_cohort;  /* the cohort of its latest placement instant */
@@ -138,14 +138,14 @@ typedef struct Group {
     KernelRt *k;
     SmRt *sm;
     uint32_t count;
-    double remaining;     /* work per block left (loose groups only) */
-    double speed;         /* per-warp speed of its warps on its SM, in
+    double remaining; /* work per block left (loose groups only) */
+    double speed;     /* per-warp speed of its warps on its SM, in
                              lone-warp speeds (engine_issue.c) */
     SimTime placed;
     uint8_t sub_warps[SIM_MAX_SUBPARTITIONS]; /* warps per register
                                                  sub-partition, all blocks */
-    struct Group *next;   /* the SM's groups */
-    Cohort *cohort;       /* NULL: a loose group, timed by its SM's event */
+    struct Group *next;                       /* the SM's groups */
+    Cohort *cohort; /* NULL: a loose group, timed by its SM's event */
     struct Group *cprev, *cnext; /* the cohort's groups */
 } Group;
 
@@ -174,24 +174,24 @@ struct Cohort {
     uint64_t claim;       /* beside: the blocks it counted ahead */
     Group *groups;
     uint32_t n;
-    SimEvent ev;          /* EV_COHORT */
-    Cohort *prev, *next;  /* the context's cohorts */
+    SimEvent ev;         /* EV_COHORT */
+    Cohort *prev, *next; /* the context's cohorts */
 };
 
 /* An SM's steady state beside co-runners (engine_steady.c): the snapshot
  * of its latest placement of a kernel's group and, while on, the periods it
  * stands for. */
 typedef struct {
-    KernelRt *k;          /* kernel of the snapshot (NULL: none) */
-    SimTime t;            /* when that group was placed */
-    uint64_t mods;        /* the SM's mods just after */
-    uint32_t count;       /* its blocks */
-    double load_before;   /* the SM's load before the placement, after */
+    KernelRt *k;        /* kernel of the snapshot (NULL: none) */
+    SimTime t;          /* when that group was placed */
+    uint64_t mods;      /* the SM's mods just after */
+    uint32_t count;     /* its blocks */
+    double load_before; /* the SM's load before the placement, after */
     double load, speed;
-    double rem;           /* the group's work per block left when placed */
-    bool on;              /* standing for whole periods ahead */
-    SimTime t1, period;   /* on: placed at t1, repeats every period ns */
-    uint64_t periods;     /* on: how many periods its event stands for */
+    double rem;         /* the group's work per block left when placed */
+    bool on;            /* standing for whole periods ahead */
+    SimTime t1, period; /* on: placed at t1, repeats every period ns */
+    uint64_t periods;   /* on: how many periods its event stands for */
 } SmSteady;
 
 /* One SM as seen by one context.  Contexts never run at the same time, so
@@ -199,29 +199,29 @@ typedef struct {
 struct SmRt {
     Ctx *ctx;
     uint32_t id;
-    uint32_t rank;        /* its position in the model's dispatch order */
+    uint32_t rank; /* its position in the model's dispatch order */
     uint32_t free_warps, free_blocks;
-    uint32_t carveout;    /* bytes of shared memory the SM is configured
+    uint32_t carveout;  /* bytes of shared memory the SM is configured
                              for: set by the first block placed on it when
                              idle, 0 while idle */
-    uint32_t used_smem;   /* allocated by resident blocks */
+    uint32_t used_smem; /* allocated by resident blocks */
     uint32_t free_regs[SIM_MAX_SUBPARTITIONS];
-    uint32_t warps;       /* resident warps */
-    double load;          /* sum of resident blocks' load (warps) */
-    double speed;         /* per-warp speed at that load (1: lone warp) */
-    SimTime last;         /* progress accounted up to here */
+    uint32_t warps; /* resident warps */
+    double load;    /* sum of resident blocks' load (warps) */
+    double speed;   /* per-warp speed at that load (1: lone warp) */
+    SimTime last;   /* progress accounted up to here */
     Group *groups;
-    SimEvent ev;          /* EV_SM */
-    bool resched;         /* on E->resched: its event needs recomputing */
+    SimEvent ev;             /* EV_SM */
+    bool resched;            /* on E->resched: its event needs recomputing */
     uint16_t *client_blocks; /* MPS server: resident blocks per client */
-    uint32_t dram_groups; /* groups of kernels with DRAM pressure */
-    uint64_t released;    /* ctx->release_epoch of its latest release (0:
+    uint32_t dram_groups;    /* groups of kernels with DRAM pressure */
+    uint64_t released;       /* ctx->release_epoch of its latest release (0:
                              never released) */
     struct SmRt *rel_prev, *rel_next; /* the context's release list */
-    uint64_t mods;        /* groups added or removed, loosened, frozen or
+    uint64_t mods;      /* groups added or removed, loosened, frozen or
                              thawed: any change that breaks a period */
-    double load_before;   /* load before the head group's first placement */
-    bool fresh_slowed;    /* the head group was slowed from its first block
+    double load_before; /* load before the head group's first placement */
+    bool fresh_slowed;  /* the head group was slowed from its first block
                              (so never in a cohort, however it was batched) */
     SmSteady st;
 };
@@ -229,9 +229,9 @@ struct SmRt {
 typedef struct Queue {
     OpInst *head, *tail;
     Ctx *ctx;
-    uint32_t index;       /* within its context */
-    bool dirty;           /* on the engine's pump worklist */
-    SimEvent ev;          /* EV_QUEUE: wake when the head becomes visible */
+    uint32_t index; /* within its context */
+    bool dirty;     /* on the engine's pump worklist */
+    SimEvent ev;    /* EV_QUEUE: wake when the head becomes visible */
 } Queue;
 
 /* A CUDA context: one per non-MPS process, one shared by all MPS clients. */
@@ -239,39 +239,39 @@ struct Ctx {
     uint32_t index;
     bool mps_server;
     const char *name;
-    SmRt *sms;            /* sm_count, indexed by SM id */
-    GPtrArray *queues;    /* Queue* */
+    SmRt *sms;         /* sm_count, indexed by SM id */
+    GPtrArray *queues; /* Queue* */
     KernelRt *pend_head, *pend_tail;
-    Cohort *cohorts;      /* live cohorts of this context */
-    uint32_t resident;    /* kernels holding a resident-grid slot */
-    uint32_t active;      /* kernels admitted and not complete ("work") */
-    uint32_t graphs;      /* graphs started and not complete: work too,
+    Cohort *cohorts;   /* live cohorts of this context */
+    uint32_t resident; /* kernels holding a resident-grid slot */
+    uint32_t active;   /* kernels admitted and not complete ("work") */
+    uint32_t graphs;   /* graphs started and not complete: work too,
                              between and beside their kernel nodes */
     uint64_t resident_blocks;
-    uint64_t state_bytes; /* registers + shared memory of resident blocks:
+    uint64_t state_bytes;    /* registers + shared memory of resident blocks:
                              what a mid-block preemption saves */
-    uint32_t n_clients;   /* MPS clients attached so far */
+    uint32_t n_clients;      /* MPS clients attached so far */
     uint32_t *client_cap;    /* SMs each client may use */
     uint32_t *client_in_use; /* SMs holding a block of each client */
     uint64_t **client_sms;   /* static assignment: each client's SM set
                                 (bitmap), NULL for dynamic */
     uint32_t static_next;    /* static assignment: next window start, as a
                                 position in dispatch order */
-    uint32_t rr_cursor;   /* round-robin placement */
-    uint64_t release_epoch; /* bumped whenever blocks release resources */
-    SmRt *rel_head;       /* SMs that ever released blocks, latest release
+    uint32_t rr_cursor;      /* round-robin placement */
+    uint64_t release_epoch;  /* bumped whenever blocks release resources */
+    SmRt *rel_head;          /* SMs that ever released blocks, latest release
                              first: those released after epoch e are a
                              prefix (incremental dispatch, engine_sm.c) */
-    bool frozen;          /* preempted (time-slicing) */
-    bool draining;        /* block-boundary preemption in progress */
-    bool limited;         /* some MPS client has an SM limit */
-    bool dirty;           /* dispatcher should run: on E's dirty FIFO */
-    Ctx *dirty_next;      /* next on that FIFO */
-    bool blocked_grids;   /* a queue waits for a resident-grid slot */
+    bool frozen;             /* preempted (time-slicing) */
+    bool draining;           /* block-boundary preemption in progress */
+    bool limited;            /* some MPS client has an SM limit */
+    bool dirty;              /* dispatcher should run: on E's dirty FIFO */
+    Ctx *dirty_next;         /* next on that FIFO */
+    bool blocked_grids;      /* a queue waits for a resident-grid slot */
     NodeRt *grid_wait, *grid_wait_tail; /* graph kernel nodes waiting for a
                                           resident-grid slot, FIFO */
     uint32_t live_procs;
-    uint32_t streams_mapped;  /* pre-Volta MPS: streams of all clients */
+    uint32_t streams_mapped; /* pre-Volta MPS: streams of all clients */
     uint64_t mem_bytes;
     double dram_pressure; /* sum of resident blocks' DRAM pressure */
     double dram_speed;    /* bandwidth per unit pressure at that pressure */
@@ -281,22 +281,22 @@ struct Ctx {
 
 typedef struct {
     uint64_t issued, completed;
-    uint32_t queue;       /* queue index within the process's context;
+    uint32_t queue; /* queue index within the process's context;
                              SIM_NO_INDEX until the stream's first op */
     int priority;
 } StreamRt;
 
 typedef struct {
-    uint32_t records;     /* record ops issued so far */
-    GArray *done;         /* uint8 per record number-1 */
+    uint32_t records; /* record ops issued so far */
+    GArray *done;     /* uint8 per record number-1 */
 } EventRt;
 
 typedef enum {
     HOST_NOT_STARTED,
-    HOST_READY,     /* about to execute ops[pc] */
-    HOST_BUSY,      /* in an API call or gap until its EV_HOST */
-    HOST_WAIT,      /* blocked on a condition */
-    HOST_ARRIVAL,   /* open loop: waiting for the next request */
+    HOST_READY,   /* about to execute ops[pc] */
+    HOST_BUSY,    /* in an API call or gap until its EV_HOST */
+    HOST_WAIT,    /* blocked on a condition */
+    HOST_ARRIVAL, /* open loop: waiting for the next request */
     HOST_DONE,
     HOST_DEAD,
 } HostState;
@@ -315,34 +315,34 @@ struct Proc {
     uint32_t index;
     const struct ShareOps *share; /* how it shares the GPU, from its start */
     Ctx *ctx;
-    uint32_t client;          /* MPS client number within the server */
+    uint32_t client; /* MPS client number within the server */
     uint32_t connections;
-    uint32_t queue_base;      /* first of its queues in ctx->queues */
-    uint32_t streams_used;    /* streams that have issued an op: the next
+    uint32_t queue_base;   /* first of its queues in ctx->queues */
+    uint32_t streams_used; /* streams that have issued an op: the next
                                  one maps to queue streams_used % conns */
     uint32_t copy_active[SIM_COPY_N_DIRS]; /* its copies moving data */
     StreamRt *streams;
     EventRt *events;
     HostState host;
-    bool after_wait;          /* ops[pc] is a sync whose wait is over */
-    bool issue_pending;       /* ops[pc]'s API call is over: issue it */
+    bool after_wait;    /* ops[pc] is a sync whose wait is over */
+    bool issue_pending; /* ops[pc]'s API call is over: issue it */
     uint32_t pc;
     uint32_t iteration;
-    SimTime iter_t0;          /* when the current iteration's clock began */
+    SimTime iter_t0; /* when the current iteration's clock began */
     WaitKind wait;
     uint32_t wait_arg, wait_seq;
     OpInst *wait_inst;
-    uint64_t outstanding;     /* issued GPU ops not complete */
-    OpInst *live;             /* list of its issued, unfinished ops */
-    SimTime *arrivals;        /* open loop request times */
+    uint64_t outstanding; /* issued GPU ops not complete */
+    OpInst *live;         /* list of its issued, unfinished ops */
+    SimTime *arrivals;    /* open loop request times */
     uint32_t n_arrivals, next_arrival;
     SimEvent ev_start, ev_host;
-    const double *jit_row;    /* this iteration's request jitter row, or
+    const double *jit_row; /* this iteration's request jitter row, or
                                  NULL (sim/jitter.h) */
-    double cpu_left;          /* engine_host.c: ns of CPU work left at a
+    double cpu_left;       /* engine_host.c: ns of CPU work left at a
                                  whole core's speed */
-    uint32_t cpu_slot;        /* its index in HostCpu.busy while on_cpu */
-    bool on_cpu;              /* doing host work on a shared core */
+    uint32_t cpu_slot;     /* its index in HostCpu.busy while on_cpu */
+    bool on_cpu;           /* doing host work on a shared core */
     bool started, alive;
     uint64_t mem_bytes;
 };
@@ -351,18 +351,18 @@ struct Proc {
  * which share the direction's bandwidth equally. */
 typedef struct CopyDir {
     SimCopyDir dir;
-    GQueue wait;          /* OpInst*, FIFO */
-    GPtrArray *active;    /* OpInst* moving data */
-    SimTime last;         /* progress accounted up to here */
-    SimTime busy_since;   /* start of the current busy period */
-    SimEvent ev;          /* EV_COPY: the earliest active copy finishes */
+    GQueue wait;        /* OpInst*, FIFO */
+    GPtrArray *active;  /* OpInst* moving data */
+    SimTime last;       /* progress accounted up to here */
+    SimTime busy_since; /* start of the current busy period */
+    SimEvent ev;        /* EV_COPY: the earliest active copy finishes */
 } CopyDir;
 
 typedef enum {
-    GPU_IDLE,      /* no context holds the GPU */
-    GPU_RUN,       /* cur holds it */
-    GPU_DRAIN,     /* cur finishes its resident blocks before a switch */
-    GPU_SWITCH,    /* switching to next */
+    GPU_IDLE,   /* no context holds the GPU */
+    GPU_RUN,    /* cur holds it */
+    GPU_DRAIN,  /* cur finishes its resident blocks before a switch */
+    GPU_SWITCH, /* switching to next */
 } GpuPhase;
 
 /* The host CPU (engine_host.c): host threads doing host work share
@@ -370,19 +370,19 @@ typedef enum {
  * processes or more), host work takes its own time. */
 typedef struct {
     uint32_t cores;
-    GPtrArray *busy;          /* Proc* with on_cpu */
-    SimTime last;             /* progress accounted up to here */
-    uint32_t share;           /* max(busy threads, cores): each busy
+    GPtrArray *busy; /* Proc* with on_cpu */
+    SimTime last;    /* progress accounted up to here */
+    uint32_t share;  /* max(busy threads, cores): each busy
                                  thread runs at cores / share of a core */
 } HostCpu;
 
 /* Running metric integrals (engine_metrics.c). */
 typedef struct {
-    uint32_t *phys_warps;     /* per SM: warps of the context on the GPU */
-    SimTime *since;           /* per SM: last change */
-    double warp_time;         /* sum over SMs of warps x ns */
-    double active_time;       /* sum over SMs of ns with >= 1 warp */
-    uint32_t executing;       /* kernels started and not finished */
+    uint32_t *phys_warps; /* per SM: warps of the context on the GPU */
+    SimTime *since;       /* per SM: last change */
+    double warp_time;     /* sum over SMs of warps x ns */
+    double active_time;   /* sum over SMs of ns with >= 1 warp */
+    uint32_t executing;   /* kernels started and not finished */
     SimTime busy_since;
 } Metrics;
 
@@ -394,16 +394,16 @@ struct Engine {
     SimEventQ q;
     SimTime now;
     uint64_t n_events;
-    uint32_t n_steady;        /* SMs in steady state (engine_steady.c) */
-    bool settling;            /* in settle(): this instant's events are
+    uint32_t n_steady;            /* SMs in steady state (engine_steady.c) */
+    bool settling;                /* in settle(): this instant's events are
                                  all handled */
     uint64_t ops_done, ops_total; /* progress hook (SimProgress) */
     uint32_t sm_words;
 
     Proc *procs;
     uint32_t n_procs;
-    GPtrArray *ctxs;          /* Ctx* in creation order */
-    Ctx *mps;                 /* the MPS server context, once created */
+    GPtrArray *ctxs; /* Ctx* in creation order */
+    Ctx *mps;        /* the MPS server context, once created */
     uint32_t mps_clients;
     uint64_t mem_used;
 
@@ -415,27 +415,27 @@ struct Engine {
 
     CopyDir copy[SIM_COPY_N_DIRS];
     HostCpu cpu;
-    uint64_t seed;            /* the run's seed: arrivals and jitter */
-    bool jitter;              /* apply the processes' jitter */
+    uint64_t seed; /* the run's seed: arrivals and jitter */
+    bool jitter;   /* apply the processes' jitter */
 
-    GQueue dirty_queues;      /* Queue* to pump, FIFO: in the order their
+    GQueue dirty_queues;          /* Queue* to pump, FIFO: in the order their
                                  work arrived */
     Ctx *dirty_head, *dirty_tail; /* contexts whose dispatcher should
                                      run, FIFO through Ctx.dirty_next */
-    GPtrArray *faults;        /* KernelRt* that faulted this instant */
-    GPtrArray *resched;       /* SmRt* whose event to recompute after
+    GPtrArray *faults;            /* KernelRt* that faulted this instant */
+    GPtrArray *resched;           /* SmRt* whose event to recompute after
                                  dispatch (one heap update per SM, not per
                                  block) */
-    GPtrArray *dram_dirty;    /* Ctx* whose DRAM pressure changed this
+    GPtrArray *dram_dirty;        /* Ctx* whose DRAM pressure changed this
                                  instant (engine_dram.c) */
-    void *cand;               /* placement scratch, sm_count entries */
+    void *cand;                   /* placement scratch, sm_count entries */
     uint64_t admit_seq;
     Metrics met;
 
     OpInst *inst_free;
     Group *group_free;
     Cohort *cohort_free;
-    GError *error;            /* first fatal error; stops the loop */
+    GError *error; /* first fatal error; stops the loop */
 };
 
 /* engine.c */
@@ -560,8 +560,7 @@ double dram_rate(const Ctx *c, const KernelRt *k);
 /* @blocks (negative: fewer) of @k start/stop pulling on @sm's context. */
 void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
               bool new_group);
-void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k,
-                       uint32_t blocks);
+void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks);
 /* Retime the SMs of every context whose pressure changed. */
 void dram_flush(Engine *E);
 /* Tests only: use the one-block-at-a-time most-free placement everywhere,

@@ -282,9 +282,8 @@ void sm_loosen(Engine *E, SmRt *sm)
 
 static bool sm_visible(const Engine *E, const SmRt *sm)
 {
-    return E->phase == GPU_RUN || E->phase == GPU_DRAIN
-               ? E->cur == sm->ctx
-               : false;
+    return E->phase == GPU_RUN || E->phase == GPU_DRAIN ? E->cur == sm->ctx
+                                                        : false;
 }
 
 static void sm_set_warps(Engine *E, SmRt *sm, uint32_t warps)
@@ -554,8 +553,8 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
         return false;
     if (occ.blocks_per_sm == 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT,
-                    "kernel '%s' fits on no SM of %s (limited by %s)",
-                    ks->name, m->name, sim_occ_limit_name(occ.limiter));
+                    "kernel '%s' fits on no SM of %s (limited by %s)", ks->name,
+                    m->name, sim_occ_limit_name(occ.limiter));
         return false;
     }
     k->needs = occ.needs;
@@ -583,22 +582,21 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     /* Its load on one SM when it runs alone: its warps, or the warps at
      * which the SM issues its given share of the saturated rate (its
      * issue-slot share over the share a saturated SM keeps busy). */
-    double alone = ks->sm_intensity > 0
-                       ? sim_gpu_model_load_for_share(
-                             m, ks->sm_intensity /
-                                    MAX(m->sm_issue_share_saturated, 1e-6))
-                       : (double)(per_sm * occ.needs.warps);
+    double alone =
+        ks->sm_intensity > 0
+            ? sim_gpu_model_load_for_share(
+                  m, ks->sm_intensity / MAX(m->sm_issue_share_saturated, 1e-6))
+            : (double)(per_sm * occ.needs.warps);
     k->w = alone / (double)per_sm;
     /* lone-warp speeds it issues at over the warps it has: below 1 for a
      * kernel whose warps mostly wait (e.g. on DRAM) */
     k->issue_frac = MIN(1.0, alone / (double)(per_sm * occ.needs.warps));
     k->speed_alone = sim_gpu_model_warp_speed(m, alone);
     k->greedy = issue_greedy(m, alone, (double)(per_sm * occ.needs.warps));
-    dram_prepare_kernel(E, k, k->work * (double)waves,
-                        MIN(k->blocks, S * o));
+    dram_prepare_kernel(E, k, k->work * (double)waves, MIN(k->blocks, S * o));
     if (ks->duration_ns) /* a faster partial last wave (engine_dram.c) */
-        k->work = dram_work(E, k, (double)ks->duration_ns,
-                            k->blocks / (S * o), k->blocks % (S * o));
+        k->work = dram_work(E, k, (double)ks->duration_ns, k->blocks / (S * o),
+                            k->blocks % (S * o));
     k->fixed_time = ks->wall_clock || ks->self_timed;
     k->start = SIM_TIME_NEVER;
     k->stuck_epoch = UINT64_MAX;
@@ -859,8 +857,7 @@ static void cand_sort(const Cand *r, Cand *v, uint32_t n, uint32_t max_warps)
     if (n <= 8) {
         for (uint32_t i = 0; i < n; i++) {
             uint32_t j = i;
-            for (; j > 0 && v[j - 1].sm->free_warps < r[i].sm->free_warps;
-                 j--)
+            for (; j > 0 && v[j - 1].sm->free_warps < r[i].sm->free_warps; j--)
                 v[j] = v[j - 1];
             v[j] = r[i];
         }
@@ -931,16 +928,14 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
 
 /* Fill first: the earliest SM in dispatch order that fits takes blocks until
  * full (for sensitivity studies). */
-static uint64_t place_fill_first(Engine *E, Ctx *c, KernelRt *k,
-                                 uint64_t want)
+static uint64_t place_fill_first(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
 {
     uint64_t placed = 0;
     for (uint32_t r = 0; r < E->m->sm_count && placed < want; r++) {
         SmRt *sm = &c->sms[E->m->dispatch_order[r]];
         if (!sm_allowed(c, k, sm))
             continue;
-        uint32_t n = (uint32_t)MIN((uint64_t)sm_fit(E, sm, k),
-                                   want - placed);
+        uint32_t n = (uint32_t)MIN((uint64_t)sm_fit(E, sm, k), want - placed);
         if (n) {
             sm_place(E, sm, k, n);
             placed += n;
@@ -951,8 +946,7 @@ static uint64_t place_fill_first(Engine *E, Ctx *c, KernelRt *k,
 
 /* Round robin: one block per SM in dispatch order, continuing where the
  * last placement stopped. */
-static uint64_t place_round_robin(Engine *E, Ctx *c, KernelRt *k,
-                                  uint64_t want)
+static uint64_t place_round_robin(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
 {
     const uint32_t S = E->m->sm_count;
     uint64_t placed = 0;
@@ -1073,8 +1067,7 @@ static bool cohort_extend(Engine *E, Cohort *co)
     Ctx *c = co->ctx;
     const uint64_t S = E->m->sm_count, wave = S * k->occ;
     if (co->wall || co->timed || co->n != S || c->resident_blocks != wave ||
-        c->limited ||
-        c->pend_head != k || k->dispatched >= k->blocks)
+        c->limited || c->pend_head != k || k->dispatched >= k->blocks)
         return false;
     for (Group *g = co->groups; g; g = g->cnext)
         if (g->count != k->occ)
@@ -1277,10 +1270,10 @@ void sm_kill_kernel(Engine *E, KernelRt *k)
  * Invariants
  * ------------------------------------------------------------------------ */
 
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond))                                                          \
-            g_error("engine invariant: " __VA_ARGS__);                        \
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond))                                                           \
+            g_error("engine invariant: " __VA_ARGS__);                         \
     } while (0)
 
 /* The release list is ordered by release, latest first, and what
@@ -1347,8 +1340,8 @@ void sm_check(const Engine *E)
             }
             blocks += nblocks;
             CHECK(sm->free_warps + warps == m->max_warps_per_sm,
-                  "SM %u: free warps %u + resident %u != %u", i,
-                  sm->free_warps, warps, m->max_warps_per_sm);
+                  "SM %u: free warps %u + resident %u != %u", i, sm->free_warps,
+                  warps, m->max_warps_per_sm);
             CHECK(sm->warps == warps, "SM %u: warps %u != %u", i, sm->warps,
                   warps);
             CHECK(sm->free_blocks + nblocks == m->max_blocks_per_sm,
@@ -1369,8 +1362,8 @@ void sm_check(const Engine *E)
             if (sm_slows(sm))
                 for (const Group *g = sm->groups; g; g = g->next)
                     CHECK(!g->cohort || g->cohort->wall || g->cohort->timed,
-                          "SM %u: slowed (load %g) yet holds a cohort group",
-                          i, sm->load);
+                          "SM %u: slowed (load %g) yet holds a cohort group", i,
+                          sm->load);
         }
         CHECK(blocks == c->resident_blocks, "context %u: %llu blocks != %llu",
               ci, (unsigned long long)blocks,

@@ -171,8 +171,8 @@ void sm_steady_cohort_try(Engine *E, Ctx *c)
     /* Alone in its context, the kernel-alone fast path takes it. */
     if (co->placed != E->now || co->ext || co->wall || co->timed ||
         k->dram_p > 0 || c->limited || c->frozen ||
-        E->m->placement == SIM_PLACE_ROUND_ROBIN ||
-        k->w != nearbyint(k->w) || c->resident_blocks == wave ||
+        E->m->placement == SIM_PLACE_ROUND_ROBIN || k->w != nearbyint(k->w) ||
+        c->resident_blocks == wave ||
         k->blocks - k->dispatched < margin + S * k->occ ||
         !cohort_fills_alone(co))
         return;
@@ -275,8 +275,9 @@ static bool steady_candidate(const Engine *E, SmRt *sm, Group *g)
      * on the other SMs placed at the same instant): loads in whole warps
      * (sums exact in any order) and slowed from the very first block (so
      * the group is loose from the start). */
-    return k->w == nearbyint(k->w) && sm->load_before == nearbyint(sm->load_before) &&
-           sm->load < 1e15 && sm_slowed_first(E, sm, g);
+    return k->w == nearbyint(k->w) &&
+           sm->load_before == nearbyint(sm->load_before) && sm->load < 1e15 &&
+           sm_slowed_first(E, sm, g);
 }
 
 /* How many periods of @P ns the group @g on @sm may stand for: the kernel
@@ -284,8 +285,8 @@ static bool steady_candidate(const Engine *E, SmRt *sm, Group *g)
  * place) and this SM claims at most 1/S of those beyond, and every
  * co-runner keeps at least 3 periods' work left (so the kernel's group
  * stays the first to complete, every period). */
-static uint64_t steady_periods(const Engine *E, const SmRt *sm,
-                               const Group *g, SimTime P)
+static uint64_t steady_periods(const Engine *E, const SmRt *sm, const Group *g,
+                               SimTime P)
 {
     const KernelRt *k = g->k;
     const uint64_t margin = 2 * (uint64_t)E->m->sm_count * k->occ;
@@ -334,8 +335,9 @@ void sm_steady_note(Engine *E, SmRt *sm)
     Group *g = sm->groups;
     /* Most kernels are far too small: test that first (every placement
      * comes here). */
-    if (!g || g->k->blocks - g->k->dispatched <
-                  2 * (uint64_t)E->m->sm_count * g->k->occ + g->count ||
+    if (!g ||
+        g->k->blocks - g->k->dispatched <
+            2 * (uint64_t)E->m->sm_count * g->k->occ + g->count ||
         force_off || E->opt.record_timeline || !steady_candidate(E, sm, g)) {
         sm->st.k = NULL;
         return;

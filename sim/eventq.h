@@ -27,9 +27,9 @@
 typedef struct SimEvent {
     SimTime when;
     uint64_t seq;
-    uint32_t index;   /* heap slot, or SIM_EVENT_IDLE */
-    uint16_t kind;    /* the owner's event kind (engine.c's enum) */
-    void *obj;        /* the owner */
+    uint32_t index; /* heap slot, or SIM_EVENT_IDLE */
+    uint16_t kind;  /* the owner's event kind (engine.c's enum) */
+    void *obj;      /* the owner */
 } SimEvent;
 
 typedef struct {

@@ -4,16 +4,15 @@
 #include <glib.h>
 #include <string.h>
 
-SimScenario *sim_gen_many_small(uint64_t kernels, uint32_t procs,
-                                uint64_t seed)
+SimScenario *sim_gen_many_small(uint64_t kernels, uint32_t procs, uint64_t seed)
 {
     SimScenario *sc = sim_scenario_new("(generated: many-small)", "hqsim");
     sc->description = g_strdup_printf(
         "%llu small kernels over %u processes of 4 streams (seed %llu)",
         (unsigned long long)kernels, procs, (unsigned long long)seed);
     GRand *rng = g_rand_new_with_seed((guint32)seed);
-    const char *names[] = {"gemm_small", "elementwise", "reduce", "conv",
-                           "softmax", "layernorm"};
+    const char *names[] = {"gemm_small", "elementwise", "reduce",
+                           "conv",       "softmax",     "layernorm"};
     for (uint32_t p = 0; p < procs; p++) {
         g_autofree char *pname = g_strdup_printf("proc%u", p);
         SimProcessSpec *ps = sim_scenario_add_process(sc, pname);
@@ -55,8 +54,8 @@ SimScenario *sim_gen_many_small(uint64_t kernels, uint32_t procs,
 SimScenario *sim_gen_big_grid(uint64_t blocks)
 {
     SimScenario *sc = sim_scenario_new("(generated: big-grid)", "hqsim");
-    sc->description =
-        g_strdup_printf("one kernel of %llu blocks", (unsigned long long)blocks);
+    sc->description = g_strdup_printf("one kernel of %llu blocks",
+                                      (unsigned long long)blocks);
     SimProcessSpec *p = sim_scenario_add_process(sc, "big");
     sim_process_add_stream(sc, p, "s", 0);
     SimOp op;

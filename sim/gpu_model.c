@@ -16,12 +16,12 @@
 #include "json.h"
 
 typedef enum {
-    F_U32,      /* uint32_t */
-    F_U64_MIB,  /* uint64_t bytes, given in MiB */
-    F_U32_KIB,  /* uint32_t bytes, given in KiB */
-    F_F64,      /* double */
-    F_TIME_US,  /* SimTime ns, given in microseconds (fractions allowed) */
-    F_TIME_MS,  /* SimTime ns, given in milliseconds */
+    F_U32,     /* uint32_t */
+    F_U64_MIB, /* uint64_t bytes, given in MiB */
+    F_U32_KIB, /* uint32_t bytes, given in KiB */
+    F_F64,     /* double */
+    F_TIME_US, /* SimTime ns, given in microseconds (fractions allowed) */
+    F_TIME_MS, /* SimTime ns, given in milliseconds */
     F_BOOL,
     F_ENUM,
 } FieldType;
@@ -54,34 +54,30 @@ static const FieldSpec model_fields[] = {
     {"max_threads_per_block", F_U32, OFF(max_threads_per_block), 32, 4096,
      NULL},
     {"regs_per_sm", F_U32, OFF(regs_per_sm), 1024, 1 << 20, NULL},
-    {"max_regs_per_block", F_U32, OFF(max_regs_per_block), 1024, 1 << 20,
-     NULL},
+    {"max_regs_per_block", F_U32, OFF(max_regs_per_block), 1024, 1 << 20, NULL},
     {"max_regs_per_thread", F_U32, OFF(max_regs_per_thread), 16, 1024, NULL},
     {"reg_alloc_unit_regs", F_U32, OFF(reg_alloc_unit_regs), 1, 4096, NULL},
     {"reg_subpartitions", F_U32, OFF(reg_subpartitions), 1,
      SIM_MAX_SUBPARTITIONS, NULL},
-    {"warp_alloc_granularity", F_U32, OFF(warp_alloc_granularity), 1, 8,
-     NULL},
+    {"warp_alloc_granularity", F_U32, OFF(warp_alloc_granularity), 1, 8, NULL},
     {"smem_per_sm_kib", F_U32_KIB, OFF(smem_per_sm_bytes), 1, 1024, NULL},
     {"max_smem_per_block_kib", F_U32_KIB, OFF(max_smem_per_block_bytes), 1,
      1024, NULL},
     {"smem_alloc_granularity_bytes", F_U32, OFF(smem_alloc_granularity_bytes),
      1, 4096, NULL},
-    {"smem_reserved_per_block_bytes", F_U32,
-     OFF(smem_reserved_per_block_bytes), 0, 65536, NULL},
+    {"smem_reserved_per_block_bytes", F_U32, OFF(smem_reserved_per_block_bytes),
+     0, 65536, NULL},
     {"max_resident_grids", F_U32, OFF(max_resident_grids), 1, 4096, NULL},
     {"connections_default", F_U32, OFF(connections_default), 1, 128, NULL},
     {"connections_max", F_U32, OFF(connections_max), 1, 128, NULL},
-    {"stream_priority_levels", F_U32, OFF(stream_priority_levels), 1, 64,
-     NULL},
+    {"stream_priority_levels", F_U32, OFF(stream_priority_levels), 1, 64, NULL},
     {"placement", F_ENUM, OFF(placement), 0, 0, placement_names},
     {"sm_saturation_warps", F_F64, OFF(sm_saturation_warps), 0.5, 1024, NULL},
     {"sm_full_speed_warps", F_F64, OFF(sm_full_speed_warps), 0.5, 1024, NULL},
     {"sm_release_staggered", F_BOOL, OFF(sm_release_staggered), 0, 0, NULL},
-    {"sm_age_priority_warps", F_F64, OFF(sm_age_priority_warps), 0, 1024,
+    {"sm_age_priority_warps", F_F64, OFF(sm_age_priority_warps), 0, 1024, NULL},
+    {"sm_issue_share_saturated", F_F64, OFF(sm_issue_share_saturated), 0.01, 1,
      NULL},
-    {"sm_issue_share_saturated", F_F64, OFF(sm_issue_share_saturated), 0.01,
-     1, NULL},
     {"submit_latency_us", F_TIME_US, OFF(submit_latency_ns), 0, 1e5, NULL},
     {"kernel_launch_latency_us", F_TIME_US, OFF(kernel_launch_latency_ns), 0,
      1e5, NULL},
@@ -91,8 +87,8 @@ static const FieldSpec model_fields[] = {
     {"event_api_us", F_TIME_US, OFF(event_api_ns), 0, 1e5, NULL},
     {"graph_launch_api_us", F_TIME_US, OFF(graph_launch_api_ns), 0, 1e5, NULL},
     {"graph_node_api_us", F_TIME_US, OFF(graph_node_api_ns), 0, 1e3, NULL},
-    {"graph_launch_latency_us", F_TIME_US, OFF(graph_launch_latency_ns), 0,
-     1e5, NULL},
+    {"graph_launch_latency_us", F_TIME_US, OFF(graph_launch_latency_ns), 0, 1e5,
+     NULL},
     {"graph_wait_latency_us", F_TIME_US, OFF(graph_wait_latency_ns), 0, 1e5,
      NULL},
     {"graph_node_spacing_us", F_TIME_US, OFF(graph_node_spacing_ns), 0, 1e4,
@@ -100,8 +96,8 @@ static const FieldSpec model_fields[] = {
     {"graph_to_memset_us", F_TIME_US, OFF(graph_to_memset_ns), 0, 1e4, NULL},
     {"graph_from_memset_us", F_TIME_US, OFF(graph_from_memset_ns), 0, 1e4,
      NULL},
-    {"graph_branch_stagger_us", F_TIME_US, OFF(graph_branch_stagger_ns), 0,
-     1e4, NULL},
+    {"graph_branch_stagger_us", F_TIME_US, OFF(graph_branch_stagger_ns), 0, 1e4,
+     NULL},
     {"mps_client_api_us", F_TIME_US, OFF(mps_client_api_ns), 0, 1e4, NULL},
     {"mps_client_sync_us", F_TIME_US, OFF(mps_client_sync_ns), 0, 1e4, NULL},
     {"mps_client_launch_us", F_TIME_US, OFF(mps_client_launch_ns), 0, 1e4,
@@ -149,10 +145,16 @@ static const FieldSpec model_fields[] = {
 };
 
 /* Fields that are not in model_fields[] because they need their own code. */
-static const char *const special_fields[] = {
-    "schema",  "name",          "display_name",       "calibrated",
-    "compute_capability", "smem_carveouts_kib", "dispatch_order", "source",
-    "host_cores", NULL};
+static const char *const special_fields[] = {"schema",
+                                             "name",
+                                             "display_name",
+                                             "calibrated",
+                                             "compute_capability",
+                                             "smem_carveouts_kib",
+                                             "dispatch_order",
+                                             "source",
+                                             "host_cores",
+                                             NULL};
 
 #define MODEL_SCHEMA "hqsim-gpu-model-1"
 
@@ -225,8 +227,8 @@ static bool load_field(const SimJsonDoc *doc, const cJSON *root,
 static bool load_carveouts(const SimJsonDoc *doc, const cJSON *root,
                            GpuModel *m, GError **error)
 {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root,
-                                                      "smem_carveouts_kib");
+    const cJSON *a =
+        cJSON_GetObjectItemCaseSensitive(root, "smem_carveouts_kib");
     if (!a)
         return sim_json_fail(doc, root, error,
                              "missing field 'smem_carveouts_kib'");
@@ -287,8 +289,7 @@ static bool load_dispatch_order(const SimJsonDoc *doc, const cJSON *root,
         }
         return true;
     }
-    if (!cJSON_IsArray(a) ||
-        (uint32_t)cJSON_GetArraySize(a) != m->sm_count)
+    if (!cJSON_IsArray(a) || (uint32_t)cJSON_GetArraySize(a) != m->sm_count)
         return sim_json_fail(doc, a, error,
                              "field 'dispatch_order': expected an array of "
                              "all %u SM ids",
@@ -313,16 +314,15 @@ static bool load_dispatch_order(const SimJsonDoc *doc, const cJSON *root,
     return true;
 }
 
-static bool check_sources(const SimJsonDoc *doc, const cJSON *root,
-                          GpuModel *m, GError **error)
+static bool check_sources(const SimJsonDoc *doc, const cJSON *root, GpuModel *m,
+                          GError **error)
 {
     const cJSON *src = cJSON_GetObjectItemCaseSensitive(root, "source");
     if (!cJSON_IsObject(src))
         return sim_json_fail(doc, src ? src : root, error,
                              "missing object 'source' (a provenance for "
                              "every field)");
-    m->sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-                                       g_free);
+    m->sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     const cJSON *it;
     cJSON_ArrayForEach(it, src)
     {
@@ -336,8 +336,8 @@ static bool check_sources(const SimJsonDoc *doc, const cJSON *root,
         for (const char *const *s = special_fields; *s; s++)
             known |= strcmp(*s, it->string) == 0;
         if (!known)
-            return sim_json_fail(doc, it, error,
-                                 "source '%s': no such field", it->string);
+            return sim_json_fail(doc, it, error, "source '%s': no such field",
+                                 it->string);
         g_hash_table_replace(m->sources, g_strdup(it->string),
                              g_strdup(it->valuestring));
     }
@@ -346,8 +346,8 @@ static bool check_sources(const SimJsonDoc *doc, const cJSON *root,
             return sim_json_fail(doc, src, error,
                                  "source: no provenance for field '%s'",
                                  model_fields[i].key);
-    static const char *const sourced_special[] = {
-        "compute_capability", "smem_carveouts_kib", NULL};
+    static const char *const sourced_special[] = {"compute_capability",
+                                                  "smem_carveouts_kib", NULL};
     for (const char *const *s = sourced_special; *s; s++)
         if (!g_hash_table_contains(m->sources, *s))
             return sim_json_fail(doc, src, error,
@@ -359,10 +359,10 @@ static bool check_sources(const SimJsonDoc *doc, const cJSON *root,
 static bool check_consistency(const SimJsonDoc *doc, const cJSON *root,
                               const GpuModel *m, GError **error)
 {
-#define REQUIRE(cond, ...)                                                    \
-    do {                                                                      \
-        if (!(cond))                                                          \
-            return sim_json_fail(doc, root, error, __VA_ARGS__);              \
+#define REQUIRE(cond, ...)                                                     \
+    do {                                                                       \
+        if (!(cond))                                                           \
+            return sim_json_fail(doc, root, error, __VA_ARGS__);               \
     } while (0)
     REQUIRE(m->max_threads_per_sm == m->max_warps_per_sm * 32,
             "max_threads_per_sm (%u) must be 32 x max_warps_per_sm (%u)",
@@ -445,13 +445,12 @@ GpuModel *sim_gpu_model_load(const char *path, GError **error)
     if (sscanf(cc, "%d.%d", &m->cc_major, &m->cc_minor) != 2 ||
         m->cc_major < 1 || m->cc_major > 20 || m->cc_minor < 0 ||
         m->cc_minor > 9) {
-        sim_json_fail(doc,
-                      cJSON_GetObjectItemCaseSensitive(root,
-                                                       "compute_capability"),
-                      error,
-                      "field 'compute_capability': expected \"MAJOR.MINOR\", "
-                      "got '%s'",
-                      cc);
+        sim_json_fail(
+            doc, cJSON_GetObjectItemCaseSensitive(root, "compute_capability"),
+            error,
+            "field 'compute_capability': expected \"MAJOR.MINOR\", "
+            "got '%s'",
+            cc);
         return NULL;
     }
     for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++)
@@ -550,8 +549,8 @@ GpuModel *sim_gpu_model_copy(const GpuModel *m)
     c->name = g_strdup(m->name);
     c->display_name = g_strdup(m->display_name);
     c->path = g_strdup(m->path);
-    c->dispatch_order = g_memdup2(m->dispatch_order,
-                                  sizeof(uint32_t) * m->sm_count);
+    c->dispatch_order =
+        g_memdup2(m->dispatch_order, sizeof(uint32_t) * m->sm_count);
     if (m->sources)
         c->sources = g_hash_table_ref(m->sources);
     return c;
@@ -607,8 +606,7 @@ uint32_t sim_gpu_model_mps_sm_limit(const GpuModel *m, double pct)
     return (uint32_t)r * m->sms_per_tpc;
 }
 
-uint32_t sim_gpu_model_mps_client_limit(const GpuModel *m,
-                                        uint32_t connections)
+uint32_t sim_gpu_model_mps_client_limit(const GpuModel *m, uint32_t connections)
 {
     /* Before Volta, clients share the server's connections, so their own
      * setting uses up nothing (gpu-scheduling-rules.md §1.3). */
@@ -649,17 +647,18 @@ void sim_gpu_model_describe(const GpuModel *m, GString *out)
         const char *base = (const char *)m + f->offset;
         char val[64];
         switch (f->type) {
-        case F_U32: snprintf(val, sizeof val, "%u", *(const uint32_t *)base);
+        case F_U32:
+            snprintf(val, sizeof val, "%u", *(const uint32_t *)base);
             break;
         case F_U32_KIB:
-            snprintf(val, sizeof val, "%g",
-                     *(const uint32_t *)base / 1024.0);
+            snprintf(val, sizeof val, "%g", *(const uint32_t *)base / 1024.0);
             break;
         case F_U64_MIB:
             snprintf(val, sizeof val, "%g",
                      *(const uint64_t *)base / 1048576.0);
             break;
-        case F_F64: snprintf(val, sizeof val, "%g", *(const double *)base);
+        case F_F64:
+            snprintf(val, sizeof val, "%g", *(const double *)base);
             break;
         case F_TIME_US:
             snprintf(val, sizeof val, "%g", *(const SimTime *)base / 1e3);

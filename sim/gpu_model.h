@@ -16,7 +16,7 @@
 
 #include "simtime.h"
 
-#define SIM_MAX_SMS 512          /* upper bound on sm_count (bitmaps, arrays) */
+#define SIM_MAX_SMS 512 /* upper bound on sm_count (bitmaps, arrays) */
 #define SIM_MAX_CARVEOUTS 16
 #define SIM_MAX_SUBPARTITIONS 4
 
@@ -48,38 +48,38 @@ typedef enum {
 } SimMpsSmAssign;
 
 typedef struct GpuModel {
-    char *name;         /* file stem, e.g. "h100-sxm" */
-    char *display_name; /* e.g. "NVIDIA H100 SXM5 80GB" */
-    char *path;         /* file it was loaded from (for messages) */
+    char *name;          /* file stem, e.g. "h100-sxm" */
+    char *display_name;  /* e.g. "NVIDIA H100 SXM5 80GB" */
+    char *path;          /* file it was loaded from (for messages) */
     GHashTable *sources; /* JSON field name -> provenance string (owned) */
-    bool calibrated;    /* parameters calibrated on real hardware */
+    bool calibrated;     /* parameters calibrated on real hardware */
     int cc_major, cc_minor;
 
     /* --- SM resources (the occupancy calculator's inputs) --- */
     uint32_t sm_count;
-    uint32_t sms_per_tpc;             /* MPS limits and partitions go by TPC */
+    uint32_t sms_per_tpc; /* MPS limits and partitions go by TPC */
     uint32_t max_threads_per_sm;
     uint32_t max_warps_per_sm;
     uint32_t max_blocks_per_sm;
     uint32_t max_threads_per_block;
-    uint32_t regs_per_sm;             /* 32-bit registers */
+    uint32_t regs_per_sm; /* 32-bit registers */
     uint32_t max_regs_per_block;
     uint32_t max_regs_per_thread;
-    uint32_t reg_alloc_unit_regs;     /* per-warp allocation granularity */
-    uint32_t reg_subpartitions;       /* register file split (4; 2 on cc 6.0) */
+    uint32_t reg_alloc_unit_regs; /* per-warp allocation granularity */
+    uint32_t reg_subpartitions;   /* register file split (4; 2 on cc 6.0) */
     uint32_t warp_alloc_granularity;
-    uint32_t smem_per_sm_bytes;       /* largest carveout */
+    uint32_t smem_per_sm_bytes; /* largest carveout */
     uint32_t smem_carveouts_kib[SIM_MAX_CARVEOUTS];
     uint32_t n_smem_carveouts;
-    uint32_t max_smem_per_block_bytes;   /* with opt-in */
+    uint32_t max_smem_per_block_bytes; /* with opt-in */
     uint32_t smem_alloc_granularity_bytes;
     uint32_t smem_reserved_per_block_bytes;
     uint32_t max_resident_grids;
 
     /* --- Work queues --- */
-    uint32_t connections_default;     /* CUDA_DEVICE_MAX_CONNECTIONS default */
+    uint32_t connections_default; /* CUDA_DEVICE_MAX_CONNECTIONS default */
     uint32_t connections_max;
-    uint32_t stream_priority_levels;  /* e.g. 6 for the range [0,-5] */
+    uint32_t stream_priority_levels; /* e.g. 6 for the range [0,-5] */
 
     /* --- Block execution and contention --- */
     SimPlacement placement;
@@ -112,25 +112,25 @@ typedef struct GpuModel {
                                          cudaStreamWaitEvent */
 
     /* --- CUDA graphs (engine_graph.c) --- */
-    SimTime graph_launch_api_ns;      /* host time of cudaGraphLaunch ... */
-    SimTime graph_node_api_ns;        /* ... plus this per node */
-    SimTime graph_launch_latency_ns;  /* graph visible at an idle queue
+    SimTime graph_launch_api_ns;     /* host time of cudaGraphLaunch ... */
+    SimTime graph_node_api_ns;       /* ... plus this per node */
+    SimTime graph_launch_latency_ns; /* graph visible at an idle queue
                                          head -> its root nodes start */
-    SimTime graph_wait_latency_ns;    /* graph already visible, its stream
+    SimTime graph_wait_latency_ns;   /* graph already visible, its stream
                                          predecessor completes -> roots */
-    SimTime graph_node_spacing_ns;    /* a node's dependency ends -> it
+    SimTime graph_node_spacing_ns;   /* a node's dependency ends -> it
                                          starts (kernels and copies) */
-    SimTime graph_to_memset_ns;       /* the same, before a memset node */
-    SimTime graph_from_memset_ns;     /* the same, after a memset node */
-    SimTime graph_branch_stagger_ns;  /* nodes made ready at one instant
+    SimTime graph_to_memset_ns;      /* the same, before a memset node */
+    SimTime graph_from_memset_ns;    /* the same, after a memset node */
+    SimTime graph_branch_stagger_ns; /* nodes made ready at one instant
                                          start this much apart */
 
     /* --- What an MPS client pays beyond a process of its own --- */
-    SimTime mps_client_api_ns;        /* per launch/copy/event/graph call */
-    SimTime mps_client_sync_ns;       /* per synchronize */
-    SimTime mps_client_launch_ns;     /* per kernel launch (latency) */
-    SimTime mps_client_node_ns;       /* per graph node (spacing) */
-    SimTime mps_client_kernel_ns;     /* per kernel, stream or graph node:
+    SimTime mps_client_api_ns;    /* per launch/copy/event/graph call */
+    SimTime mps_client_sync_ns;   /* per synchronize */
+    SimTime mps_client_launch_ns; /* per kernel launch (latency) */
+    SimTime mps_client_node_ns;   /* per graph node (spacing) */
+    SimTime mps_client_kernel_ns; /* per kernel, stream or graph node:
                                          it reaches the dispatcher later */
 
     /* --- Contexts and time-slicing --- */
@@ -138,46 +138,46 @@ typedef struct GpuModel {
     SimTime timeslice_ns;
     SimTime context_switch_ns;
     SimTime idle_yield_ns;
-    double context_state_gbps;        /* resident state saved/restored at a
+    double context_state_gbps;  /* resident state saved/restored at a
                                          switch, GB/s */
-    SimTime context_resume_ns;        /* progress lost by preempted blocks
+    SimTime context_resume_ns;  /* progress lost by preempted blocks
                                          at each resume */
-    uint64_t context_mem_bytes;       /* device memory per CUDA context */
+    uint64_t context_mem_bytes; /* device memory per CUDA context */
 
     /* --- MPS --- */
     bool mps_supported;
-    bool mps_volta;                   /* Volta+ MPS: per-client connections,
+    bool mps_volta; /* Volta+ MPS: per-client connections,
                                          thread-percentage limits */
     uint32_t mps_max_clients;
     uint32_t mps_connections_default;
-    uint32_t mps_connection_budget;   /* channels the server can hand out */
-    uint32_t mps_min_tpcs;            /* smallest SM limit, in TPCs */
+    uint32_t mps_connection_budget; /* channels the server can hand out */
+    uint32_t mps_min_tpcs;          /* smallest SM limit, in TPCs */
     SimRounding mps_pct_rounding;
     SimMpsSmAssign mps_sm_assign;
     uint64_t mps_server_mem_bytes;
     uint64_t mps_client_mem_bytes;
 
     /* --- Memory and copies --- */
-    uint64_t device_mem_bytes;        /* usable, as cudaMemGetInfo total */
+    uint64_t device_mem_bytes; /* usable, as cudaMemGetInfo total */
     uint32_t copy_engines_h2d;
     uint32_t copy_engines_d2h;
-    double h2d_bandwidth_gbps;        /* pinned, GB/s = 1e9 bytes/s */
+    double h2d_bandwidth_gbps; /* pinned, GB/s = 1e9 bytes/s */
     double d2h_bandwidth_gbps;
     double d2d_bandwidth_gbps;
     double pageable_bandwidth_factor; /* pageable / pinned bandwidth */
     double copy_duplex_factor;        /* each direction's bandwidth while
                                          H2D and D2H copies overlap */
     SimTime copy_latency_ns;
-    double dram_bandwidth_gbps;       /* nominal peak (datasheet) */
-    double dram_achievable_gbps;      /* B: what the delivered-bandwidth
+    double dram_bandwidth_gbps;  /* nominal peak (datasheet) */
+    double dram_achievable_gbps; /* B: what the delivered-bandwidth
                                          curve approaches (engine_dram.c);
                                          0: DRAM not shared */
-    double dram_curve_exponent;       /* n of d(r) = r / (1 + r^n)^(1/n) */
+    double dram_curve_exponent;  /* n of d(r) = r / (1 + r^n)^(1/n) */
 
     /* --- Metrics --- */
-    SimTime nvml_sample_period_ns;    /* nvidia-smi GPU-Util window */
+    SimTime nvml_sample_period_ns; /* nvidia-smi GPU-Util window */
     uint32_t sm_clock_mhz;
-    uint32_t host_cores;              /* CPU cores of the machine, shared by
+    uint32_t host_cores; /* CPU cores of the machine, shared by
                                          the processes' host threads
                                          (optional; 0: unlimited) */
 } GpuModel;
@@ -189,8 +189,7 @@ GpuModel *sim_gpu_model_load(const char *path, GError **error);
 /* Find a model by name ("h100-sxm") or by path (anything containing '/' or
  * ending in .json).  Names are looked up in @models_dir (NULL: the default,
  * see sim_models_dir()). */
-GpuModel *sim_gpu_model_find(const char *name_or_path,
-                             const char *models_dir,
+GpuModel *sim_gpu_model_find(const char *name_or_path, const char *models_dir,
                              GError **error);
 
 /* The directory holding the bundled models, the first of: $HQSIM_MODELS

@@ -40,8 +40,8 @@ SimJitter *sim_jitter_copy(const SimJitter *j)
     for (int k = 0; k < SIM_JIT_N_CLASSES; k++)
         c->op[k].values =
             g_memdup2(j->op[k].values, sizeof(double) * j->op[k].n);
-    c->rows = g_memdup2(j->rows,
-                        sizeof(double) * SIM_JIT_N_CLASSES * j->n_rows);
+    c->rows =
+        g_memdup2(j->rows, sizeof(double) * SIM_JIT_N_CLASSES * j->n_rows);
     return c;
 }
 
@@ -172,16 +172,14 @@ static bool parse_values(const SimJsonDoc *doc, const cJSON *arr,
     return true;
 }
 
-static bool parse_dist(const SimJsonDoc *doc, const cJSON *o,
-                       const char *what, const char *field, SimDist *d,
-                       GError **error)
+static bool parse_dist(const SimJsonDoc *doc, const cJSON *o, const char *what,
+                       const char *field, SimDist *d, GError **error)
 {
-    static const char *const keys[] = {"dist", "sigma", "min",
+    static const char *const keys[] = {"dist", "sigma",  "min",
                                        "max",  "values", NULL};
     if (!cJSON_IsObject(o))
-        return sim_json_fail(doc, o, error,
-                             "%s: jitter '%s': expected an object",
-                             what, field);
+        return sim_json_fail(
+            doc, o, error, "%s: jitter '%s': expected an object", what, field);
     int kind = 0;
     if (!sim_json_check_keys(doc, o, keys, what, error) ||
         !sim_json_get_enum(doc, o, "dist", what, true, dist_names, &kind,
@@ -200,8 +198,8 @@ static bool parse_dist(const SimJsonDoc *doc, const cJSON *o,
             return false;
         if (d->b < d->a)
             return sim_json_fail(doc, o, error,
-                                 "%s: jitter '%s': 'max' is below 'min'",
-                                 what, field);
+                                 "%s: jitter '%s': 'max' is below 'min'", what,
+                                 field);
         return true;
     case SIM_DIST_EMPIRICAL: {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "values");
@@ -229,7 +227,7 @@ static bool parse_rows(const SimJsonDoc *doc, const cJSON *rows,
                              "%u rows [kernel, copy, host]",
                              what, MAX_VALUES);
     j->n_rows = (uint32_t)n;
-    j->rows = g_new(double, (size_t)n * SIM_JIT_N_CLASSES);
+    j->rows = g_new(double, (size_t)n *SIM_JIT_N_CLASSES);
     uint32_t i = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, rows)
@@ -261,8 +259,7 @@ SimJitter *sim_jitter_parse(const SimJsonDoc *doc, const cJSON *node,
         return NULL;
     g_autoptr(SimJitter) j = g_new0(SimJitter, 1);
     for (int c = 0; c < SIM_JIT_N_CLASSES; c++) {
-        const cJSON *o =
-            cJSON_GetObjectItemCaseSensitive(node, class_names[c]);
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(node, class_names[c]);
         if (o && !parse_dist(doc, o, w, class_names[c], &j->op[c], error))
             return NULL;
     }
@@ -293,8 +290,8 @@ void sim_jitter_to_json(const SimJitter *j, GString *o)
         if (d->kind == SIM_DIST_LOGNORMAL)
             g_string_append_printf(o, ", \"sigma\": %.17g", d->a);
         else if (d->kind == SIM_DIST_UNIFORM)
-            g_string_append_printf(o, ", \"min\": %.17g, \"max\": %.17g",
-                                   d->a, d->b);
+            g_string_append_printf(o, ", \"min\": %.17g, \"max\": %.17g", d->a,
+                                   d->b);
         else {
             g_string_append(o, ", \"values\": [");
             put_factors(o, d->values, d->n);

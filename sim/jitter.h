@@ -53,13 +53,13 @@ typedef enum {
 typedef struct {
     SimDistKind kind;
     double a, b;
-    double *values;     /* EMPIRICAL (owned) */
+    double *values; /* EMPIRICAL (owned) */
     uint32_t n;
 } SimDist;
 
 typedef struct SimJitter {
-    SimDist op[SIM_JIT_N_CLASSES];  /* per op instance */
-    double *rows;       /* per request: n_rows x SIM_JIT_N_CLASSES factors,
+    SimDist op[SIM_JIT_N_CLASSES]; /* per op instance */
+    double *rows; /* per request: n_rows x SIM_JIT_N_CLASSES factors,
                            in class order (owned); NULL: none */
     uint32_t n_rows;
 } SimJitter;

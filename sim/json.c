@@ -13,7 +13,7 @@
 #include "bounds.h"
 #include "error.h"
 
-G_DEFINE_QUARK(hqsim-error-quark, sim_error)
+G_DEFINE_QUARK(hqsim - error - quark, sim_error)
 
 /* ------------------------------------------------------------------------
  * Reading files
@@ -91,8 +91,7 @@ static const char *file_kind(mode_t m)
 }
 
 /* A regular file within the input_bytes limit, from its stat. */
-static bool check_stat(const char *path, const struct stat *st,
-                       GError **error)
+static bool check_stat(const char *path, const struct stat *st, GError **error)
 {
     if (!S_ISREG(st->st_mode)) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_IO,
@@ -124,8 +123,7 @@ bool sim_check_regular_file(const char *path, GError **error)
 
 /* Read all of @fd into @buf (grown as needed, NUL-terminated).  The file
  * may grow while it is read: the input_bytes limit still holds. */
-static bool read_all(const char *path, int fd, GByteArray *buf,
-                     GError **error)
+static bool read_all(const char *path, int fd, GByteArray *buf, GError **error)
 {
     char chunk[65536];
     for (;;) {
@@ -136,8 +134,7 @@ static bool read_all(const char *path, int fd, GByteArray *buf,
             return io_fail(path, errno, error);
         if (n == 0)
             return true;
-        if ((uint64_t)buf->len + (uint64_t)n >
-            sim_limit(SIM_BOUND_INPUT_BYTES))
+        if ((uint64_t)buf->len + (uint64_t)n > sim_limit(SIM_BOUND_INPUT_BYTES))
             return sim_limit_fail(error, SIM_BOUND_INPUT_BYTES,
                                   "%s: the file grew past %u bytes", path,
                                   buf->len);
@@ -294,9 +291,9 @@ static bool control_fail(const char *name, const char *text, size_t len,
         ;
     bool is_key = e < len && text[e] == ':';
     g_autofree char *field =
-        is_key || !key ? NULL
-                       : g_strdup_printf("field '%.*s': ",
-                                         (int)MIN(key_len, 60), key);
+        is_key || !key
+            ? NULL
+            : g_strdup_printf("field '%.*s': ", (int)MIN(key_len, 60), key);
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                 "%s:%d: %sa raw control byte 0x%02x inside %s; JSON needs "
                 "it escaped (\\n, \\t, \\u00%02x)",
@@ -319,14 +316,13 @@ static bool check_shape(const char *name, const char *text, size_t len,
     int line = 1;
     bool in_string = false;
     size_t str_start = 0, last_str = 0, last_len = 0; /* last string */
-    const char *key = NULL;                            /* last member name */
+    const char *key = NULL;                           /* last member name */
     size_t key_len = 0;
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
         /* (a newline in a string is on the line it ends) */
         if (in_string && (unsigned char)c < 0x20)
-            return control_fail(name, text, len, i, line, key, key_len,
-                                error);
+            return control_fail(name, text, len, i, line, key, key_len, error);
         if (c == '\n')
             line++;
         if (in_string) {
@@ -375,8 +371,8 @@ bool sim_json_check_text(const char *name, const char *text, size_t len,
 SimJsonDoc *sim_json_doc_parse(const char *name, const char *text, size_t len,
                                GError **error)
 {
-    if (!sim_json_check_text(name, text, len,
-                             sim_limit(SIM_BOUND_JSON_VALUES), error))
+    if (!sim_json_check_text(name, text, len, sim_limit(SIM_BOUND_JSON_VALUES),
+                             error))
         return NULL;
     SimJsonDoc *doc = g_new0(SimJsonDoc, 1);
     doc->file = g_strdup(name);
@@ -457,8 +453,7 @@ static void scan_ws(Scan *s)
 /* A scalar (number, true, false, null) runs to the next delimiter. */
 static void scan_scalar(Scan *s)
 {
-    while (s->p < s->end && (unsigned char)*s->p > 32 &&
-           !strchr(",]}", *s->p))
+    while (s->p < s->end && (unsigned char)*s->p > 32 && !strchr(",]}", *s->p))
         s->p++;
 }
 
@@ -502,7 +497,7 @@ static int scan_value(Scan *s, const cJSON *node, const cJSON *target)
             if (obj) {
                 scan_string(s); /* key */
                 scan_ws(s);
-                s->p++;         /* ':' */
+                s->p++; /* ':' */
             }
             int r = scan_value(s, child, target);
             if (r && !found)
@@ -592,8 +587,8 @@ bool sim_json_fail(const SimJsonDoc *doc, const cJSON *node, GError **error,
     va_end(ap);
     int line = sim_json_line_of(doc, node);
     if (line > 0)
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID, "%s:%d: %s",
-                    doc->file, line, msg);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID, "%s:%d: %s", doc->file,
+                    line, msg);
     else
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID, "%s: %s",
                     doc ? doc->file : "?", msg);
@@ -647,14 +642,13 @@ static const cJSON *lookup(const SimJsonDoc *doc, const cJSON *obj,
     return v;
 }
 
-bool sim_json_number_u64(const SimJsonDoc *doc, const cJSON *v,
-                         const char *key, const char *what, uint64_t min,
-                         uint64_t max, uint64_t *out, GError **error)
+bool sim_json_number_u64(const SimJsonDoc *doc, const cJSON *v, const char *key,
+                         const char *what, uint64_t min, uint64_t max,
+                         uint64_t *out, GError **error)
 {
     if (!cJSON_IsNumber(v))
-        return sim_json_fail(doc, v, error,
-                             "%s%sfield '%s': expected a number", WHAT(what),
-                             key);
+        return sim_json_fail(doc, v, error, "%s%sfield '%s': expected a number",
+                             WHAT(what), key);
     double d = v->valuedouble;
     if (!isfinite(d) || d != floor(d))
         return sim_json_fail(doc, v, error,
@@ -662,17 +656,16 @@ bool sim_json_number_u64(const SimJsonDoc *doc, const cJSON *v,
                              WHAT(what), key, d);
     if (d < (double)min || d > (double)max)
         return sim_json_fail(
-            doc, v, error,
-            "%s%sfield '%s': %.0f is out of range [%llu, %llu]", WHAT(what),
-            key, d, (unsigned long long)min, (unsigned long long)max);
+            doc, v, error, "%s%sfield '%s': %.0f is out of range [%llu, %llu]",
+            WHAT(what), key, d, (unsigned long long)min,
+            (unsigned long long)max);
     *out = (uint64_t)d;
     return true;
 }
 
-bool sim_json_get_u64(const SimJsonDoc *doc, const cJSON *obj,
-                      const char *key, const char *what, bool required,
-                      uint64_t min, uint64_t max, uint64_t *out,
-                      GError **error)
+bool sim_json_get_u64(const SimJsonDoc *doc, const cJSON *obj, const char *key,
+                      const char *what, bool required, uint64_t min,
+                      uint64_t max, uint64_t *out, GError **error)
 {
     bool absent;
     const cJSON *v = lookup(doc, obj, key, what, required, &absent, error);
@@ -681,10 +674,9 @@ bool sim_json_get_u64(const SimJsonDoc *doc, const cJSON *obj,
     return sim_json_number_u64(doc, v, key, what, min, max, out, error);
 }
 
-bool sim_json_get_u32(const SimJsonDoc *doc, const cJSON *obj,
-                      const char *key, const char *what, bool required,
-                      uint32_t min, uint32_t max, uint32_t *out,
-                      GError **error)
+bool sim_json_get_u32(const SimJsonDoc *doc, const cJSON *obj, const char *key,
+                      const char *what, bool required, uint32_t min,
+                      uint32_t max, uint32_t *out, GError **error)
 {
     uint64_t v = *out;
     if (!sim_json_get_u64(doc, obj, key, what, required, min, max, &v, error))
@@ -693,18 +685,17 @@ bool sim_json_get_u32(const SimJsonDoc *doc, const cJSON *obj,
     return true;
 }
 
-bool sim_json_get_int(const SimJsonDoc *doc, const cJSON *obj,
-                      const char *key, const char *what, bool required,
-                      int min, int max, int *out, GError **error)
+bool sim_json_get_int(const SimJsonDoc *doc, const cJSON *obj, const char *key,
+                      const char *what, bool required, int min, int max,
+                      int *out, GError **error)
 {
     bool absent;
     const cJSON *v = lookup(doc, obj, key, what, required, &absent, error);
     if (absent)
         return !required;
     if (!cJSON_IsNumber(v))
-        return sim_json_fail(doc, v, error,
-                             "%s%sfield '%s': expected a number", WHAT(what),
-                             key);
+        return sim_json_fail(doc, v, error, "%s%sfield '%s': expected a number",
+                             WHAT(what), key);
     double d = v->valuedouble;
     if (!isfinite(d) || d != floor(d))
         return sim_json_fail(doc, v, error,
@@ -727,9 +718,8 @@ bool sim_json_get_double(const SimJsonDoc *doc, const cJSON *obj,
     if (absent)
         return !required;
     if (!cJSON_IsNumber(v))
-        return sim_json_fail(doc, v, error,
-                             "%s%sfield '%s': expected a number", WHAT(what),
-                             key);
+        return sim_json_fail(doc, v, error, "%s%sfield '%s': expected a number",
+                             WHAT(what), key);
     double d = v->valuedouble;
     if (!isfinite(d) || d < min || d > max)
         return sim_json_fail(doc, v, error,
@@ -739,9 +729,9 @@ bool sim_json_get_double(const SimJsonDoc *doc, const cJSON *obj,
     return true;
 }
 
-bool sim_json_get_bool(const SimJsonDoc *doc, const cJSON *obj,
-                       const char *key, const char *what, bool required,
-                       bool *out, GError **error)
+bool sim_json_get_bool(const SimJsonDoc *doc, const cJSON *obj, const char *key,
+                       const char *what, bool required, bool *out,
+                       GError **error)
 {
     bool absent;
     const cJSON *v = lookup(doc, obj, key, what, required, &absent, error);
@@ -764,15 +754,14 @@ bool sim_json_get_string(const SimJsonDoc *doc, const cJSON *obj,
     if (absent)
         return !required;
     if (!cJSON_IsString(v))
-        return sim_json_fail(doc, v, error,
-                             "%s%sfield '%s': expected a string", WHAT(what),
-                             key);
+        return sim_json_fail(doc, v, error, "%s%sfield '%s': expected a string",
+                             WHAT(what), key);
     *out = v->valuestring;
     return true;
 }
 
-bool sim_json_get_enum(const SimJsonDoc *doc, const cJSON *obj,
-                       const char *key, const char *what, bool required,
+bool sim_json_get_enum(const SimJsonDoc *doc, const cJSON *obj, const char *key,
+                       const char *what, bool required,
                        const char *const *names, int *out, GError **error)
 {
     const char *s = NULL;
@@ -788,7 +777,7 @@ bool sim_json_get_enum(const SimJsonDoc *doc, const cJSON *obj,
     g_autoptr(GString) list = g_string_new(NULL);
     for (int i = 0; names[i]; i++)
         g_string_append_printf(list, "%s'%s'", i ? ", " : "", names[i]);
-    return sim_json_fail(doc, cJSON_GetObjectItemCaseSensitive(obj, key),
-                         error, "%s%sfield '%s': '%s' is not one of %s",
-                         WHAT(what), key, s, list->str);
+    return sim_json_fail(doc, cJSON_GetObjectItemCaseSensitive(obj, key), error,
+                         "%s%sfield '%s': '%s' is not one of %s", WHAT(what),
+                         key, s, list->str);
 }

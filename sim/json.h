@@ -17,10 +17,10 @@
 #include <stdint.h>
 
 typedef struct SimJsonDoc {
-    char *file;   /* name used in messages (owned) */
-    char *text;   /* the whole input, NUL-terminated (owned) */
+    char *file; /* name used in messages (owned) */
+    char *text; /* the whole input, NUL-terminated (owned) */
     size_t len;
-    cJSON *root;  /* (owned) */
+    cJSON *root; /* (owned) */
 } SimJsonDoc;
 
 /* Read @path (plain or gzip-compressed, detected from its first bytes),
@@ -29,9 +29,7 @@ typedef struct SimJsonDoc {
 SimJsonDoc *sim_json_doc_load(const char *path, GError **error);
 
 /* Parse @len bytes of @text (copied).  @name is used in messages. */
-SimJsonDoc *sim_json_doc_parse(const char *name,
-                               const char *text,
-                               size_t len,
+SimJsonDoc *sim_json_doc_parse(const char *name, const char *text, size_t len,
                                GError **error);
 
 /* The checks sim_json_doc_parse makes before it parses, with their
@@ -56,18 +54,13 @@ GHashTable *sim_json_line_table(const SimJsonDoc *doc);
 
 /* Set @error to "FILE:LINE: MESSAGE" with the line of @node (NULL: no
  * line).  Always returns false, so loaders can `return sim_json_fail(...)`. */
-bool sim_json_fail(const SimJsonDoc *doc,
-                   const cJSON *node,
-                   GError **error,
-                   const char *fmt,
-                   ...) G_GNUC_PRINTF(4, 5);
+bool sim_json_fail(const SimJsonDoc *doc, const cJSON *node, GError **error,
+                   const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 
 /* Reject members of @obj whose names are not in the NULL-terminated
  * @allowed list ("unknown field 'X'"). */
-bool sim_json_check_keys(const SimJsonDoc *doc,
-                         const cJSON *obj,
-                         const char *const *allowed,
-                         const char *what,
+bool sim_json_check_keys(const SimJsonDoc *doc, const cJSON *obj,
+                         const char *const *allowed, const char *what,
                          GError **error);
 
 /* Typed getters.  Each looks up @key in object @obj.  When the key is absent:
@@ -75,39 +68,35 @@ bool sim_json_check_keys(const SimJsonDoc *doc,
  * and true is returned.  Present values must have the right type and lie in
  * [min, max]; integers must be integral.  @what prefixes the field in
  * messages (e.g. "process 'a' op 3"); NULL for none. */
-bool sim_json_get_u64(const SimJsonDoc *doc, const cJSON *obj,
-                      const char *key, const char *what, bool required,
-                      uint64_t min, uint64_t max, uint64_t *out,
-                      GError **error);
-bool sim_json_get_u32(const SimJsonDoc *doc, const cJSON *obj,
-                      const char *key, const char *what, bool required,
-                      uint32_t min, uint32_t max, uint32_t *out,
-                      GError **error);
-bool sim_json_get_int(const SimJsonDoc *doc, const cJSON *obj,
-                      const char *key, const char *what, bool required,
-                      int min, int max, int *out, GError **error);
+bool sim_json_get_u64(const SimJsonDoc *doc, const cJSON *obj, const char *key,
+                      const char *what, bool required, uint64_t min,
+                      uint64_t max, uint64_t *out, GError **error);
+bool sim_json_get_u32(const SimJsonDoc *doc, const cJSON *obj, const char *key,
+                      const char *what, bool required, uint32_t min,
+                      uint32_t max, uint32_t *out, GError **error);
+bool sim_json_get_int(const SimJsonDoc *doc, const cJSON *obj, const char *key,
+                      const char *what, bool required, int min, int max,
+                      int *out, GError **error);
 bool sim_json_get_double(const SimJsonDoc *doc, const cJSON *obj,
                          const char *key, const char *what, bool required,
-                         double min, double max, double *out,
-                         GError **error);
-bool sim_json_get_bool(const SimJsonDoc *doc, const cJSON *obj,
-                       const char *key, const char *what, bool required,
-                       bool *out, GError **error);
+                         double min, double max, double *out, GError **error);
+bool sim_json_get_bool(const SimJsonDoc *doc, const cJSON *obj, const char *key,
+                       const char *what, bool required, bool *out,
+                       GError **error);
 /* *out points into the document (transfer none); copy it to keep it. */
 bool sim_json_get_string(const SimJsonDoc *doc, const cJSON *obj,
                          const char *key, const char *what, bool required,
                          const char **out, GError **error);
 /* A string that must be one of the NULL-terminated @names; *out is its
  * index. */
-bool sim_json_get_enum(const SimJsonDoc *doc, const cJSON *obj,
-                       const char *key, const char *what, bool required,
+bool sim_json_get_enum(const SimJsonDoc *doc, const cJSON *obj, const char *key,
+                       const char *what, bool required,
                        const char *const *names, int *out, GError **error);
 
 /* Check that a number node is integral and in range. */
 bool sim_json_number_u64(const SimJsonDoc *doc, const cJSON *node,
-                         const char *key, const char *what,
-                         uint64_t min, uint64_t max, uint64_t *out,
-                         GError **error);
+                         const char *key, const char *what, uint64_t min,
+                         uint64_t max, uint64_t *out, GError **error);
 
 /* Read a whole file into memory, transparently inflating gzip (.gz magic).
  * Only regular files are read (a FIFO or device is an error, never a

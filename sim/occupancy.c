@@ -45,20 +45,19 @@ bool sim_block_needs(const GpuModel *m, const SimKernelSpec *k,
     uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
     if (threads == 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                    "block %ux%ux%u has no threads", k->block[0],
-                    k->block[1], k->block[2]);
+                    "block %ux%ux%u has no threads", k->block[0], k->block[1],
+                    k->block[2]);
         return false;
     }
     if (threads > m->max_threads_per_block) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT,
                     "threads per block: %llu exceeds the maximum of %u on %s",
-                    (unsigned long long)threads, m->max_threads_per_block,
-                    gpu);
+                    (unsigned long long)threads, m->max_threads_per_block, gpu);
         return false;
     }
 
-    uint32_t regs = k->regs_per_thread ? k->regs_per_thread
-                                       : REGS_UNKNOWN_DEFAULT;
+    uint32_t regs =
+        k->regs_per_thread ? k->regs_per_thread : REGS_UNKNOWN_DEFAULT;
     if (regs > m->max_regs_per_thread) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT,
                     "registers per thread: %u exceeds the maximum of %u on %s",
@@ -67,8 +66,8 @@ bool sim_block_needs(const GpuModel *m, const SimKernelSpec *k,
     }
 
     uint64_t warps = div_round_up(threads, WARP_SIZE);
-    uint64_t regs_per_warp = round_up((uint64_t)regs * WARP_SIZE,
-                                      m->reg_alloc_unit_regs);
+    uint64_t regs_per_warp =
+        round_up((uint64_t)regs * WARP_SIZE, m->reg_alloc_unit_regs);
     /* The hardware check assumes a block takes registers in every
      * sub-partition at once, so its warps are rounded up to a multiple of
      * the sub-partition count (cuda_occupancy.h "regsAssumedPerCTA"). */
@@ -114,8 +113,8 @@ bool sim_block_needs(const GpuModel *m, const SimKernelSpec *k,
     return true;
 }
 
-bool sim_occupancy(const GpuModel *m, const SimKernelSpec *k,
-                   SimOccupancy *out, GError **error)
+bool sim_occupancy(const GpuModel *m, const SimKernelSpec *k, SimOccupancy *out,
+                   GError **error)
 {
     g_return_val_if_fail(out != NULL, false);
     SimBlockNeeds n;
@@ -130,8 +129,7 @@ bool sim_occupancy(const GpuModel *m, const SimKernelSpec *k,
      * what is left over in each sub-partition is lost to the others. */
     uint32_t regs_per_sub = m->regs_per_sm / m->reg_subpartitions;
     uint32_t warps_per_sub = regs_per_sub / n.regs_per_warp;
-    out->limit[SIM_LIMIT_REGS] =
-        warps_per_sub * m->reg_subpartitions / n.warps;
+    out->limit[SIM_LIMIT_REGS] = warps_per_sub * m->reg_subpartitions / n.warps;
 
     out->limit[SIM_LIMIT_SMEM] = n.smem_bytes
                                      ? m->smem_per_sm_bytes / n.smem_bytes

@@ -37,9 +37,9 @@ typedef enum {
 
 /* What one block of a kernel takes from an SM. */
 typedef struct {
-    uint32_t warps;          /* ceil(threads / 32) */
-    uint32_t regs_per_warp;  /* allocated registers per warp (rounded) */
-    uint32_t smem_bytes;     /* allocated shared memory incl. reservation */
+    uint32_t warps;         /* ceil(threads / 32) */
+    uint32_t regs_per_warp; /* allocated registers per warp (rounded) */
+    uint32_t smem_bytes;    /* allocated shared memory incl. reservation */
 } SimBlockNeeds;
 
 typedef struct {
@@ -59,8 +59,8 @@ bool sim_block_needs(const GpuModel *m, const SimKernelSpec *k,
                      SimBlockNeeds *out, GError **error);
 
 /* Occupancy of @k alone on an empty SM of @m. */
-bool sim_occupancy(const GpuModel *m, const SimKernelSpec *k,
-                   SimOccupancy *out, GError **error);
+bool sim_occupancy(const GpuModel *m, const SimKernelSpec *k, SimOccupancy *out,
+                   GError **error);
 
 const char *sim_occ_limit_name(SimOccLimit l);
 

@@ -63,9 +63,8 @@ char *sim_opt_range_text(const SimOptRange *r)
 static bool out_of_range(const SimOptRange *r, const char *s, GError **error)
 {
     g_autofree char *range = sim_opt_range_text(r);
-    g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                "--%s %s: expected %s in %s", r->name, s,
-                r->integer ? "a whole number" : "a number", range);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--%s %s: expected %s in %s",
+                r->name, s, r->integer ? "a whole number" : "a number", range);
     return false;
 }
 

@@ -19,8 +19,8 @@ struct SimOutFile {
                      when written in place */
     char *tmp;    /* temporary sibling of target (NULL in place) */
     int fd;
-    int err;      /* errno of the first failed write, 0 if none */
-    int slot;     /* in the signal-cleanup table, -1 if none */
+    int err;  /* errno of the first failed write, 0 if none */
+    int slot; /* in the signal-cleanup table, -1 if none */
     FILE *fp;
 };
 
@@ -86,7 +86,7 @@ static void tmp_unregister(int slot)
  * Deferred renames: a group of outputs appears together or not at all.
  * ------------------------------------------------------------------------ */
 
-static GPtrArray *deferred; /* SimOutFile* closed, waiting to be renamed */
+static GPtrArray *deferred;      /* SimOutFile* closed, waiting to be renamed */
 static GPtrArray *group_written; /* char*: outputs of the group already written
                                in place (they cannot wait) */
 static int defer_depth;
@@ -338,9 +338,8 @@ bool sim_out_group_end(bool keep, GError **error)
     if (!ok && group_written->len && error && *error) {
         g_autoptr(GString) names = g_string_new(NULL);
         for (guint i = 0; i < group_written->len; i++)
-            g_string_append_printf(
-                names, "%s%s", i ? ", " : "",
-                (char *)g_ptr_array_index(group_written, i));
+            g_string_append_printf(names, "%s%s", i ? ", " : "",
+                                   (char *)g_ptr_array_index(group_written, i));
         g_prefix_error(error, "(outputs already written: %s) ", names->str);
     }
     g_ptr_array_free(deferred, TRUE);
@@ -361,8 +360,7 @@ bool sim_write_file_atomic(const char *path, const char *data, size_t len,
     return sim_out_commit(f, error);
 }
 
-int sim_output_find(const SimOutputFormat *formats, size_t n,
-                    const char *name)
+int sim_output_find(const SimOutputFormat *formats, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(formats[i].name, name) == 0)

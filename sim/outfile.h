@@ -58,8 +58,7 @@ typedef struct {
 } SimOutputFormat;
 
 /* The index of @name in @formats (@n), or -1. */
-int sim_output_find(const SimOutputFormat *formats, size_t n,
-                    const char *name);
+int sim_output_find(const SimOutputFormat *formats, size_t n, const char *name);
 
 /* Write, in table order, each of @formats whose path in @paths (same
  * index; NULL: not asked for) is set; the first failure stops and is

@@ -73,10 +73,9 @@ static void text_gpu(const SimResult *r, const GpuModel *m, GString *o)
         ">= 1 warp resident)\n"
         "  achieved occupancy       %5.1f%%   (resident warps / %u per SM)\n"
         "  context switches         %u\n",
-        100 * r->gpu_util, 100 * r->gpu_util_max_sample,
-        ms(r->nvml_period_ns), 100 * r->sm_active, r->sm_count,
-        100 * r->achieved_occupancy, r->max_warps_per_sm,
-        (unsigned)r->context_switches);
+        100 * r->gpu_util, 100 * r->gpu_util_max_sample, ms(r->nvml_period_ns),
+        100 * r->sm_active, r->sm_count, 100 * r->achieved_occupancy,
+        r->max_warps_per_sm, (unsigned)r->context_switches);
     g_string_append_printf(o,
                            "  copy engines busy        h2d %.3f ms, d2h %.3f "
                            "ms, d2d %.3f ms\n",
@@ -88,29 +87,31 @@ static void text_gpu(const SimResult *r, const GpuModel *m, GString *o)
         alloc += r->procs[i].mem_alloc_bytes;
         total += r->procs[i].mem_bytes;
     }
-    g_string_append_printf(o,
-                           "  device memory (peak)     %.0f of %.0f MiB: "
-                           "%.0f MiB allocations + %.0f MiB contexts (%.0f "
-                           "MiB per own context; MPS: %.0f per client, %.0f "
-                           "for the server)\n",
-                           r->device_mem_used_bytes / 1048576.0,
-                           r->device_mem_bytes / 1048576.0, alloc / 1048576.0,
-                           (total - alloc) / 1048576.0,
-                           m->context_mem_bytes / 1048576.0,
-                           m->mps_client_mem_bytes / 1048576.0,
-                           m->mps_server_mem_bytes / 1048576.0);
+    g_string_append_printf(
+        o,
+        "  device memory (peak)     %.0f of %.0f MiB: "
+        "%.0f MiB allocations + %.0f MiB contexts (%.0f "
+        "MiB per own context; MPS: %.0f per client, %.0f "
+        "for the server)\n",
+        r->device_mem_used_bytes / 1048576.0, r->device_mem_bytes / 1048576.0,
+        alloc / 1048576.0, (total - alloc) / 1048576.0,
+        m->context_mem_bytes / 1048576.0, m->mps_client_mem_bytes / 1048576.0,
+        m->mps_server_mem_bytes / 1048576.0);
 }
 
 char **sim_report_caveats(const SimScenario *sc, const GpuModel *m)
 {
     GPtrArray *w = g_ptr_array_new();
     if (!m->calibrated)
-        g_ptr_array_add(w, g_strdup_printf(
-            "GPU model '%s' is not calibrated on hardware: its parameters "
-            "come from documentation and from the calibrated H100's values "
-            "by stated rules; its errors are unmeasured (expected errors by "
-            "field: README, \"GPU models\")",
-            m->name));
+        g_ptr_array_add(
+            w,
+            g_strdup_printf(
+                "GPU model '%s' is not calibrated on hardware: its parameters "
+                "come from documentation and from the calibrated H100's values "
+                "by stated rules; its errors are unmeasured (expected errors "
+                "by "
+                "field: README, \"GPU models\")",
+                m->name));
     if (sc->gpu_mapping)
         g_ptr_array_add(w, g_strdup(sc->gpu_mapping));
     if (sc->clock_note)
@@ -121,8 +122,7 @@ char **sim_report_caveats(const SimScenario *sc, const GpuModel *m)
 
 /* The model's calibration and the trace's GPU mapping, one line each
  * (sim_report_caveats). */
-static void text_caveats(const GpuModel *m, const SimScenario *sc,
-                         GString *o)
+static void text_caveats(const GpuModel *m, const SimScenario *sc, GString *o)
 {
     g_auto(GStrv) w = sim_report_caveats(sc, m);
     g_string_append_printf(o, "GPU model %s: %s\n", m->name,
@@ -142,16 +142,18 @@ void sim_report_text(const SimResult *r, const GpuModel *m,
     g_string_append_printf(o, "makespan %.3f ms; %llu events\n\n",
                            ms(r->makespan_ns), (unsigned long long)r->events);
     g_string_append(o, "Processes\n");
-    g_string_append_printf(o, "  %-16s %-8s %-7s %8s %6s %11s %10s %10s %10s "
-                              "%10s %12s %8s %5s\n",
+    g_string_append_printf(o,
+                           "  %-16s %-8s %-7s %8s %6s %11s %10s %10s %10s "
+                           "%10s %12s %8s %5s\n",
                            "name", "context", "status", "kernels", "iters",
                            "makespan_ms", "p50_ms", "p90_ms", "p99_ms",
                            "mean_ms", "iters_per_s", "mem_MiB", "SMs");
     for (uint32_t i = 0; i < r->n_procs; i++) {
         const SimProcResult *p = &r->procs[i];
         g_string_append_printf(
-            o, "  %-16s %-8s %-7s %8llu %6u %11.3f %10.3f %10.3f %10.3f %10.3f "
-               "%12.2f %8.0f %5u\n",
+            o,
+            "  %-16s %-8s %-7s %8llu %6u %11.3f %10.3f %10.3f %10.3f %10.3f "
+            "%12.2f %8.0f %5u\n",
             p->name,
             p->status == SIM_PROC_NOT_STARTED ? "-"
             : p->mps                          ? "mps"
@@ -161,14 +163,14 @@ void sim_report_text(const SimResult *r, const GpuModel *m,
             ms(sim_percentile(p->latency_ns, 50)),
             ms(sim_percentile(p->latency_ns, 90)),
             ms(sim_percentile(p->latency_ns, 99)), ms(mean_time(p->latency_ns)),
-            sim_proc_throughput(p),
-            p->mem_bytes / 1048576.0, p->sm_limit);
+            sim_proc_throughput(p), p->mem_bytes / 1048576.0, p->sm_limit);
         if (p->status_reason)
             g_string_append_printf(o, "    %s\n", p->status_reason);
     }
     g_string_append(o, "\nStreams\n");
-    g_string_append_printf(o, "  %-16s %-12s %5s %4s %7s %10s %11s %10s "
-                              "%10s\n",
+    g_string_append_printf(o,
+                           "  %-16s %-12s %5s %4s %7s %10s %11s %10s "
+                           "%10s\n",
                            "process", "stream", "queue", "prio", "ops",
                            "busy_ms", "span_ms", "p50_ms", "p99_ms");
     uint32_t shown = 0;
@@ -199,9 +201,8 @@ void sim_report_text(const SimResult *r, const GpuModel *m,
     if (r->notes->len) {
         g_string_append(o, "\nNotes\n");
         for (guint i = 0; i < r->notes->len; i++)
-            g_string_append_printf(o, "  - %s\n",
-                                   (const char *)g_ptr_array_index(r->notes,
-                                                                   i));
+            g_string_append_printf(
+                o, "  - %s\n", (const char *)g_ptr_array_index(r->notes, i));
     }
 }
 
@@ -232,12 +233,10 @@ static cJSON *json_run(const SimResult *r)
     cJSON_AddNumberToObject(g, "utilization.gpu", r->gpu_util);
     cJSON_AddNumberToObject(g, "utilization.gpu_max_sample",
                             r->gpu_util_max_sample);
-    cJSON_AddNumberToObject(g, "nvml_sample_period_ms",
-                            ms(r->nvml_period_ns));
+    cJSON_AddNumberToObject(g, "nvml_sample_period_ms", ms(r->nvml_period_ns));
     cJSON_AddNumberToObject(g, "sm_active", r->sm_active);
     cJSON_AddNumberToObject(g, "sm_occupancy", r->achieved_occupancy);
-    cJSON_AddNumberToObject(g, "context_switches",
-                            (double)r->context_switches);
+    cJSON_AddNumberToObject(g, "context_switches", (double)r->context_switches);
     cJSON_AddNumberToObject(g, "copy_busy_h2d_ms",
                             ms(r->copy_busy_ns[SIM_COPY_H2D]));
     cJSON_AddNumberToObject(g, "copy_busy_d2h_ms",
@@ -250,9 +249,8 @@ static cJSON *json_run(const SimResult *r)
                             r->device_mem_bytes / 1048576.0);
     cJSON *samples = cJSON_AddArrayToObject(g, "utilization.gpu_samples");
     for (guint i = 0; i < r->util_samples->len; i++)
-        cJSON_AddItemToArray(
-            samples,
-            cJSON_CreateNumber(g_array_index(r->util_samples, double, i)));
+        cJSON_AddItemToArray(samples, cJSON_CreateNumber(g_array_index(
+                                          r->util_samples, double, i)));
     cJSON *procs = cJSON_AddArrayToObject(o, "processes");
     for (uint32_t i = 0; i < r->n_procs; i++) {
         const SimProcResult *p = &r->procs[i];
@@ -265,8 +263,7 @@ static cJSON *json_run(const SimResult *r)
         cJSON_AddNumberToObject(po, "context", p->ctx);
         cJSON_AddNumberToObject(po, "connections", p->connections);
         cJSON_AddNumberToObject(po, "sm_limit", p->sm_limit);
-        cJSON_AddNumberToObject(po, "active_thread_pct",
-                                p->active_thread_pct);
+        cJSON_AddNumberToObject(po, "active_thread_pct", p->active_thread_pct);
         cJSON_AddNumberToObject(po, "mem_mib", p->mem_bytes / 1048576.0);
         cJSON_AddNumberToObject(po, "mem_alloc_mib",
                                 p->mem_alloc_bytes / 1048576.0);
@@ -279,8 +276,7 @@ static cJSON *json_run(const SimResult *r)
         cJSON_AddNumberToObject(po, "kernels", (double)p->kernels);
         cJSON_AddNumberToObject(po, "copies", (double)p->copies);
         cJSON_AddNumberToObject(po, "iterations", p->iterations_done);
-        cJSON_AddNumberToObject(po, "throughput_per_s",
-                                sim_proc_throughput(p));
+        cJSON_AddNumberToObject(po, "throughput_per_s", sim_proc_throughput(p));
         cJSON_AddNumberToObject(po, "latency_p50_ms",
                                 ms(sim_percentile(p->latency_ns, 50)));
         cJSON_AddNumberToObject(po, "latency_p90_ms",
@@ -392,8 +388,8 @@ bool sim_report_csv(const SimResult *r, const GpuModel *m, const char *path,
         csv_field(f, o->name);
         fprintf(f, ",%u,%d,%.3f,%.3f,%.3f,%.3f,%llu,%u,", o->ctx, o->queue,
                 o->issue_ns / 1e3, o->start_ns / 1e3, o->end_ns / 1e3,
-                (o->end_ns - o->start_ns) / 1e3,
-                (unsigned long long)o->blocks, o->sms_used);
+                (o->end_ns - o->start_ns) / 1e3, (unsigned long long)o->blocks,
+                o->sms_used);
         if (o->sm_set != SIM_NO_INDEX) {
             g_autofree char *set = sim_sm_set_format(r, o->sm_set);
             csv_field(f, set);
@@ -418,32 +414,31 @@ void sim_report_compare_text(SimResult *const *runs, uint32_t n,
                              const GpuModel *m, const SimScenario *sc,
                              GString *o)
 {
-    g_string_append_printf(o, "hqsim compare: %s (%s) on %s (%s)\n",
-                           sc->source, sc->format, m->name, m->display_name);
+    g_string_append_printf(o, "hqsim compare: %s (%s) on %s (%s)\n", sc->source,
+                           sc->format, m->name, m->display_name);
     text_caveats(m, sc, o);
     g_string_append_c(o, '\n');
     g_string_append_printf(o, "  %-26s", "");
     for (uint32_t i = 0; i < n; i++)
         g_string_append_printf(o, " %14s", runs[i]->mode);
     if (n > 1)
-        g_string_append_printf(o, "   %s/%s", runs[n - 1]->mode,
-                               runs[0]->mode);
+        g_string_append_printf(o, "   %s/%s", runs[n - 1]->mode, runs[0]->mode);
     g_string_append_c(o, '\n');
-#define ROW(label, fmt, expr)                                                 \
-    do {                                                                      \
-        g_string_append_printf(o, "  %-26s", label);                          \
-        double first = 0, last = 0;                                           \
-        for (uint32_t i = 0; i < n; i++) {                                    \
-            const SimResult *r = runs[i];                                     \
-            double v = (expr);                                                \
-            if (i == 0)                                                       \
-                first = v;                                                    \
-            last = v;                                                         \
-            g_string_append_printf(o, " " fmt, v);                            \
-        }                                                                     \
-        if (n > 1)                                                            \
-            g_string_append_printf(o, "   %.3fx", ratio(last, first));        \
-        g_string_append_c(o, '\n');                                           \
+#define ROW(label, fmt, expr)                                                  \
+    do {                                                                       \
+        g_string_append_printf(o, "  %-26s", label);                           \
+        double first = 0, last = 0;                                            \
+        for (uint32_t i = 0; i < n; i++) {                                     \
+            const SimResult *r = runs[i];                                      \
+            double v = (expr);                                                 \
+            if (i == 0)                                                        \
+                first = v;                                                     \
+            last = v;                                                          \
+            g_string_append_printf(o, " " fmt, v);                             \
+        }                                                                      \
+        if (n > 1)                                                             \
+            g_string_append_printf(o, "   %.3fx", ratio(last, first));         \
+        g_string_append_c(o, '\n');                                            \
     } while (0)
     ROW("makespan (ms)", "%14.3f", ms(r->makespan_ns));
     ROW("throughput (iters/s)", "%14.2f", sim_result_total_throughput(r));
@@ -465,9 +460,8 @@ void sim_report_compare_text(SimResult *const *runs, uint32_t n,
             if (pr->status != SIM_PROC_OK)
                 g_string_append_printf(o, " %14s", status_name(pr->status));
             else
-                g_string_append_printf(
-                    o, " %6.1f/%7.1f", ms(proc_span(pr)),
-                    ms(sim_percentile(pr->latency_ns, 99)));
+                g_string_append_printf(o, " %6.1f/%7.1f", ms(proc_span(pr)),
+                                       ms(sim_percentile(pr->latency_ns, 99)));
         }
         g_string_append_c(o, '\n');
     }
@@ -497,10 +491,9 @@ char *sim_report_compare_json(SimResult *const *runs, uint32_t n,
         cJSON_AddNumberToObject(rt, "throughput",
                                 ratio(sim_result_total_throughput(b),
                                       sim_result_total_throughput(a)));
-        cJSON_AddNumberToObject(
-            rt, "latency_p99",
-            ratio((double)sim_result_latency_pct(b, 99),
-                  (double)sim_result_latency_pct(a, 99)));
+        cJSON_AddNumberToObject(rt, "latency_p99",
+                                ratio((double)sim_result_latency_pct(b, 99),
+                                      (double)sim_result_latency_pct(a, 99)));
         cJSON_AddNumberToObject(rt, "gpu_util",
                                 ratio(b->gpu_util, a->gpu_util));
         cJSON_AddNumberToObject(rt, "sm_active",

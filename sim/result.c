@@ -111,8 +111,8 @@ bool sim_sm_set_has(const SimResult *r, uint32_t set, uint32_t sm)
 {
     if (set == SIM_NO_INDEX)
         return false;
-    const uint64_t *w = &g_array_index(r->sm_sets, uint64_t,
-                                       (size_t)set * r->sm_words);
+    const uint64_t *w =
+        &g_array_index(r->sm_sets, uint64_t, (size_t)set * r->sm_words);
     return (w[sm / 64] >> (sm % 64)) & 1;
 }
 

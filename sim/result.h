@@ -21,33 +21,33 @@
 
 /* One GPU op (kernel, copy, event record/wait) as it ran. */
 typedef struct {
-    uint32_t proc;       /* index into SimResult.procs */
-    uint32_t stream;     /* index into that process's streams */
-    uint32_t op_index;   /* index into the process's ops */
-    uint32_t node;       /* graph node of op op_index, or SIM_NO_INDEX */
-    uint32_t iteration;  /* closed-loop iteration or open-loop request */
+    uint32_t proc;      /* index into SimResult.procs */
+    uint32_t stream;    /* index into that process's streams */
+    uint32_t op_index;  /* index into the process's ops */
+    uint32_t node;      /* graph node of op op_index, or SIM_NO_INDEX */
+    uint32_t iteration; /* closed-loop iteration or open-loop request */
     SimOpKind kind;
-    uint32_t ctx;        /* index into SimResult.contexts */
-    int32_t queue;       /* hardware queue within the context; -1 none */
-    const char *name;    /* kernel name, or copy direction */
-    SimTime issue_ns;    /* host finished issuing it */
-    SimTime start_ns;    /* first block dispatched / copy began */
-    SimTime end_ns;      /* last block done / copy done */
-    uint32_t sms_used;   /* distinct SMs that ran one of its blocks */
-    uint32_t sm_set;     /* index into SimResult.sm_sets, or SIM_NO_INDEX */
-    uint64_t blocks;     /* kernel blocks (0 for other ops) */
-    bool aborted;        /* killed by a fault before it finished */
+    uint32_t ctx;      /* index into SimResult.contexts */
+    int32_t queue;     /* hardware queue within the context; -1 none */
+    const char *name;  /* kernel name, or copy direction */
+    SimTime issue_ns;  /* host finished issuing it */
+    SimTime start_ns;  /* first block dispatched / copy began */
+    SimTime end_ns;    /* last block done / copy done */
+    uint32_t sms_used; /* distinct SMs that ran one of its blocks */
+    uint32_t sm_set;   /* index into SimResult.sm_sets, or SIM_NO_INDEX */
+    uint64_t blocks;   /* kernel blocks (0 for other ops) */
+    bool aborted;      /* killed by a fault before it finished */
 } SimOpRecord;
 
 typedef struct {
     const char *name;
     int priority;
-    uint32_t queue;        /* hardware queue it was mapped to */
-    uint64_t ops;          /* GPU ops completed */
+    uint32_t queue; /* hardware queue it was mapped to */
+    uint64_t ops;   /* GPU ops completed */
     SimTime first_start_ns;
     SimTime last_end_ns;
-    SimTime busy_ns;       /* sum of op durations */
-    GArray *latency_ns;    /* SimTime: issue -> end of each kernel/copy */
+    SimTime busy_ns;    /* sum of op durations */
+    GArray *latency_ns; /* SimTime: issue -> end of each kernel/copy */
 } SimStreamResult;
 
 typedef enum {
@@ -59,29 +59,29 @@ typedef enum {
 typedef struct {
     const char *name;
     SimProcStatus status;
-    const char *status_reason;  /* why not OK (nullable) */
+    const char *status_reason; /* why not OK (nullable) */
     bool mps;
-    uint32_t ctx;               /* index into SimResult.contexts */
-    uint32_t connections;       /* hardware queues it used */
-    uint32_t sm_limit;          /* SMs it may use (sm_count if unlimited) */
+    uint32_t ctx;         /* index into SimResult.contexts */
+    uint32_t connections; /* hardware queues it used */
+    uint32_t sm_limit;    /* SMs it may use (sm_count if unlimited) */
     double active_thread_pct;
-    uint64_t mem_bytes;         /* device memory charged to it (allocations
+    uint64_t mem_bytes;       /* device memory charged to it (allocations
                                    + its context or MPS client share) */
-    uint64_t mem_alloc_bytes;   /* of which its own allocations; the rest
+    uint64_t mem_alloc_bytes; /* of which its own allocations; the rest
                                    is per-context overhead */
     SimTime start_ns;
-    SimTime end_ns;             /* its last op finished (or it died) */
+    SimTime end_ns; /* its last op finished (or it died) */
     uint64_t kernels, copies;
     uint32_t iterations_done;
-    GArray *latency_ns;         /* SimTime per iteration / request */
+    GArray *latency_ns; /* SimTime per iteration / request */
     SimStreamResult *streams;
     uint32_t n_streams;
 } SimProcResult;
 
 typedef struct {
-    const char *name;           /* process name, or "MPS server" */
+    const char *name; /* process name, or "MPS server" */
     bool mps_server;
-    uint64_t mem_bytes;         /* context overhead */
+    uint64_t mem_bytes; /* context overhead */
 } SimContextResult;
 
 /* A span during which one context held the GPU (time-slicing). */
@@ -94,15 +94,15 @@ typedef struct {
 typedef struct {
     SimTime t_ns;
     uint32_t sm;
-    uint32_t warps;   /* resident warps of the context holding the GPU */
+    uint32_t warps; /* resident warps of the context holding the GPU */
 } SimSmSample;
 
 typedef struct SimResult {
-    char *gpu_name;             /* model name */
-    char *mode;                 /* "timeslice", "mps", "scenario" */
+    char *gpu_name; /* model name */
+    char *mode;     /* "timeslice", "mps", "scenario" */
     uint32_t sm_count;
     uint32_t max_warps_per_sm;
-    SimTime makespan_ns;        /* time the last op finished */
+    SimTime makespan_ns; /* time the last op finished */
     SimTime nvml_period_ns;
 
     /* GPU-wide metrics over [0, makespan] */
@@ -114,22 +114,22 @@ typedef struct SimResult {
     SimTime copy_busy_ns[SIM_COPY_N_DIRS];
     uint64_t device_mem_used_bytes;
     uint64_t device_mem_bytes;
-    uint64_t events;            /* simulation events processed */
+    uint64_t events; /* simulation events processed */
 
     SimProcResult *procs;
     uint32_t n_procs;
     SimContextResult *contexts;
     uint32_t n_contexts;
 
-    GArray *ops;                /* SimOpRecord (empty without record_ops) */
-    GArray *sm_sets;            /* uint64_t[sm_words] per kernel record */
-    uint32_t sm_words;          /* 64-bit words per SM set */
-    GArray *busy;               /* SimTime pairs: intervals with >= 1 kernel
+    GArray *ops;          /* SimOpRecord (empty without record_ops) */
+    GArray *sm_sets;      /* uint64_t[sm_words] per kernel record */
+    uint32_t sm_words;    /* 64-bit words per SM set */
+    GArray *busy;         /* SimTime pairs: intervals with >= 1 kernel
                                    executing, sorted, disjoint */
-    GArray *util_samples;       /* double per nvml period: nvidia-smi view */
-    GArray *slices;             /* SimSlice */
-    GArray *sm_timeline;        /* SimSmSample (only with record_timeline) */
-    GPtrArray *notes;           /* char*: what the user should know (limits
+    GArray *util_samples; /* double per nvml period: nvidia-smi view */
+    GArray *slices;       /* SimSlice */
+    GArray *sm_timeline;  /* SimSmSample (only with record_timeline) */
+    GPtrArray *notes;     /* char*: what the user should know (limits
                                    hit, rounding, refused processes) */
     GStringChunk *strings;
 } SimResult;

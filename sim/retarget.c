@@ -94,8 +94,8 @@ bool sim_scenario_retarget(SimScenario *sc, const GpuModel *from,
             if (!g_hash_table_add(done, op->u.graph))
                 continue;
             for (uint32_t n = 0; n < op->u.graph->n_nodes; n++)
-                if (!retarget_op(&op->u.graph->nodes[n].op, from, to, sc, p,
-                                 i, &fit, error))
+                if (!retarget_op(&op->u.graph->nodes[n].op, from, to, sc, p, i,
+                                 &fit, error))
                     return false;
         }
     }

@@ -12,9 +12,8 @@
 #include "jitter.h"
 
 static const char *const op_kind_names[SIM_OP_N_KINDS] = {
-    "kernel",       "copy",       "host_gap",   "stream_sync",
-    "device_sync",  "event_record", "event_wait", "event_sync",
-    "graph",
+    "kernel",       "copy",       "host_gap",   "stream_sync", "device_sync",
+    "event_record", "event_wait", "event_sync", "graph",
 };
 
 const char *sim_op_kind_name(SimOpKind k)
@@ -216,8 +215,7 @@ uint32_t sim_process_add_stream(SimScenario *sc, SimProcessSpec *p,
 uint32_t sim_process_add_event(SimScenario *sc, SimProcessSpec *p,
                                const char *name)
 {
-    p->event_names = grow(p->event_names, p->n_events,
-                          sizeof *p->event_names);
+    p->event_names = grow(p->event_names, p->n_events, sizeof *p->event_names);
     p->event_names[p->n_events] = sim_scenario_intern(sc, name);
     return p->n_events++;
 }
@@ -326,10 +324,9 @@ void sim_scenario_append(SimScenario *dst, const SimScenario *src)
         const SimProcessSpec *p = g_ptr_array_index(src->processes, i);
         bool taken = false;
         for (guint j = 0; j < dst->processes->len && !taken; j++)
-            taken = !strcmp(((SimProcessSpec *)g_ptr_array_index(
-                                 dst->processes, j))
-                                ->name,
-                            p->name);
+            taken = !strcmp(
+                ((SimProcessSpec *)g_ptr_array_index(dst->processes, j))->name,
+                p->name);
         g_autofree char *name =
             taken ? g_strdup_printf("%s (fixed)", p->name) : NULL;
         process_copy(dst, p, name);
@@ -360,12 +357,11 @@ void sim_scenario_replicate_process(SimScenario *sc, uint32_t index,
  * Validation
  * ------------------------------------------------------------------------ */
 
-static bool op_fail(const SimScenario *sc, const SimProcessSpec *p,
-                    uint32_t i, const SimOp *op, GError **error,
-                    const char *fmt, ...) G_GNUC_PRINTF(6, 7);
-static bool op_fail(const SimScenario *sc, const SimProcessSpec *p,
-                    uint32_t i, const SimOp *op, GError **error,
-                    const char *fmt, ...)
+static bool op_fail(const SimScenario *sc, const SimProcessSpec *p, uint32_t i,
+                    const SimOp *op, GError **error, const char *fmt, ...)
+    G_GNUC_PRINTF(6, 7);
+static bool op_fail(const SimScenario *sc, const SimProcessSpec *p, uint32_t i,
+                    const SimOp *op, GError **error, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -401,14 +397,26 @@ static double time_us(SimTime t)
 {
     return t == SIM_TIME_NEVER ? NAN : (double)t / 1e3;
 }
-static double get_api(const SimOp *o) { return time_us(o->api_ns); }
-static double get_at(const SimOp *o) { return time_us(o->at_ns); }
-static double get_copy_bytes(const SimOp *o) { return (double)o->u.copy.bytes; }
+static double get_api(const SimOp *o)
+{
+    return time_us(o->api_ns);
+}
+static double get_at(const SimOp *o)
+{
+    return time_us(o->at_ns);
+}
+static double get_copy_bytes(const SimOp *o)
+{
+    return (double)o->u.copy.bytes;
+}
 static double get_copy_dur(const SimOp *o)
 {
     return time_us(o->u.copy.duration_ns);
 }
-static double get_gap(const SimOp *o) { return time_us(o->u.gap_ns); }
+static double get_gap(const SimOp *o)
+{
+    return time_us(o->u.gap_ns);
+}
 static double get_regs(const SimOp *o)
 {
     return o->u.kernel.regs_per_thread;
@@ -439,8 +447,8 @@ static const OpRange op_ranges[] = {
      SIM_COL_COPY_DURATION},
     {"duration_us", SIM_OP_HOST_GAP, get_gap, SIM_MAX_TIME_US, " us",
      SIM_COL_N},
-    {"regs_per_thread", SIM_OP_KERNEL, get_regs, SIM_MAX_REGS_PER_THREAD,
-     "", SIM_COL_REGS},
+    {"regs_per_thread", SIM_OP_KERNEL, get_regs, SIM_MAX_REGS_PER_THREAD, "",
+     SIM_COL_REGS},
     {"static_smem_bytes", SIM_OP_KERNEL, get_smem_s, SIM_MAX_SMEM_BYTES,
      " bytes", SIM_COL_SMEM_STATIC},
     {"dynamic_smem_bytes", SIM_OP_KERNEL, get_smem_d, SIM_MAX_SMEM_BYTES,
@@ -467,16 +475,15 @@ static char *field_label(const SimProcessSpec *p, const char *native,
     SimColumn x = (SimColumn)(col - dim);
     bool tuple = dim >= 0 && p->columns[x] && p->columns[x + 1] &&
                  !strcmp(p->columns[x], p->columns[x + 1]);
-    return tuple ? g_strdup_printf("column '%s': dimension %c", name,
-                                   "xyz"[dim])
-                 : g_strdup_printf("column '%s'", name);
+    return tuple
+               ? g_strdup_printf("column '%s': dimension %c", name, "xyz"[dim])
+               : g_strdup_printf("column '%s'", name);
 }
 
 /* Every field of @op within the native format's range (op_ranges).  A
  * host gap an importer made from a trace's times is said to be one. */
-static bool validate_op_ranges(const SimScenario *sc,
-                               const SimProcessSpec *p, uint32_t i,
-                               const SimOp *op, GError **error)
+static bool validate_op_ranges(const SimScenario *sc, const SimProcessSpec *p,
+                               uint32_t i, const SimOp *op, GError **error)
 {
     for (size_t r = 0; r < G_N_ELEMENTS(op_ranges); r++) {
         const OpRange *x = &op_ranges[r];
@@ -493,8 +500,8 @@ static bool validate_op_ranges(const SimScenario *sc,
                            v, x->max);
         g_autofree char *label = field_label(p, x->field, x->column, -1);
         return op_fail(sc, p, i, op, error,
-                       "%s: %.15g%s is beyond the format's %.15g%s", label,
-                       v, x->unit, x->max, x->unit);
+                       "%s: %.15g%s is beyond the format's %.15g%s", label, v,
+                       x->unit, x->max, x->unit);
     }
     return true;
 }
@@ -505,14 +512,13 @@ static bool validate_kernel(const SimScenario *sc, const SimProcessSpec *p,
     const SimKernelSpec *k = &op->u.kernel;
     for (int d = 0; d < 3; d++) {
         bool grid_bad = k->grid[d] == 0 || k->grid[d] > sim_cuda_grid_max[d];
-        if (grid_bad ||
-            k->block[d] == 0 || k->block[d] > sim_cuda_block_max[d]) {
+        if (grid_bad || k->block[d] == 0 ||
+            k->block[d] > sim_cuda_block_max[d]) {
             g_autofree char *label =
                 grid_bad ? field_label(p, "grid", SIM_COL_GRID_X + d, d)
                          : field_label(p, "block", SIM_COL_BLOCK_X + d, d);
-            return op_fail(sc, p, i, op, error,
-                           "%s is %u; CUDA allows 1 to %u", label,
-                           grid_bad ? k->grid[d] : k->block[d],
+            return op_fail(sc, p, i, op, error, "%s is %u; CUDA allows 1 to %u",
+                           label, grid_bad ? k->grid[d] : k->block[d],
                            grid_bad ? sim_cuda_grid_max[d]
                                     : sim_cuda_block_max[d]);
         }
@@ -523,10 +529,10 @@ static bool validate_kernel(const SimScenario *sc, const SimProcessSpec *p,
         const char *const *c = &p->columns[SIM_COL_GRID_X];
         g_autofree char *label =
             !c[0] || !c[1] || !c[2] ? g_strdup("field 'grid'")
-            : !strcmp(c[0], c[1])   ? g_strdup_printf("column '%s'", c[0])
-                                    : g_strdup_printf(
-                                          "columns '%s' x '%s' x '%s'",
-                                          c[0], c[1], c[2]);
+            : !strcmp(c[0], c[1])
+                ? g_strdup_printf("column '%s'", c[0])
+                : g_strdup_printf("columns '%s' x '%s' x '%s'", c[0], c[1],
+                                  c[2]);
         return op_fail(sc, p, i, op, error, "%s: %llu blocks %s", label,
                        (unsigned long long)sim_kernel_blocks(k), hint);
     }
@@ -552,8 +558,9 @@ static bool validate_graph(const SimScenario *sc, const SimProcessSpec *p,
 {
     const SimGraph *g = op->u.graph;
     if (!g || g->n_nodes == 0)
-        return op_fail(sc, p, i, op, error, "field 'nodes': a graph needs "
-                                            "at least one node");
+        return op_fail(sc, p, i, op, error,
+                       "field 'nodes': a graph needs "
+                       "at least one node");
     if (!g->succ_off)
         return op_fail(sc, p, i, op, error, "graph not finished");
     for (uint32_t n = 0; n < g->n_nodes; n++) {
@@ -566,7 +573,8 @@ static bool validate_graph(const SimScenario *sc, const SimProcessSpec *p,
                 g_prefix_error(error, "graph node %u: ", n);
                 return false;
             }
-        } else if (no->kind != SIM_OP_COPY || no->u.copy.dir >= SIM_COPY_N_DIRS) {
+        } else if (no->kind != SIM_OP_COPY ||
+                   no->u.copy.dir >= SIM_COPY_N_DIRS) {
             return op_fail(sc, p, i, op, error,
                            "graph node %u: only kernels, copies and memsets",
                            n);
@@ -603,8 +611,8 @@ static uint64_t op_placements(const SimOp *op, uint32_t sms)
     const SimGraph *g = op->u.graph;
     for (uint32_t i = 0; i < g->n_nodes; i++)
         if (g->nodes[i].op.kind == SIM_OP_KERNEL)
-            n += MIN(sim_kernel_blocks(&g->nodes[i].op.u.kernel),
-                     (uint64_t)sms);
+            n +=
+                MIN(sim_kernel_blocks(&g->nodes[i].op.u.kernel), (uint64_t)sms);
     return n;
 }
 
@@ -632,9 +640,8 @@ static bool check_work(const SimScenario *sc, GError **error)
 {
     uint64_t ops = 0, work = sim_scenario_work(sc);
     if (sc->processes->len > sim_limit(SIM_BOUND_PROCESSES))
-        return sim_limit_fail(error, SIM_BOUND_PROCESSES,
-                              "%s: %u processes", sc->source,
-                              sc->processes->len);
+        return sim_limit_fail(error, SIM_BOUND_PROCESSES, "%s: %u processes",
+                              sc->source, sc->processes->len);
     for (guint pi = 0; pi < sc->processes->len; pi++) {
         const SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
         ops += p->n_ops;
@@ -666,9 +673,8 @@ bool sim_scenario_check_copies(const SimScenario *sc, uint32_t n,
                               "%s: %u copies of %u processes", sc->source, n,
                               sc->processes->len);
     if (sim_mul_sat(ops, n) > sim_limit(SIM_BOUND_OPS))
-        return sim_limit_fail(error, SIM_BOUND_OPS,
-                              "%s: %u copies of %llu ops", sc->source, n,
-                              (unsigned long long)ops);
+        return sim_limit_fail(error, SIM_BOUND_OPS, "%s: %u copies of %llu ops",
+                              sc->source, n, (unsigned long long)ops);
     return true;
 }
 
@@ -702,13 +708,13 @@ bool sim_scenario_validate(const SimScenario *sc, GError **error)
         }
         if (p->iterations < 1) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                        "%s: process '%s': iterations must be >= 1",
-                        sc->source, p->name);
+                        "%s: process '%s': iterations must be >= 1", sc->source,
+                        p->name);
             ok = false;
             break;
         }
-        if (time_over(p->start_ns, SIM_MAX_TIME_US) ||
-            p->connections > 128 || p->iterations > 1000000000u) {
+        if (time_over(p->start_ns, SIM_MAX_TIME_US) || p->connections > 128 ||
+            p->iterations > 1000000000u) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                         "%s: process '%s': start, connections or iterations "
                         "beyond the format's range",
@@ -755,10 +761,8 @@ bool sim_scenario_validate(const SimScenario *sc, GError **error)
                     ok = validate_graph(sc, p, i, op, error);
                 break;
             case SIM_OP_HOST_GAP:
-            case SIM_OP_DEVICE_SYNC:
-                break;
-            default:
-                ok = op_fail(sc, p, i, op, error, "unknown op kind");
+            case SIM_OP_DEVICE_SYNC: break;
+            default: ok = op_fail(sc, p, i, op, error, "unknown op kind");
             }
         }
     }

@@ -54,10 +54,10 @@ typedef enum {
  * Exactly one is non-zero.  The engine derives each block's work from it so
  * that the kernel alone reproduces that time exactly. */
 typedef struct {
-    const char *name;          /* in the scenario's string chunk */
+    const char *name; /* in the scenario's string chunk */
     uint32_t grid[3];
     uint32_t block[3];
-    uint32_t regs_per_thread;  /* 0: unknown, treated as 32 */
+    uint32_t regs_per_thread; /* 0: unknown, treated as 32 */
     uint32_t static_smem_bytes;
     uint32_t dynamic_smem_bytes;
     SimTime duration_ns;
@@ -82,31 +82,31 @@ typedef struct {
 typedef struct {
     uint64_t bytes;
     SimCopyDir dir;
-    bool pinned;          /* pageable copies block the host */
-    SimTime duration_ns;  /* recorded duration; 0: from bandwidth model */
+    bool pinned;         /* pageable copies block the host */
+    SimTime duration_ns; /* recorded duration; 0: from bandwidth model */
 } SimCopySpec;
 
 typedef struct SimGraph SimGraph;
 
 typedef struct {
     SimOpKind kind;
-    uint32_t stream;   /* index into the process's streams (GPU ops and
+    uint32_t stream; /* index into the process's streams (GPU ops and
                           stream sync) */
-    uint32_t event;    /* index into the process's events (event ops) */
-    SimTime api_ns;    /* host time to issue; SIM_TIME_NEVER: model default */
-    SimTime at_ns;     /* the host makes the call no earlier than this,
+    uint32_t event;  /* index into the process's events (event ops) */
+    SimTime api_ns;  /* host time to issue; SIM_TIME_NEVER: model default */
+    SimTime at_ns;   /* the host makes the call no earlier than this,
                           relative to the process start (recorded call
                           times of a trace); 0: as soon as the host is
                           free */
-    uint32_t line;     /* source line (or table row), for messages; 0 if
+    uint32_t line;   /* source line (or table row), for messages; 0 if
                           unknown */
-    uint16_t where;    /* what `line` counts in: 0, a line of the
+    uint16_t where;  /* what `line` counts in: 0, a line of the
                           scenario's source; else its process's
                           wheres[where - 1] */
     union {
         SimKernelSpec kernel;
         SimCopySpec copy;
-        SimTime gap_ns; /* SIM_OP_HOST_GAP */
+        SimTime gap_ns;  /* SIM_OP_HOST_GAP */
         SimGraph *graph; /* SIM_OP_GRAPH: owned by the scenario */
     } u;
 } SimOp;
@@ -124,11 +124,11 @@ typedef enum {
  * (a memset is a device-to-device copy of its size and duration) on the
  * graph op's stream, so the engine runs it like any kernel or copy. */
 typedef struct {
-    SimOp op;            /* SIM_OP_KERNEL or SIM_OP_COPY; op.stream is the
+    SimOp op; /* SIM_OP_KERNEL or SIM_OP_COPY; op.stream is the
                             graph op's stream (set by the engine's users) */
     SimNodeKind kind;
-    const char *id;      /* the file's id (string chunk), NULL if none */
-    uint32_t *deps;      /* indices of the nodes it runs after (in
+    const char *id; /* the file's id (string chunk), NULL if none */
+    uint32_t *deps; /* indices of the nodes it runs after (in
                             SimGraph.dep_store) */
     uint32_t n_deps;
 } SimGraphNode;
@@ -139,32 +139,32 @@ typedef struct {
 struct SimGraph {
     SimGraphNode *nodes;
     uint32_t n_nodes;
-    uint32_t *dep_store;   /* all nodes' deps, n_edges */
+    uint32_t *dep_store; /* all nodes' deps, n_edges */
     uint32_t n_edges;
-    uint32_t *succ_off;    /* successors of node i: succ[succ_off[i] ..
+    uint32_t *succ_off; /* successors of node i: succ[succ_off[i] ..
                               succ_off[i+1]) (sim_graph_finish) */
     uint32_t *succ;
     uint32_t n_kernels;
 };
 
 typedef struct {
-    const char *name;  /* in the scenario's string chunk */
-    int priority;      /* CUDA convention: lower number = higher priority,
+    const char *name; /* in the scenario's string chunk */
+    int priority;     /* CUDA convention: lower number = higher priority,
                           0 is the default; clamped to the model's range */
 } SimStreamSpec;
 
 typedef enum {
-    SIM_ARRIVALS_NONE,     /* closed loop: `iterations` back to back */
-    SIM_ARRIVALS_UNIFORM,  /* one request every 1/rate seconds */
-    SIM_ARRIVALS_POISSON,  /* exponential gaps at `rate`, seeded */
-    SIM_ARRIVALS_LIST,     /* explicit request times */
+    SIM_ARRIVALS_NONE,    /* closed loop: `iterations` back to back */
+    SIM_ARRIVALS_UNIFORM, /* one request every 1/rate seconds */
+    SIM_ARRIVALS_POISSON, /* exponential gaps at `rate`, seeded */
+    SIM_ARRIVALS_LIST,    /* explicit request times */
 } SimArrivalKind;
 
 typedef struct {
     SimArrivalKind kind;
     double rate_per_s;
-    uint32_t count;        /* requests for UNIFORM/POISSON */
-    SimTime *times_ns;     /* LIST: sorted, relative to process start */
+    uint32_t count;    /* requests for UNIFORM/POISSON */
+    SimTime *times_ns; /* LIST: sorted, relative to process start */
     uint32_t n_times;
 } SimArrivals;
 
@@ -188,24 +188,24 @@ typedef enum {
 
 typedef struct {
     const char *name;
-    SimTime start_ns;           /* when the process starts (creates its
+    SimTime start_ns;             /* when the process starts (creates its
                                    context) */
-    bool mps;                   /* an MPS client (else its own context) */
-    double active_thread_pct;   /* MPS: 0 < pct <= 100; 100 = no limit */
-    uint64_t device_mem_bytes;  /* device memory the process allocates */
+    bool mps;                     /* an MPS client (else its own context) */
+    double active_thread_pct;     /* MPS: 0 < pct <= 100; 100 = no limit */
+    uint64_t device_mem_bytes;    /* device memory the process allocates */
     uint64_t mps_mem_limit_bytes; /* MPS pinned-memory limit; 0 = none */
-    uint32_t connections;       /* CUDA_DEVICE_MAX_CONNECTIONS; 0 = default */
-    uint32_t iterations;        /* closed loop: >= 1 */
+    uint32_t connections;         /* CUDA_DEVICE_MAX_CONNECTIONS; 0 = default */
+    uint32_t iterations;          /* closed loop: >= 1 */
     SimArrivals arrivals;
-    SimStreamSpec *streams;     /* in creation order */
+    SimStreamSpec *streams; /* in creation order */
     uint32_t n_streams;
     SimOp *ops;
     uint32_t n_ops;
-    const char **event_names;   /* in the string chunk */
+    const char **event_names; /* in the string chunk */
     uint32_t n_events;
-    struct SimJitter *jitter;   /* spread of its op times (sim/jitter.h,
+    struct SimJitter *jitter; /* spread of its op times (sim/jitter.h,
                                    owned); NULL: every request the same */
-    const char **wheres;        /* where its ops' lines are, as message
+    const char **wheres;      /* where its ops' lines are, as message
                                    prefixes the line number follows:
                                    "b.csv:" or "r.sqlite: table T, row "
                                    (in the string chunk; SimOp.where) */
@@ -219,27 +219,27 @@ typedef struct {
 } SimProcessSpec;
 
 typedef struct SimScenario {
-    char *source;               /* file it came from (owned) */
-    char *format;               /* "hqsim", "nvprof", "nsys-sqlite"... */
-    char *description;          /* (nullable, owned) */
-    char *gpu;                  /* suggested GPU model name (nullable) */
-    char *gpu_recorded;         /* the GPU a trace names, as it names it
+    char *source;       /* file it came from (owned) */
+    char *format;       /* "hqsim", "nvprof", "nsys-sqlite"... */
+    char *description;  /* (nullable, owned) */
+    char *gpu;          /* suggested GPU model name (nullable) */
+    char *gpu_recorded; /* the GPU a trace names, as it names it
                                    (nullable, owned) */
-    char *gpu_mapping;          /* why `gpu` is not exactly the recorded
+    char *gpu_mapping;  /* why `gpu` is not exactly the recorded
                                    GPU (nearest by generation, or no GPU
                                    named and one assumed); NULL when exact
                                    or native (owned) */
-    char *clock_note;           /* traces recorded apart were moved to start
+    char *clock_note;   /* traces recorded apart were moved to start
                                    together: which, and how far apart they
                                    were (nullable, owned; import/README.md
                                    rule 1) */
     uint64_t seed;
-    uint32_t host_cores;        /* CPU cores the processes' host threads
+    uint32_t host_cores; /* CPU cores the processes' host threads
                                    share (sim/engine_host.c); 0: the GPU
                                    model's, else unlimited */
     GStringChunk *strings;
-    GPtrArray *processes;       /* SimProcessSpec*, owned */
-    GPtrArray *graphs;          /* SimGraph*, owned (graph ops point here) */
+    GPtrArray *processes; /* SimProcessSpec*, owned */
+    GPtrArray *graphs;    /* SimGraph*, owned (graph ops point here) */
 } SimScenario;
 
 /* An empty scenario; add processes with sim_scenario_add_process(). */
@@ -332,7 +332,7 @@ void sim_scenario_replicate_process(SimScenario *sc, uint32_t index,
  * ones included, so whatever `import` writes, `run` reads back. */
 #define SIM_MAX_REGS_PER_THREAD 1024u
 #define SIM_MAX_SMEM_BYTES (1u << 24)
-#define SIM_MAX_TIME_US 1e12     /* durations, at_us, start_us */
+#define SIM_MAX_TIME_US 1e12 /* durations, at_us, start_us */
 #define SIM_MAX_API_US 1e9
 #define SIM_MAX_COPY_BYTES ((uint64_t)1 << 50)
 
@@ -357,8 +357,8 @@ const char *sim_copy_dir_name(SimCopyDir d);
  * Returns: (transfer full) (nullable). */
 SimScenario *sim_scenario_load(const char *path, GError **error);
 /* The same from text in memory (tests). */
-SimScenario *sim_scenario_parse(const char *name, const char *text,
-                                size_t len, GError **error);
+SimScenario *sim_scenario_parse(const char *name, const char *text, size_t len,
+                                GError **error);
 
 /* Write @sc as a native scenario (JSON) to @path, atomically.  Consecutive
  * identical ops are written once with a "repeat" count. */

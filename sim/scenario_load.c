@@ -30,7 +30,7 @@
 
 typedef struct {
     const SimJsonDoc *doc;
-    GHashTable *lines;       /* cJSON* -> line */
+    GHashTable *lines; /* cJSON* -> line */
     SimScenario *sc;
     SimProcessSpec *p;
     GHashTable *stream_ids;  /* name -> index+1 */
@@ -86,8 +86,8 @@ static bool get_time_us(const Loader *L, const cJSON *obj, const char *key,
                         GError **error)
 {
     double v = -1;
-    if (!sim_json_get_double(L->doc, obj, key, L->what, required, 0, max_us,
-                             &v, error))
+    if (!sim_json_get_double(L->doc, obj, key, L->what, required, 0, max_us, &v,
+                             error))
         return false;
     if (v >= 0)
         *out = sim_time_from_us(v);
@@ -104,8 +104,7 @@ static bool get_dim3(const Loader *L, const cJSON *obj, const char *key,
         return fail(L, obj, error, "missing field '%s'", key);
     if (cJSON_IsNumber(v)) {
         uint64_t x;
-        if (!sim_json_number_u64(L->doc, v, key, L->what, 1, max[0], &x,
-                                 error))
+        if (!sim_json_number_u64(L->doc, v, key, L->what, 1, max[0], &x, error))
             return false;
         out[0] = (uint32_t)x;
         return true;
@@ -113,8 +112,7 @@ static bool get_dim3(const Loader *L, const cJSON *obj, const char *key,
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 ||
         cJSON_GetArraySize(v) > 3)
         return fail(L, v, error,
-                    "field '%s': expected a number or an array [x, y, z]",
-                    key);
+                    "field '%s': expected a number or an array [x, y, z]", key);
     int i = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, v)
@@ -128,12 +126,11 @@ static bool get_dim3(const Loader *L, const cJSON *obj, const char *key,
     return true;
 }
 
-static bool lookup_stream(Loader *L, const cJSON *op, long rep,
-                          uint32_t *out, GError **error)
+static bool lookup_stream(Loader *L, const cJSON *op, long rep, uint32_t *out,
+                          GError **error)
 {
     const char *name = NULL;
-    if (!sim_json_get_string(L->doc, op, "stream", L->what, true, &name,
-                             error))
+    if (!sim_json_get_string(L->doc, op, "stream", L->what, true, &name, error))
         return false;
     g_autofree char *n = subst(name, rep);
     gpointer id = g_hash_table_lookup(L->stream_ids, n);
@@ -150,45 +147,66 @@ static bool lookup_event(Loader *L, const cJSON *op, long rep, uint32_t *out,
                          GError **error)
 {
     const char *name = NULL;
-    if (!sim_json_get_string(L->doc, op, "event", L->what, true, &name,
-                             error))
+    if (!sim_json_get_string(L->doc, op, "event", L->what, true, &name, error))
         return false;
     g_autofree char *n = subst(name, rep);
     gpointer id = g_hash_table_lookup(L->event_ids, n);
     if (!id) {
         uint32_t idx = sim_process_add_event(L->sc, L->p, n);
         id = GUINT_TO_POINTER(idx + 1);
-        g_hash_table_insert(L->event_ids,
-                            (gpointer)L->p->event_names[idx], id);
+        g_hash_table_insert(L->event_ids, (gpointer)L->p->event_names[idx], id);
     }
     *out = (uint32_t)GPOINTER_TO_UINT(id) - 1;
     return true;
 }
 
 static const char *const op_names[] = {
-    "kernel",     "copy",         "host_gap",   "stream_sync", "device_sync",
-    "event_record", "event_wait", "event_sync", "graph",       "repeat",
-    NULL};
+    "kernel",      "copy",         "host_gap",   "stream_sync",
+    "device_sync", "event_record", "event_wait", "event_sync",
+    "graph",       "repeat",       NULL};
 #define OP_REPEAT SIM_OP_N_KINDS /* "repeat" follows the op kinds */
 
 static bool load_ops(Loader *L, const cJSON *ops, long rep, GError **error);
 
 /* The fields of a kernel op, and of a kernel node of a graph (no stream,
  * no host times; an id and dependencies instead). */
-static const char *const kernel_keys[] = {
-    "op",          "name",           "stream",
-    "grid",        "block",          "regs_per_thread",
-    "static_smem_bytes", "dynamic_smem_bytes", "duration_us",
-    "block_time_us", "sm_intensity", "mem_intensity", "dram_bytes",
-    "faults",      "wall_clock",     "self_timed", "api_us",
-    "at_us",       NULL};
-static const char *const kernel_node_keys[] = {
-    "op",          "name",           "id",
-    "after",       "grid",           "block",
-    "regs_per_thread", "static_smem_bytes", "dynamic_smem_bytes",
-    "duration_us", "block_time_us",  "sm_intensity",
-    "mem_intensity", "dram_bytes",   "faults",       "wall_clock",
-    "self_timed",  NULL};
+static const char *const kernel_keys[] = {"op",
+                                          "name",
+                                          "stream",
+                                          "grid",
+                                          "block",
+                                          "regs_per_thread",
+                                          "static_smem_bytes",
+                                          "dynamic_smem_bytes",
+                                          "duration_us",
+                                          "block_time_us",
+                                          "sm_intensity",
+                                          "mem_intensity",
+                                          "dram_bytes",
+                                          "faults",
+                                          "wall_clock",
+                                          "self_timed",
+                                          "api_us",
+                                          "at_us",
+                                          NULL};
+static const char *const kernel_node_keys[] = {"op",
+                                               "name",
+                                               "id",
+                                               "after",
+                                               "grid",
+                                               "block",
+                                               "regs_per_thread",
+                                               "static_smem_bytes",
+                                               "dynamic_smem_bytes",
+                                               "duration_us",
+                                               "block_time_us",
+                                               "sm_intensity",
+                                               "mem_intensity",
+                                               "dram_bytes",
+                                               "faults",
+                                               "wall_clock",
+                                               "self_timed",
+                                               NULL};
 
 /* One more op or repeat round; fails past the ops limit, before the op's
  * memory is spent. */
@@ -225,8 +243,7 @@ static uint64_t op_expansion(const cJSON *o)
         return 0;
     uint64_t body = 1; /* the round itself */
     const cJSON *i;
-    cJSON_ArrayForEach(i, inner)
-        body = sim_add_sat(body, op_expansion(i));
+    cJSON_ArrayForEach(i, inner) body = sim_add_sat(body, op_expansion(i));
     return sim_mul_sat((uint64_t)count->valuedouble, body);
 }
 
@@ -282,8 +299,8 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
                      error) ||
         !get_time_us(L, o, "block_time_us", false, 1e12, &k->block_time_ns,
                      error) ||
-        !sim_json_get_double(L->doc, o, "sm_intensity", L->what, false, 1e-6,
-                             1, &k->sm_intensity, error) ||
+        !sim_json_get_double(L->doc, o, "sm_intensity", L->what, false, 1e-6, 1,
+                             &k->sm_intensity, error) ||
         !sim_json_get_double(L->doc, o, "mem_intensity", L->what, false, 0, 1,
                              &k->mem_intensity, error) ||
         !sim_json_get_u64(L->doc, o, "dram_bytes", L->what, false, 0,
@@ -308,8 +325,7 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
                     "alone on the GPU) and 'block_time_us'",
                     k->name);
     if (k->duration_ns == 0 && k->block_time_ns == 0)
-        return fail(L, o, error, "kernel '%s': its time must be > 0",
-                    k->name);
+        return fail(L, o, error, "kernel '%s': its time must be > 0", k->name);
     return true;
 }
 
@@ -355,17 +371,15 @@ static bool load_node(Loader *L, const cJSON *n, long rep, SimGraphNode *nd,
                       GError **error)
 {
     static const char *const kinds[] = {"kernel", "memset", "copy", NULL};
-    static const char *const memset_keys[] = {"op", "id", "after", "bytes",
-                                              "duration_us", NULL};
-    static const char *const copy_keys[] = {"op",     "id",     "after",
-                                            "dir",    "bytes",  "pinned",
-                                            "duration_us", NULL};
+    static const char *const memset_keys[] = {"op",    "id",          "after",
+                                              "bytes", "duration_us", NULL};
+    static const char *const copy_keys[] = {
+        "op", "id", "after", "dir", "bytes", "pinned", "duration_us", NULL};
     static const char *const dirs[] = {"h2d", "d2h", "d2d", NULL};
     int kind = 0, dir = SIM_COPY_D2D;
     if (!cJSON_IsObject(n))
         return fail(L, n, error, "field 'nodes': a node must be an object");
-    if (!sim_json_get_enum(L->doc, n, "op", L->what, true, kinds, &kind,
-                           error))
+    if (!sim_json_get_enum(L->doc, n, "op", L->what, true, kinds, &kind, error))
         return false;
     nd->kind = (SimNodeKind)kind;
     nd->op.line = line_of(L, n);
@@ -387,8 +401,7 @@ static bool load_node(Loader *L, const cJSON *n, long rep, SimGraphNode *nd,
                           (uint64_t)1 << 50, &c->bytes, error) ||
         !sim_json_get_bool(L->doc, n, "pinned", L->what, false, &c->pinned,
                            error) ||
-        !get_time_us(L, n, "duration_us", false, 1e12, &c->duration_ns,
-                     error))
+        !get_time_us(L, n, "duration_us", false, 1e12, &c->duration_ns, error))
         return false;
     c->dir = (SimCopyDir)dir;
     return true;
@@ -399,8 +412,8 @@ static bool load_node(Loader *L, const cJSON *n, long rep, SimGraphNode *nd,
 static bool load_graph(Loader *L, const cJSON *o, long rep, SimOp *op,
                        GError **error)
 {
-    static const char *const keys[] = {"op", "stream", "nodes", "api_us",
-                                       "at_us", NULL};
+    static const char *const keys[] = {"op",     "stream", "nodes",
+                                       "api_us", "at_us",  NULL};
     if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
         !lookup_stream(L, o, rep, &op->stream, error))
         return false;
@@ -408,8 +421,8 @@ static bool load_graph(Loader *L, const cJSON *o, long rep, SimOp *op,
     if (!cJSON_IsArray(nodes) || cJSON_GetArraySize(nodes) == 0)
         return fail(L, nodes ? nodes : o, error,
                     "field 'nodes': expected a non-empty array of nodes");
-    g_autoptr(GHashTable) ids = g_hash_table_new_full(g_str_hash, g_str_equal,
-                                                      g_free, NULL);
+    g_autoptr(GHashTable) ids =
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     const cJSON *n;
     uint32_t count = 0;
     cJSON_ArrayForEach(n, nodes)
@@ -422,9 +435,8 @@ static bool load_graph(Loader *L, const cJSON *o, long rep, SimOp *op,
             char *key = subst(id, rep);
             if (g_hash_table_contains(ids, key)) {
                 g_free(key);
-                return fail(L, cJSON_GetObjectItemCaseSensitive(n, "id"),
-                            error, "field 'id': two nodes have the id '%s'",
-                            id);
+                return fail(L, cJSON_GetObjectItemCaseSensitive(n, "id"), error,
+                            "field 'id': two nodes have the id '%s'", id);
             }
             g_hash_table_insert(ids, key, GUINT_TO_POINTER(count + 1));
         }
@@ -480,8 +492,8 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
         static const char *const keys[] = {"op", "count", "ops", NULL};
         uint32_t count = 0;
         if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
-            !sim_json_get_u32(L->doc, o, "count", L->what, true, 0,
-                              100000000, &count, error))
+            !sim_json_get_u32(L->doc, o, "count", L->what, true, 0, 100000000,
+                              &count, error))
             return false;
         const cJSON *inner = cJSON_GetObjectItemCaseSensitive(o, "ops");
         if (!cJSON_IsArray(inner))
@@ -511,9 +523,9 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
             return false;
         break;
     case SIM_OP_COPY: {
-        static const char *const keys[] = {"op",     "stream",      "dir",
-                                           "bytes",  "pinned",      "duration_us",
-                                           "api_us", "at_us", NULL};
+        static const char *const keys[] = {"op",     "stream", "dir",
+                                           "bytes",  "pinned", "duration_us",
+                                           "api_us", "at_us",  NULL};
         static const char *const dirs[] = {"h2d", "d2h", "d2d", NULL};
         int dir = 0;
         op.u.copy.pinned = true;
@@ -532,11 +544,9 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
         break;
     }
     case SIM_OP_HOST_GAP: {
-        static const char *const keys[] = {"op", "duration_us", "at_us",
-                                           NULL};
+        static const char *const keys[] = {"op", "duration_us", "at_us", NULL};
         if (!sim_json_check_keys(L->doc, o, keys, L->what, error) ||
-            !get_time_us(L, o, "duration_us", true, 1e12, &op.u.gap_ns,
-                         error))
+            !get_time_us(L, o, "duration_us", true, 1e12, &op.u.gap_ns, error))
             return false;
         break;
     }
@@ -574,8 +584,7 @@ static bool load_op(Loader *L, const cJSON *o, long rep, GError **error)
             return false;
         break;
     }
-    default:
-        g_assert_not_reached();
+    default: g_assert_not_reached();
     }
     if (!count_expanded(L, o, error))
         return false;
@@ -622,8 +631,7 @@ static bool load_streams(Loader *L, const cJSON *proc, GError **error)
             sim_limit(SIM_BOUND_STREAMS)) {
             g_autofree char *hint = sim_limit_hint(SIM_BOUND_STREAMS);
             return fail(L, s, error, "more than %llu streams %s",
-                        (unsigned long long)sim_limit(SIM_BOUND_STREAMS),
-                        hint);
+                        (unsigned long long)sim_limit(SIM_BOUND_STREAMS), hint);
         }
         for (uint32_t i = 0; i < (many ? count : 1); i++) {
             g_autofree char *n = NULL;
@@ -687,8 +695,8 @@ static bool load_arrivals(Loader *L, const cJSON *proc, GError **error)
     }
     static const char *const dists[] = {"uniform", "poisson", NULL};
     int dist = 1;
-    if (!sim_json_get_double(L->doc, a, "rate_per_s", L->what, true, 1e-6,
-                             1e9, &ar->rate_per_s, error) ||
+    if (!sim_json_get_double(L->doc, a, "rate_per_s", L->what, true, 1e-6, 1e9,
+                             &ar->rate_per_s, error) ||
         !sim_json_get_u32(L->doc, a, "count", L->what, true, 1, 100000000,
                           &ar->count, error) ||
         !sim_json_get_enum(L->doc, a, "distribution", L->what, false, dists,
@@ -721,11 +729,21 @@ static bool check_events(Loader *L, GError **error)
 
 static bool load_process(Loader *L, const cJSON *proc, GError **error)
 {
-    static const char *const keys[] = {
-        "name",         "start_us",  "mps",         "active_thread_pct",
-        "device_mem_mib", "mps_mem_limit_mib", "connections", "replicas",
-        "iterations",   "arrivals",  "streams",     "events",
-        "ops",          "jitter",    NULL};
+    static const char *const keys[] = {"name",
+                                       "start_us",
+                                       "mps",
+                                       "active_thread_pct",
+                                       "device_mem_mib",
+                                       "mps_mem_limit_mib",
+                                       "connections",
+                                       "replicas",
+                                       "iterations",
+                                       "arrivals",
+                                       "streams",
+                                       "events",
+                                       "ops",
+                                       "jitter",
+                                       NULL};
     const char *name = NULL;
     if (!cJSON_IsObject(proc))
         return fail(L, proc, error, "a process must be an object");
@@ -815,9 +833,9 @@ static SimScenario *load_doc(const SimJsonDoc *doc, GError **error)
         sim_json_fail(doc, root, error, "expected a JSON object");
         return NULL;
     }
-    static const char *const keys[] = {"hqsim_scenario", "description", "gpu",
-                                       "seed", "host_cores", "jitter",
-                                       "processes", NULL};
+    static const char *const keys[] = {
+        "hqsim_scenario", "description", "gpu",       "seed",
+        "host_cores",     "jitter",      "processes", NULL};
     int version = 0;
     if (!sim_json_check_keys(doc, root, keys, NULL, error) ||
         !sim_json_get_int(doc, root, "hqsim_scenario", NULL, true, 1,
@@ -829,8 +847,8 @@ static SimScenario *load_doc(const SimJsonDoc *doc, GError **error)
     if (!sim_json_get_string(doc, root, "description", NULL, false, &desc,
                              error) ||
         !sim_json_get_string(doc, root, "gpu", NULL, false, &gpu, error) ||
-        !sim_json_get_u64(doc, root, "seed", NULL, false, 0,
-                          (uint64_t)1 << 53, &seed, error) ||
+        !sim_json_get_u64(doc, root, "seed", NULL, false, 0, (uint64_t)1 << 53,
+                          &seed, error) ||
         !sim_json_get_u32(doc, root, "host_cores", NULL, false, 1, 1u << 20,
                           &sc->host_cores, error))
         return NULL;
@@ -852,14 +870,14 @@ static SimScenario *load_doc(const SimJsonDoc *doc, GError **error)
     const cJSON *proc;
     cJSON_ArrayForEach(proc, procs)
     {
-        g_autoptr(GHashTable) streams = g_hash_table_new(g_str_hash,
-                                                         g_str_equal);
-        g_autoptr(GHashTable) events = g_hash_table_new(g_str_hash,
-                                                        g_str_equal);
-        g_autoptr(GHashTable) recorded = g_hash_table_new(g_direct_hash,
-                                                          g_direct_equal);
-        Loader L = {doc,      lines,    sc,   NULL, streams,
-                    events,   recorded, NULL, 0,    jitter};
+        g_autoptr(GHashTable) streams =
+            g_hash_table_new(g_str_hash, g_str_equal);
+        g_autoptr(GHashTable) events =
+            g_hash_table_new(g_str_hash, g_str_equal);
+        g_autoptr(GHashTable) recorded =
+            g_hash_table_new(g_direct_hash, g_direct_equal);
+        Loader L = {doc,    lines,    sc,   NULL, streams,
+                    events, recorded, NULL, 0,    jitter};
         if (!load_process(&L, proc, error))
             return NULL;
     }
@@ -868,8 +886,8 @@ static SimScenario *load_doc(const SimJsonDoc *doc, GError **error)
     return g_steal_pointer(&sc);
 }
 
-SimScenario *sim_scenario_parse(const char *name, const char *text,
-                                size_t len, GError **error)
+SimScenario *sim_scenario_parse(const char *name, const char *text, size_t len,
+                                GError **error)
 {
     g_autoptr(SimJsonDoc) doc = sim_json_doc_parse(name, text, len, error);
     return doc ? load_doc(doc, error) : NULL;

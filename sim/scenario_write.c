@@ -70,8 +70,7 @@ static void put_kernel(GString *o, const SimKernelSpec *k)
     put_dim3(o, k->grid);
     g_string_append(o, ", \"block\": ");
     put_dim3(o, k->block);
-    g_string_append_printf(o, ", \"regs_per_thread\": %u",
-                           k->regs_per_thread);
+    g_string_append_printf(o, ", \"regs_per_thread\": %u", k->regs_per_thread);
     if (k->static_smem_bytes)
         g_string_append_printf(o, ", \"static_smem_bytes\": %u",
                                k->static_smem_bytes);
@@ -86,8 +85,7 @@ static void put_kernel(GString *o, const SimKernelSpec *k)
         put_us(o, k->block_time_ns);
     }
     if (k->sm_intensity > 0)
-        g_string_append_printf(o, ", \"sm_intensity\": %.6g",
-                               k->sm_intensity);
+        g_string_append_printf(o, ", \"sm_intensity\": %.6g", k->sm_intensity);
     if (k->mem_intensity > 0)
         g_string_append_printf(o, ", \"mem_intensity\": %.6g",
                                k->mem_intensity);
@@ -106,8 +104,10 @@ static void put_kernel(GString *o, const SimKernelSpec *k)
 static void put_copy(GString *o, const SimCopySpec *c, bool memset)
 {
     if (!memset)
-        g_string_append_printf(o, ", \"dir\": \"%s\"", sim_copy_dir_name(c->dir));
-    g_string_append_printf(o, ", \"bytes\": %llu", (unsigned long long)c->bytes);
+        g_string_append_printf(o, ", \"dir\": \"%s\"",
+                               sim_copy_dir_name(c->dir));
+    g_string_append_printf(o, ", \"bytes\": %llu",
+                           (unsigned long long)c->bytes);
     if (!c->pinned && !memset)
         g_string_append(o, ", \"pinned\": false");
     if (c->duration_ns) {
@@ -198,8 +198,7 @@ static void put_op(GString *o, const SimProcessSpec *p, const SimOp *op)
         g_string_append(o, ", \"stream\": ");
         put_str(o, p->streams[op->stream].name);
         break;
-    case SIM_OP_DEVICE_SYNC:
-        break;
+    case SIM_OP_DEVICE_SYNC: break;
     case SIM_OP_EVENT_RECORD:
     case SIM_OP_EVENT_WAIT:
         g_string_append(o, ", \"event\": ");
@@ -211,8 +210,7 @@ static void put_op(GString *o, const SimProcessSpec *p, const SimOp *op)
         g_string_append(o, ", \"event\": ");
         put_str(o, p->event_names[op->event]);
         break;
-    default:
-        break;
+    default: break;
     }
     if (op->api_ns != SIM_TIME_NEVER) {
         g_string_append(o, ", \"api_us\": ");
@@ -228,9 +226,8 @@ static void put_op(GString *o, const SimProcessSpec *p, const SimOp *op)
 /* Ops equal in everything that is written (not the source line). */
 static bool same_op(const SimOp *a, const SimOp *b)
 {
-    if (a->kind != b->kind || a->stream != b->stream ||
-        a->event != b->event || a->api_ns != b->api_ns || a->at_ns ||
-        b->at_ns)
+    if (a->kind != b->kind || a->stream != b->stream || a->event != b->event ||
+        a->api_ns != b->api_ns || a->at_ns || b->at_ns)
         return false; /* ops with a call time are never the same */
     switch (a->kind) {
     case SIM_OP_KERNEL: {
@@ -246,20 +243,16 @@ static bool same_op(const SimOp *a, const SimOp *b)
                x->sm_intensity == y->sm_intensity &&
                x->mem_intensity == y->mem_intensity &&
                x->dram_bytes == y->dram_bytes && x->faults == y->faults &&
-               x->wall_clock == y->wall_clock &&
-               x->self_timed == y->self_timed;
+               x->wall_clock == y->wall_clock && x->self_timed == y->self_timed;
     }
     case SIM_OP_COPY:
         return a->u.copy.bytes == b->u.copy.bytes &&
                a->u.copy.dir == b->u.copy.dir &&
                a->u.copy.pinned == b->u.copy.pinned &&
                a->u.copy.duration_ns == b->u.copy.duration_ns;
-    case SIM_OP_HOST_GAP:
-        return a->u.gap_ns == b->u.gap_ns;
-    case SIM_OP_GRAPH:
-        return a->u.graph == b->u.graph;
-    default:
-        return true;
+    case SIM_OP_HOST_GAP: return a->u.gap_ns == b->u.gap_ns;
+    case SIM_OP_GRAPH: return a->u.graph == b->u.graph;
+    default: return true;
     }
 }
 
@@ -292,8 +285,7 @@ static void put_process(GString *o, const SimProcessSpec *p)
         g_string_append_printf(o, "      \"connections\": %u,\n",
                                p->connections);
     if (p->iterations != 1)
-        g_string_append_printf(o, "      \"iterations\": %u,\n",
-                               p->iterations);
+        g_string_append_printf(o, "      \"iterations\": %u,\n", p->iterations);
     const SimArrivals *a = &p->arrivals;
     if (a->kind == SIM_ARRIVALS_LIST) {
         g_string_append(o, "      \"arrivals\": {\"times_us\": [");
@@ -346,8 +338,9 @@ static void put_process(GString *o, const SimProcessSpec *p)
         g_string_append(o, first ? "\n        " : ",\n        ");
         first = false;
         if (j - i > 1) {
-            g_string_append_printf(o, "{\"op\": \"repeat\", \"count\": %u, "
-                                      "\"ops\": [",
+            g_string_append_printf(o,
+                                   "{\"op\": \"repeat\", \"count\": %u, "
+                                   "\"ops\": [",
                                    j - i);
             put_op(o, p, &p->ops[i]);
             g_string_append(o, "]}");
@@ -386,8 +379,7 @@ char *sim_scenario_to_json(const SimScenario *sc)
     return g_string_free(o, FALSE);
 }
 
-bool sim_scenario_write(const SimScenario *sc, const char *path,
-                        GError **error)
+bool sim_scenario_write(const SimScenario *sc, const char *path, GError **error)
 {
     g_autofree char *text = sim_scenario_to_json(sc);
     return sim_write_file_atomic(path, text, strlen(text), error);

@@ -16,9 +16,9 @@ typedef uint64_t SimTime;
 #define SIM_TIME_NEVER UINT64_MAX
 
 #define SIM_NS(x) ((SimTime)(x))
-#define SIM_US(x) ((SimTime)(x) * 1000u)
-#define SIM_MS(x) ((SimTime)(x) * 1000000u)
-#define SIM_S(x) ((SimTime)(x) * 1000000000u)
+#define SIM_US(x) ((SimTime)(x)*1000u)
+#define SIM_MS(x) ((SimTime)(x)*1000000u)
+#define SIM_S(x) ((SimTime)(x)*1000000000u)
 
 /* Convert a non-negative number of microseconds (possibly fractional) to
  * SimTime, rounding to the nearest nanosecond. */

@@ -30,8 +30,8 @@ void sim_scenario_scale_host(SimScenario *sc, double f)
 }
 
 typedef struct {
-    uint32_t from, to; /* ops [from, to) */
-    double gpu_ns;     /* kernel and copy time in it */
+    uint32_t from, to;           /* ops [from, to) */
+    double gpu_ns;               /* kernel and copy time in it */
     double t[SIM_JIT_N_CLASSES]; /* kernel, copy and host time in it */
 } Segment;
 
@@ -40,9 +40,9 @@ static void seg_add(Segment *s, const SimOp *op)
 {
     if (op->kind == SIM_OP_KERNEL) {
         s->gpu_ns += (double)op->u.kernel.duration_ns;
-        s->t[SIM_JIT_KERNEL] += (double)(op->u.kernel.duration_ns
-                                             ? op->u.kernel.duration_ns
-                                             : op->u.kernel.block_time_ns);
+        s->t[SIM_JIT_KERNEL] +=
+            (double)(op->u.kernel.duration_ns ? op->u.kernel.duration_ns
+                                              : op->u.kernel.block_time_ns);
     } else if (op->kind == SIM_OP_COPY) {
         s->gpu_ns += (double)op->u.copy.duration_ns;
         s->t[SIM_JIT_COPY] += (double)op->u.copy.duration_ns;
@@ -52,12 +52,11 @@ static void seg_add(Segment *s, const SimOp *op)
         /* its nodes' device work; the launch's host time is counted below */
         for (uint32_t n = 0; n < op->u.graph->n_nodes; n++) {
             const SimOp *x = &op->u.graph->nodes[n].op;
-            double t = (double)(x->kind == SIM_OP_KERNEL
-                                    ? x->u.kernel.duration_ns
-                                    : x->u.copy.duration_ns);
+            double t =
+                (double)(x->kind == SIM_OP_KERNEL ? x->u.kernel.duration_ns
+                                                  : x->u.copy.duration_ns);
             s->gpu_ns += t;
-            s->t[x->kind == SIM_OP_KERNEL ? SIM_JIT_KERNEL : SIM_JIT_COPY] +=
-                t;
+            s->t[x->kind == SIM_OP_KERNEL ? SIM_JIT_KERNEL : SIM_JIT_COPY] += t;
         }
     }
     if (op->api_ns != SIM_TIME_NEVER)
@@ -74,7 +73,7 @@ static void request_rows(SimProcessSpec *p, const Segment *rest, uint32_t n,
         p->jitter = g_new0(SimJitter, 1);
     if (p->jitter->n_rows)
         return; /* the scenario's own rows win */
-    p->jitter->rows = g_new(double, (size_t)n * SIM_JIT_N_CLASSES);
+    p->jitter->rows = g_new(double, (size_t)n *SIM_JIT_N_CLASSES);
     p->jitter->n_rows = n;
     for (uint32_t i = 0; i < n; i++)
         for (int c = 0; c < SIM_JIT_N_CLASSES; c++)
@@ -158,7 +157,8 @@ bool sim_scenario_set_spread(SimScenario *sc, const double *lat, uint32_t n,
         if (!(lat[i] > 0)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                         "request spread: latency %u is %g; every latency "
-                        "must be positive", i + 1, lat[i]);
+                        "must be positive",
+                        i + 1, lat[i]);
             return false;
         }
     qsort(sorted, n, sizeof *sorted, cmp_double);
@@ -168,7 +168,7 @@ bool sim_scenario_set_spread(SimScenario *sc, const double *lat, uint32_t n,
         if (!p->jitter)
             p->jitter = g_new0(SimJitter, 1);
         g_free(p->jitter->rows);
-        p->jitter->rows = g_new(double, (size_t)n * SIM_JIT_N_CLASSES);
+        p->jitter->rows = g_new(double, (size_t)n *SIM_JIT_N_CLASSES);
         p->jitter->n_rows = n;
         /* in measured order: the rows are drawn by hash, not in turn */
         for (uint32_t i = 0; i < n; i++)

@@ -27,8 +27,8 @@ void sim_val_row_free(SimValRow *r)
 
 typedef struct {
     uint32_t process, iteration, op;
-    char type[24];     /* kernel, h2d, d2h, stream_synchronize, host_sleep */
-    char kind[16];     /* gt, tslice, fma, ... */
+    char type[24]; /* kernel, h2d, d2h, stream_synchronize, host_sleep */
+    char kind[16]; /* gt, tslice, fma, ... */
     char name[48];
     uint32_t stream;
     int priority;
@@ -39,8 +39,8 @@ typedef struct {
     uint64_t bytes;
     bool pinned;
     int64_t launch, api, start, end, solo; /* ns; solo < 0: unknown */
-    uint64_t dram_bytes;  /* optional column: DRAM bytes it moves (0: none) */
-    double issue_pct;     /* optional column: Nsight Compute's issue slots
+    uint64_t dram_bytes; /* optional column: DRAM bytes it moves (0: none) */
+    double issue_pct;    /* optional column: Nsight Compute's issue slots
                              busy alone, % (0: unknown) */
 } Row;
 
@@ -66,12 +66,30 @@ static bool load_rows(const char *path, GArray *rows, GError **error)
     for (int li = 0; lines[li]; li++)
         g_strchomp(lines[li]); /* CRLF files: no '\r' in the last field */
     g_auto(GStrv) header = g_strsplit(lines[0], ",", -1);
-    static const char *const need[] = {
-        "process", "iteration", "op",    "type",       "stream",
-        "stream_priority", "name", "kind", "grid",    "block",
-        "dyn_smem", "static_smem", "regs_per_thread", "work", "work_unit",
-        "bytes",   "host_mem", "launch_ns", "api_ns", "start_ns",
-        "end_ns",  "solo_ns", "chains", NULL};
+    static const char *const need[] = {"process",
+                                       "iteration",
+                                       "op",
+                                       "type",
+                                       "stream",
+                                       "stream_priority",
+                                       "name",
+                                       "kind",
+                                       "grid",
+                                       "block",
+                                       "dyn_smem",
+                                       "static_smem",
+                                       "regs_per_thread",
+                                       "work",
+                                       "work_unit",
+                                       "bytes",
+                                       "host_mem",
+                                       "launch_ns",
+                                       "api_ns",
+                                       "start_ns",
+                                       "end_ns",
+                                       "solo_ns",
+                                       "chains",
+                                       NULL};
     int c[32];
     for (int i = 0; need[i]; i++) {
         c[i] = col(header, need[i]);
@@ -173,16 +191,16 @@ static double median(GArray *v)
 }
 
 typedef struct {
-    uint32_t proc;   /* scenario process */
-    uint32_t op;     /* scenario op index */
+    uint32_t proc; /* scenario process */
+    uint32_t op;   /* scenario op index */
 } OpRef;
 
 /* Build the scenario replaying @rows; fills @refs (one per row; proc ==
  * UINT32_MAX for rows not replayed) and returns NULL with *why set if the
  * experiment cannot be replayed. */
 static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
-                          GArray *refs, GHashTable *solos,
-                          GHashTable *blockmed, char **why)
+                          GArray *refs, GHashTable *solos, GHashTable *blockmed,
+                          char **why)
 {
     const cJSON *procs = cJSON_GetObjectItemCaseSensitive(exp, "processes");
     uint32_t nproc = (uint32_t)cJSON_GetArraySize(procs);
@@ -201,8 +219,7 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
         SimProcessSpec *ps = sim_scenario_add_process(sc, name);
         const cJSON *mps = cJSON_GetObjectItemCaseSensitive(pj, "mps_client");
         ps->mps = cJSON_IsTrue(mps);
-        const cJSON *conn =
-            cJSON_GetObjectItemCaseSensitive(pj, "connections");
+        const cJSON *conn = cJSON_GetObjectItemCaseSensitive(pj, "connections");
         if (cJSON_IsNumber(conn))
             ps->connections = (uint32_t)conn->valuedouble;
         const cJSON *pct =
@@ -225,12 +242,12 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
             OpRef *ref = &g_array_index(refs, OpRef, i);
             if (r->process != p || is_type(r, "host_sleep", "sleep"))
                 continue; /* the recorded call times hold the sleeps */
-            gpointer sid = g_hash_table_lookup(streams,
-                                               GUINT_TO_POINTER(r->stream + 1));
+            gpointer sid =
+                g_hash_table_lookup(streams, GUINT_TO_POINTER(r->stream + 1));
             if (!sid) {
                 g_autofree char *sname = g_strdup_printf("s%u", r->stream);
-                uint32_t idx = sim_process_add_stream(sc, ps, sname,
-                                                      r->priority);
+                uint32_t idx =
+                    sim_process_add_stream(sc, ps, sname, r->priority);
                 sid = GUINT_TO_POINTER(idx + 1);
                 g_hash_table_insert(streams, GUINT_TO_POINTER(r->stream + 1),
                                     sid);
@@ -267,8 +284,8 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
                     gpointer med = blockmed && !strcmp(r->kind, "gt")
                                        ? g_hash_table_lookup(blockmed, &key)
                                        : NULL;
-                    k->block_time_ns = med ? (SimTime)GPOINTER_TO_SIZE(med)
-                                           : (SimTime)r->work;
+                    k->block_time_ns =
+                        med ? (SimTime)GPOINTER_TO_SIZE(med) : (SimTime)r->work;
                     k->wall_clock = !strcmp(r->kind, "gt");
                     k->self_timed = !k->wall_clock;
                 } else {
@@ -289,8 +306,7 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
                 }
             } else if (!strcmp(r->type, "h2d") || !strcmp(r->type, "d2h")) {
                 op.kind = SIM_OP_COPY;
-                op.u.copy.dir = r->type[0] == 'h' ? SIM_COPY_H2D
-                                                  : SIM_COPY_D2H;
+                op.u.copy.dir = r->type[0] == 'h' ? SIM_COPY_H2D : SIM_COPY_D2H;
                 op.u.copy.bytes = r->bytes;
                 op.u.copy.pinned = r->pinned;
                 op.u.copy.duration_ns = r->solo > 0 ? (SimTime)r->solo : 0;
@@ -300,8 +316,7 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
                 op.kind = SIM_OP_STREAM_SYNC;
                 op.api_ns = SIM_TIME_NEVER;
             } else {
-                *why = g_strdup_printf("op type '%s' is not replayed",
-                                       r->type);
+                *why = g_strdup_printf("op type '%s' is not replayed", r->type);
                 return NULL;
             }
             ref->proc = p;
@@ -351,10 +366,10 @@ static GHashTable *load_block_medians(const char *path)
     return med;
 }
 
-static SimValRow *replay(const char *dir, const cJSON *exp,
-                         const GpuModel *m, GHashTable *calib,
-                         GHashTable *excluded, GHashTable *solos,
-                         bool measured_blocks, GError **error)
+static SimValRow *replay(const char *dir, const cJSON *exp, const GpuModel *m,
+                         GHashTable *calib, GHashTable *excluded,
+                         GHashTable *solos, bool measured_blocks,
+                         GError **error)
 {
     SimValRow *row = g_new0(SimValRow, 1);
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(exp, "id");
@@ -387,8 +402,8 @@ static SimValRow *replay(const char *dir, const cJSON *exp,
     g_autoptr(GHashTable) blockmed = NULL;
     const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(files, "blocks");
     if (measured_blocks && cJSON_IsString(blocks)) {
-        g_autofree char *bpath = g_build_filename(dir, blocks->valuestring,
-                                                  NULL);
+        g_autofree char *bpath =
+            g_build_filename(dir, blocks->valuestring, NULL);
         blockmed = load_block_medians(bpath);
     }
     g_autoptr(SimScenario) sc =
@@ -402,16 +417,14 @@ static SimValRow *replay(const char *dir, const cJSON *exp,
     GError *err = NULL;
     g_autoptr(SimResult) res = sim_engine_run(m, sc, &o, &err);
     if (!res) {
-        row->skipped = g_strdup_printf("simulation failed: %s",
-                                       err->message);
+        row->skipped = g_strdup_printf("simulation failed: %s", err->message);
         g_error_free(err);
         return row;
     }
     /* scenario (process, op) -> simulated end */
-    g_autoptr(GHashTable) ends = g_hash_table_new(g_int64_hash,
-                                                  g_int64_equal);
-    g_autoptr(GArray) keys = g_array_sized_new(FALSE, FALSE, sizeof(gint64),
-                                               res->ops->len);
+    g_autoptr(GHashTable) ends = g_hash_table_new(g_int64_hash, g_int64_equal);
+    g_autoptr(GArray) keys =
+        g_array_sized_new(FALSE, FALSE, sizeof(gint64), res->ops->len);
     for (guint i = 0; i < res->ops->len; i++) {
         const SimOpRecord *rec = &g_array_index(res->ops, SimOpRecord, i);
         gint64 k = ((gint64)rec->proc << 32) | rec->op_index;
@@ -436,8 +449,7 @@ static SimValRow *replay(const char *dir, const cJSON *exp,
         for (guint i = 0; i < rows->len; i++) {
             const Row *r = &g_array_index(rows, Row, i);
             const OpRef *ref = &g_array_index(refs, OpRef, i);
-            if (r->iteration != it || !is_gpu_op(r) ||
-                ref->proc == UINT32_MAX)
+            if (r->iteration != it || !is_gpu_op(r) || ref->proc == UINT32_MAX)
                 continue;
             gint64 k = ((gint64)ref->proc << 32) | ref->op;
             const SimOpRecord *rec = g_hash_table_lookup(ends, &k);
@@ -458,8 +470,7 @@ static SimValRow *replay(const char *dir, const cJSON *exp,
         for (guint i = 0; i < rows->len; i++) {
             const Row *r = &g_array_index(rows, Row, i);
             const OpRef *ref = &g_array_index(refs, OpRef, i);
-            if (r->iteration != it || !is_gpu_op(r) ||
-                ref->proc == UINT32_MAX)
+            if (r->iteration != it || !is_gpu_op(r) || ref->proc == UINT32_MAX)
                 continue;
             gint64 k = ((gint64)ref->proc << 32) | ref->op;
             const SimOpRecord *rec = g_hash_table_lookup(ends, &k);
@@ -495,8 +506,7 @@ static GHashTable *load_solos(const char *dir, const cJSON *exps,
 {
     GHashTable *solos =
         g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    g_autofree char *spath = g_build_filename(dir, "solo_durations.csv",
-                                              NULL);
+    g_autofree char *spath = g_build_filename(dir, "solo_durations.csv", NULL);
     g_autofree char *text = NULL;
     if (g_file_get_contents(spath, &text, NULL, NULL)) {
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
@@ -512,10 +522,10 @@ static GHashTable *load_solos(const char *dir, const cJSON *exps,
                 if ((int)g_strv_length(f) <= MAX(cm, MAX(cc, cw)) ||
                     strcmp(f[ct], "kernel"))
                     continue;
-                char *key = config_key(
-                    f[ck], (uint32_t)atoi(f[cg]), (uint32_t)atoi(f[cb]),
-                    (uint32_t)atoi(f[cd]), strtod(f[cw], NULL),
-                    (uint32_t)atoi(f[cc]));
+                char *key =
+                    config_key(f[ck], (uint32_t)atoi(f[cg]),
+                               (uint32_t)atoi(f[cb]), (uint32_t)atoi(f[cd]),
+                               strtod(f[cw], NULL), (uint32_t)atoi(f[cc]));
                 g_hash_table_replace(
                     solos, key,
                     GSIZE_TO_POINTER((gsize)strtoull(f[cm], NULL, 10)));
@@ -526,8 +536,8 @@ static GHashTable *load_solos(const char *dir, const cJSON *exps,
     const cJSON *e;
     cJSON_ArrayForEach(e, exps)
     {
-        const cJSON *ref = cJSON_GetObjectItemCaseSensitive(e,
-                                                            "solo_reference");
+        const cJSON *ref =
+            cJSON_GetObjectItemCaseSensitive(e, "solo_reference");
         if (cJSON_IsString(ref)) {
             g_autofree char *first = g_strdup(ref->valuestring);
             char *sp = strpbrk(first, " \t");
@@ -614,8 +624,7 @@ static cJSON *all_experiments(const char *dir, const SimJsonDoc *doc,
             sub ? cJSON_GetObjectItemCaseSensitive(sub->root, "experiments")
                 : NULL;
         if (sub && !cJSON_IsArray(more))
-            sim_json_fail(sub, sub->root, error,
-                          "missing array 'experiments'");
+            sim_json_fail(sub, sub->root, error, "missing array 'experiments'");
         if (!cJSON_IsArray(more)) {
             cJSON_Delete(all);
             return NULL;
@@ -627,9 +636,8 @@ static cJSON *all_experiments(const char *dir, const SimJsonDoc *doc,
     return all;
 }
 
-GPtrArray *sim_validate(const char *dir, const GpuModel *m,
-                        const char *filter, bool measured_blocks,
-                        GError **error)
+GPtrArray *sim_validate(const char *dir, const GpuModel *m, const char *filter,
+                        bool measured_blocks, GError **error)
 {
     g_autofree char *mpath = g_build_filename(dir, "manifest.json", NULL);
     g_autoptr(SimJsonDoc) doc = sim_json_doc_load(mpath, error);
@@ -677,14 +685,14 @@ GPtrArray *sim_validate(const char *dir, const GpuModel *m,
         GError *rerr = NULL;
         re = g_regex_new(filter, 0, 0, &rerr);
         if (!re) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
-                        "--filter: %s", rerr->message);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--filter: %s",
+                        rerr->message);
             g_error_free(rerr);
             return NULL;
         }
     }
-    GPtrArray *rows = g_ptr_array_new_with_free_func(
-        (GDestroyNotify)sim_val_row_free);
+    GPtrArray *rows =
+        g_ptr_array_new_with_free_func((GDestroyNotify)sim_val_row_free);
     const cJSON *e;
     cJSON_ArrayForEach(e, exps)
     {
@@ -693,8 +701,8 @@ GPtrArray *sim_validate(const char *dir, const GpuModel *m,
             continue;
         if (re && !g_regex_match(re, id->valuestring, 0, NULL))
             continue;
-        SimValRow *r = replay(dir, e, m, calib, excluded, solos,
-                              measured_blocks, error);
+        SimValRow *r =
+            replay(dir, e, m, calib, excluded, solos, measured_blocks, error);
         if (!r) {
             g_ptr_array_free(rows, TRUE);
             return NULL;

@@ -24,15 +24,15 @@
 typedef struct {
     char *id;
     char *category;
-    char *measures;      /* what the experiment measures (manifest) */
-    bool calibration;    /* used to derive model values */
-    char *skipped;       /* why it was not replayed (NULL: replayed) */
+    char *measures;   /* what the experiment measures (manifest) */
+    bool calibration; /* used to derive model values */
+    char *skipped;    /* why it was not replayed (NULL: replayed) */
     uint32_t processes, ops, iterations;
-    double meas_ms;      /* median over iterations of the makespan */
+    double meas_ms; /* median over iterations of the makespan */
     double pred_ms;
-    double err;          /* median over iterations of (pred - meas)/meas */
-    double end_err;      /* median over ops of |end error| / iteration span */
-    uint32_t ends;       /* GPU op end times compared (all iterations) */
+    double err;     /* median over iterations of (pred - meas)/meas */
+    double end_err; /* median over ops of |end error| / iteration span */
+    uint32_t ends;  /* GPU op end times compared (all iterations) */
     uint32_t ends_within10; /* of which within 10% of the span */
 } SimValRow;
 
@@ -43,15 +43,14 @@ void sim_val_row_free(SimValRow *r);
 /* @measured_blocks: give timer ("gt"/"tslice") kernels their measured
  * median block time instead of the nominal one, to separate errors of
  * the input from errors of the scheduling model. */
-GPtrArray *sim_validate(const char *dir, const GpuModel *m,
-                        const char *filter, bool measured_blocks,
-                        GError **error);
+GPtrArray *sim_validate(const char *dir, const GpuModel *m, const char *filter,
+                        bool measured_blocks, GError **error);
 
 /* Summary over replayed rows with the given role: count, median and
  * largest |err|, and how many are above 5% and 15%. */
 typedef struct {
     uint32_t n, over5, over15;
-    uint32_t within10;       /* makespans within 10% */
+    uint32_t within10;            /* makespans within 10% */
     uint32_t ends, ends_within10; /* op end times, and within 10% of span */
     double median_abs_err, max_abs_err;
     double median_end_err;

@@ -99,9 +99,9 @@ static inline double jnum(const cJSON *j, const char *path)
         /* A key with dots in it (nvidia-smi's "utilization.gpu") matches
          * the whole rest of the path. */
         g_autofree char *rest = g_strjoinv(".", parts + i);
-        const cJSON *whole =
-            cJSON_IsObject(cur) ? cJSON_GetObjectItemCaseSensitive(cur, rest)
-                                : NULL;
+        const cJSON *whole = cJSON_IsObject(cur)
+                                 ? cJSON_GetObjectItemCaseSensitive(cur, rest)
+                                 : NULL;
         if (whole && parts[i + 1]) {
             cur = whole;
             break;

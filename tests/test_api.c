@@ -114,9 +114,8 @@ static void test_run_options(void **state)
 {
     (void)state;
     HqsimResult *one = hqsim_run(workload, NULL, NULL);
-    HqsimOptions *o = opts((const char *const[]){"processes", "3", "mode",
-                                                 "mps", "no-jitter", "yes",
-                                                 NULL});
+    HqsimOptions *o = opts((const char *const[]){
+        "processes", "3", "mode", "mps", "no-jitter", "yes", NULL});
     HqsimResult *three = hqsim_run(workload, o, NULL);
     assert_non_null(one);
     assert_non_null(three);
@@ -133,8 +132,8 @@ static void test_run_options(void **state)
 static void test_compare(void **state)
 {
     (void)state;
-    HqsimOptions *o = opts((const char *const[]){"modes", "mps,timeslice",
-                                                 NULL});
+    HqsimOptions *o =
+        opts((const char *const[]){"modes", "mps,timeslice", NULL});
     GError *e = NULL;
     HqsimResult *r = hqsim_compare(workload, o, &e);
     assert_null(e);
@@ -250,7 +249,6 @@ static void test_input_error(void **state)
     assert_int_equal(e->code, HQSIM_ERROR_IO);
     g_error_free(e);
 }
-
 
 /* The whole contents of @path (or NULL); free with g_free. */
 static char *slurp(const char *path)
@@ -401,8 +399,7 @@ static void test_limits(void **state)
 static void test_import_replay(void **state)
 {
     (void)state;
-    const char *const two[] = {SRC "tests/data/import/kineto_2pid.json",
-                               NULL};
+    const char *const two[] = {SRC "tests/data/import/kineto_2pid.json", NULL};
     GError *e = NULL;
     char *json = hqsim_import(two, NULL, &e);
     assert_null(e);
@@ -412,24 +409,21 @@ static void test_import_replay(void **state)
     assert_int_equal(cJSON_GetArraySize(procs), 2);
     cJSON_Delete(doc);
     hqsim_free(json);
-    HqsimOptions *o = opts((const char *const[]){"process", "22,nobody",
-                                                 NULL});
+    HqsimOptions *o = opts((const char *const[]){"process", "22,nobody", NULL});
     json = hqsim_import(two, o, &e);
     assert_null(e);
     doc = cJSON_Parse(json);
     procs = cJSON_GetObjectItem(doc, "processes");
     assert_int_equal(cJSON_GetArraySize(procs), 1);
     assert_string_equal(
-        cJSON_GetObjectItem(cJSON_GetArrayItem(procs, 0), "name")
-            ->valuestring,
+        cJSON_GetObjectItem(cJSON_GetArrayItem(procs, 0), "name")->valuestring,
         "worker[22]");
     cJSON_Delete(doc);
     hqsim_free(json);
     hqsim_options_free(o);
 
     const char *const both[] = {SRC "tests/data/import/kineto_2pid.json",
-                                SRC "tests/data/import/kineto_2024.json",
-                                NULL};
+                                SRC "tests/data/import/kineto_2024.json", NULL};
     o = opts((const char *const[]){"each", "yes", NULL});
     json = hqsim_replay(both, o, &e);
     assert_null(e);
@@ -465,11 +459,16 @@ static void test_import_replay(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_run),          cmocka_unit_test(test_run_options),
-        cmocka_unit_test(test_compare),      cmocka_unit_test(test_sweep),
-        cmocka_unit_test(test_option_errors), cmocka_unit_test(test_input_error),
-        cmocka_unit_test(test_output_files),  cmocka_unit_test(test_progress),
-        cmocka_unit_test(test_limits),        cmocka_unit_test(test_import_replay),
+        cmocka_unit_test(test_run),
+        cmocka_unit_test(test_run_options),
+        cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_option_errors),
+        cmocka_unit_test(test_input_error),
+        cmocka_unit_test(test_output_files),
+        cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_import_replay),
     };
     assert_non_null(hqsim_version());
     return cmocka_run_group_tests(tests, NULL, NULL);

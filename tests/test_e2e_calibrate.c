@@ -28,8 +28,8 @@ static Run run_argv(char **argv, char **envp)
     Run r = {-1, NULL, NULL};
     int wait = 0;
     g_autoptr(GError) error = NULL;
-    if (!g_spawn_sync(NULL, argv, envp, G_SPAWN_SEARCH_PATH, NULL, NULL,
-                      &r.out, &r.err, &wait, &error))
+    if (!g_spawn_sync(NULL, argv, envp, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out,
+                      &r.err, &wait, &error))
         fail_msg("cannot run %s: %s", argv[0], error->message);
     r.status = WIFEXITED(wait) ? WEXITSTATUS(wait) : 128;
     return r;
@@ -43,7 +43,7 @@ static Run run_fit(const char *ref, const char *out)
         skip();
     g_autofree char *fit = source_path("harness/fit.py");
     g_autofree char *data = source_path("traces/measured/h100");
-    char *argv[] = {py,      fit,          data, "--base", (char *)ref,
+    char *argv[] = {py,      fit,         data,      "--base",    (char *)ref,
                     "--out", (char *)out, "--check", (char *)ref, NULL};
     return run_argv(argv, NULL);
 }
@@ -78,7 +78,8 @@ static void test_fit_h100_gives_back_the_model(void **state)
     assert_int_equal(m->max_resident_grids, 128);
     assert_int_equal(m->connections_default, 8);
     assert_true(m->timeslice_ns >= 2088000 && m->timeslice_ns <= 2092000);
-    assert_true(m->context_switch_ns >= 150000 && m->context_switch_ns <= 154000);
+    assert_true(m->context_switch_ns >= 150000 &&
+                m->context_switch_ns <= 154000);
     run_clear(&r);
     rm_tree(tmp);
 }
@@ -101,7 +102,8 @@ static void test_fit_check_fails_on_a_wrong_reference(void **state)
     cJSON_free(bad);
     Run r = run_fit(ref, out);
     assert_int_equal(r.status, 1);
-    assert_contains(r.out, "| `timeslice_us` | 2090.0 | ts2_small | 2200 | ±2 | **no** |");
+    assert_contains(
+        r.out, "| `timeslice_us` | 2090.0 | ts2_small | 2200 | ±2 | **no** |");
     assert_contains(r.err, "outside tolerance: timeslice_us");
     run_clear(&r);
     rm_tree(tmp);

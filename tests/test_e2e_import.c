@@ -108,9 +108,9 @@ static void test_e2e_import_writes_a_scenario_and_says_what(void **state)
 static void test_e2e_import_several_formats_at_once(void **state)
 {
     g_autofree char *out = g_build_filename(*state, "m.json", NULL);
-    Run r = run_hqsim("import", DATA "nsys_gpu_trace_2024.csv",
-                      DATA "ncu_2023.csv", DATA "kineto_2pid.json", "-o", out,
-                      NULL);
+    Run r =
+        run_hqsim("import", DATA "nsys_gpu_trace_2024.csv", DATA "ncu_2023.csv",
+                  DATA "kineto_2pid.json", "-o", out, NULL);
     assert_int_equal(r.status, 0);
     assert_contains(r.out, "Imported 3 files (nsys-csv+ncu+kineto): 3 "
                            "processes");
@@ -130,8 +130,8 @@ static void test_e2e_import_to_stdout(void **state)
 static void test_e2e_import_error_names_file_line_field(void **state)
 {
     g_autofree char *out = g_build_filename(*state, "never.json", NULL);
-    Run r = run_hqsim("import", DATA "bad/nvprof_bad_unit.csv", "-o", out,
-                      NULL);
+    Run r =
+        run_hqsim("import", DATA "bad/nvprof_bad_unit.csv", "-o", out, NULL);
     assert_int_equal(r.status, 1);
     assert_contains(r.err, "nvprof_bad_unit.csv:7: column 'Start': units "
                            "row: unknown unit 'xs'");
@@ -157,14 +157,14 @@ static void test_e2e_import_usage_errors(void **state)
     Run r2 = run_hqsim("import", "-o", "x.json", NULL);
     assert_int_equal(r2.status, 2);
     run_clear(&r2);
-    Run r3 = run_hqsim("import", DATA "nvprof_v20.csv", "-o", "-",
-                       "--format", "csv", NULL);
+    Run r3 = run_hqsim("import", DATA "nvprof_v20.csv", "-o", "-", "--format",
+                       "csv", NULL);
     assert_int_equal(r3.status, 2);
     assert_contains(r3.err, "unknown format 'csv'");
     run_clear(&r3);
     /* --format forces the reader: a Kineto file read as nvprof fails. */
-    Run r4 = run_hqsim("import", DATA "kineto_2024.json", "-o", "-",
-                       "--format", "nvprof", NULL);
+    Run r4 = run_hqsim("import", DATA "kineto_2024.json", "-o", "-", "--format",
+                       "nvprof", NULL);
     assert_int_equal(r4.status, 1);
     assert_contains(r4.err, "no header line");
     run_clear(&r4);

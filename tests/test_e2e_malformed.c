@@ -112,23 +112,23 @@ static void test_outputs_behave_like_redirection(void **state)
     g_autofree char *dir = g_dir_make_tmp("hqsim-e2e-out-XXXXXX", NULL);
     assert_non_null(dir);
     /* The reference: the same command with > file. */
-    assert_int_equal(sh("'%s' run '%s' -q --json - > '%s/ref.json'", bin, f,
-                        dir),
-                     0);
+    assert_int_equal(
+        sh("'%s' run '%s' -q --json - > '%s/ref.json'", bin, f, dir), 0);
     g_autofree char *ref = NULL;
     g_autofree char *refpath = g_build_filename(dir, "ref.json", NULL);
     assert_true(g_file_get_contents(refpath, &ref, NULL, NULL));
     assert_true(strlen(ref) > 100);
 
     /* /dev/stdout, redirected to a file. */
-    assert_int_equal(sh("'%s' run '%s' -q --json /dev/stdout > '%s/o1.json'",
-                        bin, f, dir),
-                     0);
+    assert_int_equal(
+        sh("'%s' run '%s' -q --json /dev/stdout > '%s/o1.json'", bin, f, dir),
+        0);
     /* A FIFO, read by cat. */
-    assert_int_equal(sh("cd '%s' && mkfifo p && (timeout 60 cat p > o2.json &) && "
-                        "'%s' run '%s' -q --json p && wait",
-                        dir, bin, f),
-                     0);
+    assert_int_equal(
+        sh("cd '%s' && mkfifo p && (timeout 60 cat p > o2.json &) && "
+           "'%s' run '%s' -q --json p && wait",
+           dir, bin, f),
+        0);
     /* A symlink: its target gets the output, the link stays. */
     assert_int_equal(sh("cd '%s' && ln -s o3.json link && "
                         "'%s' run '%s' -q --json link && test -L link",

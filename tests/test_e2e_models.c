@@ -72,9 +72,9 @@ static void test_e2e_occupancy_modal_example(void **state)
 static void test_e2e_occupancy_json(void **state)
 {
     (void)state;
-    Run r = run_hqsim("occupancy", "--gpu", "a100", "--block", "8,8,2",
-                      "--regs", "32", "--smem-dynamic", "32768", "--json",
-                      NULL);
+    Run r =
+        run_hqsim("occupancy", "--gpu", "a100", "--block", "8,8,2", "--regs",
+                  "32", "--smem-dynamic", "32768", "--json", NULL);
     assert_int_equal(r.status, 0);
     cJSON *j = cJSON_Parse(r.out);
     assert_non_null(j);
@@ -91,8 +91,7 @@ static void test_e2e_occupancy_json(void **state)
     assert_int_equal(
         cJSON_GetObjectItemCaseSensitive(limits, "warps")->valueint, 16);
     assert_int_equal(
-        cJSON_GetObjectItemCaseSensitive(limits, "shared_memory")->valueint,
-        4);
+        cJSON_GetObjectItemCaseSensitive(limits, "shared_memory")->valueint, 4);
     cJSON_Delete(j);
     run_clear(&r);
 }
@@ -105,15 +104,15 @@ static void test_e2e_occupancy_rejects_bad_input(void **state)
     assert_contains(r.err, "--block");
     run_clear(&r);
 
-    r = run_hqsim("occupancy", "--gpu", "h100-sxm", "--block", "32",
-                  "--regs", "300", NULL);
+    r = run_hqsim("occupancy", "--gpu", "h100-sxm", "--block", "32", "--regs",
+                  "300", NULL);
     assert_int_equal(r.status, 1);
     assert_contains(r.err,
                     "registers per thread: 300 exceeds the maximum of 255");
     run_clear(&r);
 
-    r = run_hqsim("occupancy", "--gpu", "h100-sxm", "--block", "32",
-                  "--regs", "-1", NULL);
+    r = run_hqsim("occupancy", "--gpu", "h100-sxm", "--block", "32", "--regs",
+                  "-1", NULL);
     assert_int_equal(r.status, 2);
     assert_contains(r.err, "--regs");
     run_clear(&r);

@@ -49,8 +49,8 @@ static double run_worst_p99(const cJSON *run)
 {
     double worst = 0;
     const cJSON *p;
-    cJSON_ArrayForEach(p, jget(run, "processes"))
-        worst = MAX(worst, jnum(p, "latency_p99_ms"));
+    cJSON_ArrayForEach(p, jget(run, "processes")) worst =
+        MAX(worst, jnum(p, "latency_p99_ms"));
     return worst;
 }
 
@@ -80,11 +80,10 @@ static void test_run_and_sweep_agree_on_a_trace(void **state)
     (void)state;
     g_autofree char *t = source_path(TORCH);
     static const char *const gpus[] = {"h100-sxm", "h200", "a100", "k40"};
-    cJSON *sw = run_hqsim_json("sweep", t, "--loop-request", "--iterations",
-                               "8", "--host-scale", "0.364", "-n", "2", "-m",
-                               "mps", "-t", "100", "--gpu",
-                               "h100-sxm,h200,a100,k40", "--json", "-", "-q",
-                               NULL);
+    cJSON *sw = run_hqsim_json(
+        "sweep", t, "--loop-request", "--iterations", "8", "--host-scale",
+        "0.364", "-n", "2", "-m", "mps", "-t", "100", "--gpu",
+        "h100-sxm,h200,a100,k40", "--json", "-", "-q", NULL);
     const cJSON *rows = jget(sw, "configurations");
     assert_int_equal(cJSON_GetArraySize(rows), 4);
     double thr[4];
@@ -92,8 +91,7 @@ static void test_run_and_sweep_agree_on_a_trace(void **state)
         cJSON *r = run_hqsim_json("run", t, "--loop-request", "--iterations",
                                   "8", "--host-scale", "0.364", "-n", "2",
                                   "--mode", "mps", "--thread-pct", "100",
-                                  "--gpu", gpus[g], "--json", "-", "-q",
-                                  NULL);
+                                  "--gpu", gpus[g], "--json", "-", "-q", NULL);
         const cJSON *row = cJSON_GetArrayItem(rows, g);
         assert_string_equal(jstr(row, "gpu"), gpus[g]);
         assert_row_is_run(row, r);
@@ -101,8 +99,7 @@ static void test_run_and_sweep_agree_on_a_trace(void **state)
         /* what the numbers rest on, in both outputs: a warning for an
          * uncalibrated model and one for work moved off the H100 */
         bool calibrated = cJSON_IsTrue(jget(r, "gpu_calibrated"));
-        assert_int_equal(calibrated,
-                         cJSON_IsTrue(jget(row, "gpu_calibrated")));
+        assert_int_equal(calibrated, cJSON_IsTrue(jget(row, "gpu_calibrated")));
         if (g == 0 || g == 3)
             assert_int_equal(calibrated, g == 0); /* H100 yes, K40 no */
         int n_warn = cJSON_GetArraySize(jget(r, "warnings"));
@@ -128,11 +125,10 @@ static void test_run_and_sweep_agree_on_every_option(void **state)
 {
     (void)state;
     g_autofree char *t = source_path(KINETO);
-    cJSON *sw = run_hqsim_json("sweep", t, "--as-recorded", "--iterations",
-                               "3", "--host-scale", "2.5", "-n", "3", "-m",
-                               "timeslice,mps", "-t", "50", "-c", "4",
-                               "--gpu", "a100,h100-sxm", "--json", "-", "-q",
-                               NULL);
+    cJSON *sw = run_hqsim_json("sweep", t, "--as-recorded", "--iterations", "3",
+                               "--host-scale", "2.5", "-n", "3", "-m",
+                               "timeslice,mps", "-t", "50", "-c", "4", "--gpu",
+                               "a100,h100-sxm", "--json", "-", "-q", NULL);
     const cJSON *rows = jget(sw, "configurations");
     assert_int_equal(cJSON_GetArraySize(rows), 4);
     const cJSON *row;
@@ -140,11 +136,11 @@ static void test_run_and_sweep_agree_on_every_option(void **state)
     {
         const char *mode = jstr(row, "mode");
         bool mps = !strcmp(mode, "mps");
-        cJSON *r = run_hqsim_json(
-            "run", t, "--as-recorded", "--iterations", "3", "--host-scale",
-            "2.5", "-n", "3", "--mode", mode, "-c", "4", "--gpu",
-            jstr(row, "gpu"), mps ? "--thread-pct" : "-q",
-            mps ? "50" : "-q", "--json", "-", "-q", NULL);
+        cJSON *r = run_hqsim_json("run", t, "--as-recorded", "--iterations",
+                                  "3", "--host-scale", "2.5", "-n", "3",
+                                  "--mode", mode, "-c", "4", "--gpu",
+                                  jstr(row, "gpu"), mps ? "--thread-pct" : "-q",
+                                  mps ? "50" : "-q", "--json", "-", "-q", NULL);
         assert_row_is_run(row, r);
         cJSON_Delete(r);
     }
@@ -160,13 +156,16 @@ static void test_option_ranges(void **state)
     static const struct {
         const char *cmd, *opt, *val, *msg;
     } bad[] = {
-        {"run", "--processes", "0", "--processes 0: expected a whole number "
-                                    "in 1-4096"},
+        {"run", "--processes", "0",
+         "--processes 0: expected a whole number "
+         "in 1-4096"},
         {"run", "-n", "99999999999", "in 1-4096"},
-        {"run", "--connections", "0", "--connections 0: expected a whole "
-                                      "number in 1-32"},
-        {"run", "--thread-pct", "0", "--thread-pct 0: expected a number in "
-                                     "(0, 100]"},
+        {"run", "--connections", "0",
+         "--connections 0: expected a whole "
+         "number in 1-32"},
+        {"run", "--thread-pct", "0",
+         "--thread-pct 0: expected a number in "
+         "(0, 100]"},
         {"run", "--thread-pct", "inf", "(0, 100]"},
         {"run", "--thread-pct", "nan", "(0, 100]"},
         {"compare", "--iterations", "0", "--iterations 0"},
@@ -183,11 +182,10 @@ static void test_option_ranges(void **state)
         {"sweep", "--threads", "0", "--threads 0"},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
-        Run r = run_hqsim(bad[i].cmd, f, bad[i].opt, bad[i].val, "-q",
-                          NULL);
+        Run r = run_hqsim(bad[i].cmd, f, bad[i].opt, bad[i].val, "-q", NULL);
         if (r.status != 2 || !strstr(r.err, bad[i].msg))
-            fail_msg("%s %s %s: exit %d, stderr: %s", bad[i].cmd,
-                     bad[i].opt, bad[i].val, r.status, r.err);
+            fail_msg("%s %s %s: exit %d, stderr: %s", bad[i].cmd, bad[i].opt,
+                     bad[i].val, r.status, r.err);
         run_clear(&r);
     }
     /* Values at the edges of the ranges are accepted. */
@@ -195,9 +193,9 @@ static void test_option_ranges(void **state)
                       "-n", "1", "--iterations", "1", "-q", NULL);
     assert_int_equal(r.status, 0);
     run_clear(&r);
-    static const char *const cmds[] = {"run",  "compare", "sweep",
-                                       "gen",  "import",  "replay",
-                                       "occupancy", "models", "validate"};
+    static const char *const cmds[] = {"run",       "compare", "sweep",
+                                       "gen",       "import",  "replay",
+                                       "occupancy", "models",  "validate"};
     for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
         r = run_hqsim(cmds[i], "--help", NULL);
         assert_int_equal(r.status, 0);
@@ -259,9 +257,8 @@ static void test_no_nan_in_outputs(void **state)
         assert_true(g_file_get_contents(json, &j, NULL, NULL));
         assert_no_nan("compare JSON", j);
         run_clear(&r);
-        r = run_hqsim("sweep", inputs[i], "-n", "1,9", "--gpu",
-                      "h100-sxm,k40", "--slo-p99-ms", "1", "--json", json,
-                      "--csv", csv, NULL);
+        r = run_hqsim("sweep", inputs[i], "-n", "1,9", "--gpu", "h100-sxm,k40",
+                      "--slo-p99-ms", "1", "--json", json, "--csv", csv, NULL);
         assert_no_nan("sweep text", r.out);
         g_autofree char *sj = NULL;
         assert_true(g_file_get_contents(json, &sj, NULL, NULL));
@@ -366,8 +363,7 @@ static void test_fixed_background(void **state)
     g_autofree char *f = source_path("traces/default.json");
     g_autofree char *bg = source_path("traces/titanv-1block.json");
     cJSON *j = run_hqsim_json("sweep", f, "--fixed", bg, "-n", "1,2", "-m",
-                              "mps", "--slo-p99-ms", "5", "--json", "-",
-                              NULL);
+                              "mps", "--slo-p99-ms", "5", "--json", "-", NULL);
     const cJSON *row;
     cJSON_ArrayForEach(row, jget(j, "configurations"))
     {

@@ -38,8 +38,7 @@ static void test_e2e_simplehyperq_connections_table(void **state)
     (void)state;
     g_autoptr(GpuModel) m = model("h100-sxm");
     g_autofree char *depth = source_path("traces/simplehyperq-depth.json");
-    g_autofree char *breadth =
-        source_path("traces/simplehyperq-breadth.json");
+    g_autofree char *breadth = source_path("traces/simplehyperq-breadth.json");
     const double T = 10.0, L = m->kernel_launch_latency_ns / 1e6,
                  api = m->launch_api_ns / 1e6;
     const int conns[] = {1, 2, 4, 8, 16, 32};
@@ -89,8 +88,8 @@ static void test_e2e_spin_one_thread_gpu_util_myth(void **state)
 static void check_within(double got, double want, const char *what)
 {
     if (fabs(got - want) > 0.05 * want)
-        fail_msg("%s: %.1f ms, published %.1f ms (%.1f%% off)", what, got,
-                 want, 100 * (got - want) / want);
+        fail_msg("%s: %.1f ms, published %.1f ms (%.1f%% off)", what, got, want,
+                 100 * (got - want) / want);
 }
 
 static void test_e2e_titan_v_published_measurement(void **state)
@@ -173,8 +172,8 @@ static void test_e2e_csv_lists_sms_used(void **state)
 {
     (void)state;
     g_autofree char *f = source_path("traces/mps-thread-pct.json");
-    g_autofree char *csv = g_build_filename(g_get_tmp_dir(),
-                                            "hqsim-e2e-sms.csv", NULL);
+    g_autofree char *csv =
+        g_build_filename(g_get_tmp_dir(), "hqsim-e2e-sms.csv", NULL);
     Run r = run_hqsim("run", f, "--csv", csv, "-q", NULL);
     assert_int_equal(r.status, 0);
     run_clear(&r);
@@ -242,8 +241,10 @@ static void test_e2e_latency_spread_and_host_cores(void **state)
     assert_int_equal(a.status, 0);
     assert_string_equal(a.out, b.out);
     cJSON *j = cJSON_Parse(a.out);
-    double p50 = jnum(j, "run.latency_p50_ms"), p90 = jnum(j, "run.latency_p90_ms");
-    double p99 = jnum(j, "run.latency_p99_ms"), mean = jnum(j, "run.latency_mean_ms");
+    double p50 = jnum(j, "run.latency_p50_ms"),
+           p90 = jnum(j, "run.latency_p90_ms");
+    double p99 = jnum(j, "run.latency_p99_ms"),
+           mean = jnum(j, "run.latency_mean_ms");
     assert_true(p50 < p90 && p90 < p99 && mean > p50 * 0.9 && mean < p99);
     assert_true(p99 > 1.2 * p50);
     assert_true(jnum(j, "run.processes.0.latency_p90_ms") > 0);
@@ -260,12 +261,12 @@ static void test_e2e_latency_spread_and_host_cores(void **state)
     assert_true(jnum(j, "run.latency_p90_ms") < p90);
     assert_true(jnum(j, "run.latency_p99_ms") < p99);
     cJSON_Delete(j);
-    j = run_hqsim_json("run", f, "--mode", "mps", "--host-cores", "4",
-                       "--json", "-", "-q", NULL);
+    j = run_hqsim_json("run", f, "--mode", "mps", "--host-cores", "4", "--json",
+                       "-", "-q", NULL);
     assert_true(jnum(j, "run.throughput_per_s") > 1.03 * tp2);
     cJSON_Delete(j);
-    j = run_hqsim_json("run", f, "--mode", "mps", "--host-cores", "1",
-                       "--json", "-", "-q", NULL);
+    j = run_hqsim_json("run", f, "--mode", "mps", "--host-cores", "1", "--json",
+                       "-", "-q", NULL);
     assert_true(jnum(j, "run.throughput_per_s") < 0.75 * tp2);
     cJSON_Delete(j);
     Run t = run_hqsim("compare", f, NULL);
@@ -292,8 +293,8 @@ static void test_e2e_latency_spread_and_host_cores(void **state)
 static void test_e2e_bad_input_is_reported(void **state)
 {
     (void)state;
-    g_autofree char *out = g_build_filename(g_get_tmp_dir(),
-                                            "hqsim-e2e-never.json", NULL);
+    g_autofree char *out =
+        g_build_filename(g_get_tmp_dir(), "hqsim-e2e-never.json", NULL);
     unlink(out);
     Run r = run_hqsim("run", "/nonexistent.json", "--json", out, NULL);
     assert_int_not_equal(r.status, 0);
@@ -321,8 +322,8 @@ static void test_e2e_bad_input_is_reported(void **state)
 static void test_e2e_start_times_survive_loading(void **state)
 {
     (void)state;
-    g_autofree char *path = g_build_filename(g_get_tmp_dir(),
-                                             "hqsim-e2e-start.json", NULL);
+    g_autofree char *path =
+        g_build_filename(g_get_tmp_dir(), "hqsim-e2e-start.json", NULL);
     const char *text =
         "{\"hqsim_scenario\": 1, \"processes\": [\n"
         " {\"name\": \"a\", \"streams\": [{\"name\": \"s\"}], \"ops\": [\n"

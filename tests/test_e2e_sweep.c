@@ -44,24 +44,22 @@ static void test_e2e_sweep_rows_match_run(void **state)
 {
     (void)state;
     g_autofree char *f = source_path(TITANV);
-    cJSON *j = run_hqsim_json("sweep", f, "--gpu", "titan-v", "-n", "1,2",
-                              "--modes", "timeslice,mps", "--json", "-", "-q",
-                              NULL);
+    cJSON *j =
+        run_hqsim_json("sweep", f, "--gpu", "titan-v", "-n", "1,2", "--modes",
+                       "timeslice,mps", "--json", "-", "-q", NULL);
     assert_int_equal(cJSON_GetArraySize(jget(j, "configurations")), 4);
     const char *modes[] = {"timeslice", "timeslice", "mps", "mps"};
     const char *ns[] = {"1", "2", "1", "2"};
     for (int i = 0; i < 4; i++) {
         const cJSON *c = config(j, i);
         assert_string_equal(jget(c, "mode")->valuestring, modes[i]);
-        cJSON *r = run_hqsim_json("run", f, "--gpu", "titan-v", "-n", ns[i],
-                                  "--mode", modes[i], "--json", "-", "-q",
-                                  NULL);
+        cJSON *r =
+            run_hqsim_json("run", f, "--gpu", "titan-v", "-n", ns[i], "--mode",
+                           modes[i], "--json", "-", "-q", NULL);
         assert_true(jnum(c, "throughput_per_s") ==
                     jnum(r, "run.throughput_per_s"));
-        assert_true(jnum(c, "latency_p99_ms") ==
-                    jnum(r, "run.latency_p99_ms"));
-        assert_true(jnum(c, "latency_p50_ms") ==
-                    jnum(r, "run.latency_p50_ms"));
+        assert_true(jnum(c, "latency_p99_ms") == jnum(r, "run.latency_p99_ms"));
+        assert_true(jnum(c, "latency_p50_ms") == jnum(r, "run.latency_p50_ms"));
         assert_true(jnum(c, "mem_used_mib") ==
                     jnum(r, "run.gpu_metrics.device_mem_used_mib"));
         cJSON_Delete(r);
@@ -108,9 +106,9 @@ static void test_e2e_sweep_slo_answer_and_limits(void **state)
     assert_string_equal(r.err, "");
     run_clear(&r);
 
-    cJSON *j = run_hqsim_json("sweep", f, "--gpu", "titan-v", "-n",
-                              "1-3,48,49", "--slo-p99-ms", "8000", "--json",
-                              "-", "-q", NULL);
+    cJSON *j =
+        run_hqsim_json("sweep", f, "--gpu", "titan-v", "-n", "1-3,48,49",
+                       "--slo-p99-ms", "8000", "--json", "-", "-q", NULL);
     const cJSON *ans = jget(jget(j, "slo"), "answers");
     assert_int_equal(cJSON_GetArraySize(ans), 2);
     assert_int_equal(jnum(cJSON_GetArrayItem(ans, 0), "largest_n"), 2);
@@ -120,8 +118,8 @@ static void test_e2e_sweep_slo_answer_and_limits(void **state)
     assert_false(cJSON_IsTrue(jget(config(j, 8), "fits_memory")));
     cJSON_Delete(j);
 
-    r = run_hqsim("sweep", f, "--gpu", "a100", "-n", "48,49", "--modes",
-                  "mps", "--slo-p99-ms", "8000", NULL);
+    r = run_hqsim("sweep", f, "--gpu", "a100", "-n", "48,49", "--modes", "mps",
+                  "--slo-p99-ms", "8000", NULL);
     assert_int_equal(r.status, 0);
     assert_contains(r.out, "largest N = 48 (48 processes)");
     assert_contains(r.out, "N = 49 misses, with thread% scenario, "
@@ -147,8 +145,8 @@ static void test_e2e_sweep_thread_pct_rounding(void **state)
 {
     (void)state;
     g_autofree char *f = source_path("traces/mps-thread-pct.json");
-    Run r = run_hqsim("sweep", f, "--modes", "mps", "-t", "25,50", "-n", "1",
-                      NULL);
+    Run r =
+        run_hqsim("sweep", f, "--modes", "mps", "-t", "25,50", "-n", "1", NULL);
     assert_int_equal(r.status, 0);
     assert_contains(r.out, "thread_pct_rounding (0): 25% of 132 SMs is "
                            "33.00 SMs; the client may use 32 (whole TPCs of "
@@ -163,21 +161,23 @@ static void test_e2e_sweep_bad_usage(void **state)
     const struct {
         const char *opt, *val, *msg;
     } bad[] = {
-        {"--processes", "0", "--processes 0: expected a whole number in "
-                             "1-4096"},
+        {"--processes", "0",
+         "--processes 0: expected a whole number in "
+         "1-4096"},
         {"--processes", "4-2", "--processes: '4-2'"},
-        {"--thread-pct", "150", "--thread-pct 150: expected a number in "
-                                "(0, 100]"},
+        {"--thread-pct", "150",
+         "--thread-pct 150: expected a number in "
+         "(0, 100]"},
         {"--modes", "shared", "unknown mode 'shared'"},
-        {"--connections", "64", "--connections 64: expected a whole "
-                                "number in 1-32"},
+        {"--connections", "64",
+         "--connections 64: expected a whole "
+         "number in 1-32"},
         {"--threads", "-1", "--threads -1: expected a whole number"},
         {"--gpu", "h999", "h999"},
         {"--plot", "x.gif", "must end in .png or .svg"},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
-        Run r = run_hqsim("sweep", f, "-n", "1", bad[i].opt, bad[i].val,
-                          NULL);
+        Run r = run_hqsim("sweep", f, "-n", "1", bad[i].opt, bad[i].val, NULL);
         if (r.status != 2 || !strstr(r.err, bad[i].msg))
             fail_msg("%s %s: exit %d, stderr: %s", bad[i].opt, bad[i].val,
                      r.status, r.err);
@@ -208,9 +208,9 @@ static GPtrArray *sweep_args(const char *dir)
     g_ptr_array_add(a, g_strdup("sweep"));
     g_ptr_array_add(a, source_path(TITANV));
     g_ptr_array_add(a, source_path("traces/mps-thread-pct.json"));
-    const char *fixed[] = {"--gpu", "titan-v,h100-sxm", "-n", "1-3,49", "-t",
-                           "equal,30", "-c", "default,4", "--slo-p99-ms",
-                           "8000"};
+    const char *fixed[] = {
+        "--gpu", "titan-v,h100-sxm", "-n",           "1-3,49", "-t", "equal,30",
+        "-c",    "default,4",        "--slo-p99-ms", "8000"};
     for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
         g_ptr_array_add(a, g_strdup(fixed[i]));
     g_ptr_array_add(a, g_strdup("--csv"));
@@ -263,8 +263,8 @@ static void remove_dir(const char *dir)
 
 /* Run the sweep with @pre (a launcher, or nothing) and @extra options into
  * a fresh folder; returns the folder, with stdout saved in *@out. */
-static char *sweep_into(const char *const *pre, size_t n_pre,
-                        const char *extra, char **out)
+static char *sweep_into(const char *const *pre, size_t n_pre, const char *extra,
+                        char **out)
 {
     char *dir = g_dir_make_tmp("hqsim-e2e-sweep-XXXXXX", NULL);
     g_autoptr(GPtrArray) args = sweep_args(dir);
@@ -279,8 +279,7 @@ static char *sweep_into(const char *const *pre, size_t n_pre,
     return dir;
 }
 
-static void assert_same_outputs(const char *a, const char *b,
-                                const char *what)
+static void assert_same_outputs(const char *a, const char *b, const char *what)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(outputs); i++) {
         gsize la = 0, lb = 0;
@@ -307,8 +306,8 @@ static void test_e2e_sweep_events_limit_is_shared(void **state)
     double sum = 0, most = 0;
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < 2; k++) {
-            cJSON *r = run_hqsim_json("run", f, "-n", ns[i], "--mode",
-                                      modes[k], "--json", "-", "-q", NULL);
+            cJSON *r = run_hqsim_json("run", f, "-n", ns[i], "--mode", modes[k],
+                                      "--json", "-", "-q", NULL);
             double ev = jnum(r, "run.events");
             sum += ev;
             most = MAX(most, ev);
@@ -321,13 +320,13 @@ static void test_e2e_sweep_events_limit_is_shared(void **state)
     /* Each of the 2 threads may hold up to one chunk it has not used. */
     g_autofree char *lim_sum =
         g_strdup_printf("events=%.0f", sum + 2 * SIM_EVENT_CHUNK);
-    Run r = run_hqsim("sweep", f, "-n", "1,2", "--limit", lim_mid, "--csv",
-                      csv, "--threads", "2", "-q", NULL);
+    Run r = run_hqsim("sweep", f, "-n", "1,2", "--limit", lim_mid, "--csv", csv,
+                      "--threads", "2", "-q", NULL);
     assert_int_equal(r.status, 1);
     assert_contains(r.err, "the sweep stopped at its events limit: its 4 "
                            "configurations");
-    g_autofree char *share = g_strdup_printf("share %.0f events",
-                                             (most + sum) / 2);
+    g_autofree char *share =
+        g_strdup_printf("share %.0f events", (most + sum) / 2);
     assert_contains(r.err, share);
     assert_false(g_file_test(csv, G_FILE_TEST_EXISTS));
     run_clear(&r);
@@ -454,14 +453,20 @@ static void test_e2e_sweep_mpi_gives_same_bytes(void **state)
         skip();
     }
     g_autofree char *supp = source_path("tests/lsan-mpi.supp");
-    g_autofree char *lsan = g_strdup_printf(
-        "LSAN_OPTIONS=suppressions=%s:fast_unwind_on_malloc=0:"
-        "print_suppressions=0",
-        supp);
+    g_autofree char *lsan =
+        g_strdup_printf("LSAN_OPTIONS=suppressions=%s:fast_unwind_on_malloc=0:"
+                        "print_suppressions=0",
+                        supp);
     g_autofree char *timeout = g_find_program_in_path("timeout");
-    const char *pre[] = {timeout ? timeout : "env", timeout ? "300" : "-",
-                         mpirun, "--allow-run-as-root", "--oversubscribe",
-                         "-x", lsan, "-np", "2"};
+    const char *pre[] = {timeout ? timeout : "env",
+                         timeout ? "300" : "-",
+                         mpirun,
+                         "--allow-run-as-root",
+                         "--oversubscribe",
+                         "-x",
+                         lsan,
+                         "-np",
+                         "2"};
     g_autofree char *o1 = NULL, *om = NULL;
     g_autofree char *d1 = sweep_into(NULL, 0, "--threads 1", &o1);
     g_autofree char *dm = sweep_into(pre, G_N_ELEMENTS(pre), "", &om);

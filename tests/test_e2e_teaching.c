@@ -26,7 +26,8 @@ static const cJSON *proc(const cJSON *run, const char *name)
 {
     const cJSON *ps = cJSON_GetObjectItemCaseSensitive(run, "processes");
     const cJSON *p;
-    cJSON_ArrayForEach(p, ps) {
+    cJSON_ArrayForEach(p, ps)
+    {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, "name");
         if (cJSON_IsString(n) && !strcmp(n->valuestring, name))
             return p;
@@ -64,8 +65,7 @@ static void test_teaching_a_one_thread_reads_100pct(void **state)
     double ms = jnum(j, "run.makespan_ms");
     assert_int_equal(cJSON_GetArraySize(samples), (int)ceil(ms / period));
     const cJSON *s;
-    cJSON_ArrayForEach(s, samples)
-        assert_true(s->valuedouble > 0.999);
+    cJSON_ArrayForEach(s, samples) assert_true(s->valuedouble > 0.999);
     assert_true(jnum(j, "run.gpu_metrics.sm_active") < 1.0 / 132 + 1e-6);
     assert_true(jnum(j, "run.gpu_metrics.sm_occupancy") <
                 1.0 / (132 * 64) + 1e-6);

@@ -46,7 +46,8 @@ static uint32_t trace_kernels(const char *path, int run)
         fail_msg("%s is not JSON", path);
     uint32_t n = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "traceEvents")) {
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "traceEvents"))
+    {
         const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
         const cJSON *cat = cJSON_GetObjectItemCaseSensitive(e, "cat");
         int pid = cJSON_GetObjectItemCaseSensitive(e, "pid")->valueint;
@@ -219,9 +220,9 @@ static uint32_t most_counter_values(const char *path, bool *has_sms)
     uint32_t most = 0;
     *has_sms = false;
     const cJSON *e;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "traceEvents")) {
-        if (strcmp(cJSON_GetObjectItemCaseSensitive(e, "ph")->valuestring,
-                   "C"))
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "traceEvents"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(e, "ph")->valuestring, "C"))
             continue;
         int pid = cJSON_GetObjectItemCaseSensitive(e, "pid")->valueint;
         *has_sms |= pid % 100000 == 2;
@@ -278,8 +279,8 @@ static void test_e2e_viz_perfetto_detail_levels(void **state)
     assert_int_equal(r.status, 2);
     assert_contains(r.err, "--perfetto-detail needs --perfetto FILE");
     run_clear(&r);
-    r = run_hqsim("run", sc, "-q", "--perfetto", "x.json",
-                  "--perfetto-detail", "blocks", NULL);
+    r = run_hqsim("run", sc, "-q", "--perfetto", "x.json", "--perfetto-detail",
+                  "blocks", NULL);
     assert_int_equal(r.status, 2);
     assert_contains(r.err, "unknown --perfetto-detail 'blocks': one of ops");
     run_clear(&r);
@@ -290,19 +291,19 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_e2e_viz_run_writes_every_output,
-            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+                                        e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_e2e_viz_compare_stacks_modes,
-            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+                                        e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(
-            test_e2e_viz_bad_options_fail_before_running,
-            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+            test_e2e_viz_bad_options_fail_before_running, e2e_tmpdir_setup,
+            e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(
-            test_e2e_viz_unwritable_output_leaves_nothing,
-            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+            test_e2e_viz_unwritable_output_leaves_nothing, e2e_tmpdir_setup,
+            e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_e2e_viz_progress_only_when_asked,
-            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+                                        e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_e2e_viz_perfetto_detail_levels,
-            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+                                        e2e_tmpdir_setup, e2e_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

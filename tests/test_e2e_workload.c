@@ -84,17 +84,17 @@ static void test_e2e_workload_part_is_processes_and_pct(void **state)
         "{\"hqsim_workload\": 1, \"parts\": [{\"file\": \"@/" TORCH "\","
         " \"count\": 2, \"thread_pct\": 50, \"name\": \"resnet18\"}]}");
     g_autofree char *t = source_path(TORCH);
-    cJSON *a = run_hqsim_json("run", w, "--mode", "mps", PREP, "-q",
-                              "--json", "-", NULL);
-    cJSON *b = run_hqsim_json("run", t, "--mode", "mps", "--processes", "2",
-                              "--thread-pct", "50", PREP, "-q", "--json", "-",
-                              NULL);
+    cJSON *a = run_hqsim_json("run", w, "--mode", "mps", PREP, "-q", "--json",
+                              "-", NULL);
+    cJSON *b =
+        run_hqsim_json("run", t, "--mode", "mps", "--processes", "2",
+                       "--thread-pct", "50", PREP, "-q", "--json", "-", NULL);
     const cJSON *pa = jget(jget(a, "run"), "processes");
     assert_same_processes(pa, jget(jget(b, "run"), "processes"));
     /* Named by the part, numbered as --processes numbers copies; 50% of
      * 132 SMs is 66. */
-    assert_string_equal(
-        jget(cJSON_GetArrayItem(pa, 1), "name")->valuestring, "resnet18#1");
+    assert_string_equal(jget(cJSON_GetArrayItem(pa, 1), "name")->valuestring,
+                        "resnet18#1");
     assert_int_equal(jnum(cJSON_GetArrayItem(pa, 0), "sm_limit"), 66);
     assert_int_equal(jnum(cJSON_GetArrayItem(pa, 0), "active_thread_pct"), 50);
     cJSON_Delete(a);
@@ -112,8 +112,8 @@ static void test_e2e_workload_two_traces_match_fixed(void **state)
         " {\"file\": \"@/" ENCODER "\"}]}");
     g_autofree char *t = source_path(TORCH);
     g_autofree char *e = source_path(ENCODER);
-    cJSON *a = run_hqsim_json("run", w, "--mode", "mps", PREP, "-q",
-                              "--json", "-", NULL);
+    cJSON *a = run_hqsim_json("run", w, "--mode", "mps", PREP, "-q", "--json",
+                              "-", NULL);
     cJSON *b = run_hqsim_json("sweep", t, "--fixed", e, "-n", "1", "-m", "mps",
                               PREP, "-q", "--json", "-", NULL);
     const cJSON *row = cJSON_GetArrayItem(jget(b, "configurations"), 0);
@@ -139,8 +139,8 @@ static void test_e2e_traces_recorded_apart_start_together(void **state)
     g_autofree char *e = source_path(ENCODER);
     cJSON *a = run_hqsim_json("run", t, e, "--mode", "mps", PREP, "-q",
                               "--json", "-", NULL);
-    cJSON *b = run_hqsim_json("run", w, "--mode", "mps", PREP, "-q",
-                              "--json", "-", NULL);
+    cJSON *b = run_hqsim_json("run", w, "--mode", "mps", PREP, "-q", "--json",
+                              "-", NULL);
     assert_same_processes(jget(jget(a, "run"), "processes"),
                           jget(jget(b, "run"), "processes"));
     g_autofree char *said =
@@ -216,7 +216,9 @@ static void test_e2e_workload_malformed_refused(void **state)
         f, "zero.json",
         "{\"hqsim_workload\": 1,\n \"parts\": [\n  {\"file\": \"@/" TORCH
         "\",\n   \"thread_pct\": 0}]}");
-    expect_error(zero, NULL, "zero.json:4: part 0: field 'thread_pct': 0 is out of range (0, 100]");
+    expect_error(
+        zero, NULL,
+        "zero.json:4: part 0: field 'thread_pct': 0 is out of range (0, 100]");
     g_autofree char *unknown = write_workload(
         f, "unknown.json",
         "{\"hqsim_workload\": 1, \"parts\": [{\"file\": \"@/" TORCH "\","
@@ -226,8 +228,8 @@ static void test_e2e_workload_malformed_refused(void **state)
         f, "missing.json",
         "{\"hqsim_workload\": 1, \"parts\": [{\"file\": \"nowhere.json\"}]}");
     expect_error(missing, NULL, "nowhere.json");
-    g_autofree char *empty =
-        write_workload(f, "empty.json", "{\"hqsim_workload\": 1, \"parts\": []}");
+    g_autofree char *empty = write_workload(
+        f, "empty.json", "{\"hqsim_workload\": 1, \"parts\": []}");
     expect_error(empty, NULL, "give a non-empty list of parts");
     /* A native scenario and a trace: different kinds (and GPUs). */
     g_autofree char *mixed = write_workload(
@@ -247,17 +249,17 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(
-            test_e2e_workload_part_is_processes_and_pct,
-            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+            test_e2e_workload_part_is_processes_and_pct, e2e_tmpdir_setup,
+            e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(
-            test_e2e_workload_two_traces_match_fixed,
-            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+            test_e2e_workload_two_traces_match_fixed, e2e_tmpdir_setup,
+            e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(
-            test_e2e_traces_recorded_apart_start_together,
-            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+            test_e2e_traces_recorded_apart_start_together, e2e_tmpdir_setup,
+            e2e_tmpdir_teardown),
         cmocka_unit_test(test_e2e_workload_thread_pct_per_process),
         cmocka_unit_test_setup_teardown(test_e2e_workload_malformed_refused,
-            e2e_tmpdir_setup, e2e_tmpdir_teardown),
+                                        e2e_tmpdir_setup, e2e_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,8 +26,7 @@
 #define MS(x) SIM_MS(x)
 #define US(x) SIM_US(x)
 
-static SimOp fat(uint32_t stream, const char *name, uint32_t grid,
-                 SimTime d)
+static SimOp fat(uint32_t stream, const char *name, uint32_t grid, SimTime d)
 {
     SimOp op = test_kernel(stream, name, grid, 1024, d);
     op.u.kernel.dynamic_smem_bytes = 120 * 1024; /* over 48 KiB: dynamic */
@@ -375,7 +374,8 @@ static void test_engine_contention_greedy_then_oldest(void **state)
         sim_process_add_op(p, &a);
         sim_process_add_op(p, &b);
         g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
-        SimTime old = test_op(r, 0, 0)->end_ns, young = test_op(r, 0, 1)->end_ns;
+        SimTime old = test_op(r, 0, 0)->end_ns,
+                young = test_op(r, 0, 1)->end_ns;
         assert_in_range(young, US(1990), US(2010));
         if (lambda)
             assert_in_range(old, MS(1), US(1001));
@@ -392,7 +392,8 @@ static void test_engine_contention_greedy_then_oldest(void **state)
         sim_process_add_op(p, &a);
         sim_process_add_op(p, &b);
         g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
-        SimTime ilp1 = test_op(r, 0, 0)->end_ns, greedy = test_op(r, 0, 1)->end_ns;
+        SimTime ilp1 = test_op(r, 0, 0)->end_ns,
+                greedy = test_op(r, 0, 1)->end_ns;
         if (lambda) {
             assert_in_range(greedy, MS(1), US(1001));
             assert_true(ilp1 > US(1900));
@@ -656,7 +657,10 @@ static void test_engine_memory_and_client_limits(void **state)
     f->m->mps_max_clients = 2;
     g_autoptr(SimScenario) sc = sim_scenario_new("clients", "test");
     for (int i = 0; i < 3; i++) {
-        SimProcessSpec *p = test_process(sc, i == 0 ? "x" : i == 1 ? "y" : "z",
+        SimProcessSpec *p = test_process(sc,
+                                         i == 0   ? "x"
+                                         : i == 1 ? "y"
+                                                  : "z",
                                          1);
         SimOp k = test_kernel(0, "k", 1, 32, MS(1));
         sim_process_add_op(p, &k);
@@ -715,8 +719,7 @@ static void test_engine_closed_and_open_loop(void **state)
     for (int i = 0; i < 3; i++)
         assert_int_equal(g_array_index(f->r->procs[0].latency_ns, SimTime, i),
                          US(1500));
-    assert_float_equal(sim_proc_throughput(&f->r->procs[0]), 3 / 4.5e-3,
-                       1e-6);
+    assert_float_equal(sim_proc_throughput(&f->r->procs[0]), 3 / 4.5e-3, 1e-6);
 
     g_autoptr(SimScenario) sc = sim_scenario_new("open", "test");
     p = test_process(sc, "p", 1);
@@ -855,11 +858,11 @@ static void test_engine_incremental_dispatch_matches_full_scan(void **state)
             SimProcessSpec *p = test_process(sc, name, 3);
             p->streams[2].priority = -1;
             for (int i = 0; i < 40; i++) {
-                SimOp k = test_kernel(
-                    (uint32_t)g_rand_int_range(rng, 0, 3), "k",
-                    (uint32_t)g_rand_int_range(rng, 1, 150),
-                    32u * (uint32_t)g_rand_int_range(rng, 1, 33),
-                    US(g_rand_int_range(rng, 5, 400)));
+                SimOp k =
+                    test_kernel((uint32_t)g_rand_int_range(rng, 0, 3), "k",
+                                (uint32_t)g_rand_int_range(rng, 1, 150),
+                                32u * (uint32_t)g_rand_int_range(rng, 1, 33),
+                                US(g_rand_int_range(rng, 5, 400)));
                 k.u.kernel.regs_per_thread =
                     8u * (uint32_t)g_rand_int_range(rng, 1, 9);
                 if (g_rand_int_range(rng, 0, 3) == 0)
@@ -868,8 +871,7 @@ static void test_engine_incremental_dispatch_matches_full_scan(void **state)
                 sim_process_add_op(p, &k);
             }
         }
-        SimShareMode mode =
-            seed % 2 ? SIM_SHARE_MPS : SIM_SHARE_TIMESLICE;
+        SimShareMode mode = seed % 2 ? SIM_SHARE_MPS : SIM_SHARE_TIMESLICE;
         g_rand_free(rng);
         g_autoptr(SimResult) a = test_run(m, sc, mode);
         sm_force_full_scan(true);
@@ -917,10 +919,10 @@ static void test_engine_steady_matches_step_by_step(void **state)
                                    US(g_rand_int_range(rng, 500, 20000)));
             sim_process_add_op(big, &co);
         }
-        SimOp k = test_kernel(0, "big",
-                              (uint32_t)g_rand_int_range(rng, 2000, 60000),
-                              32u * (uint32_t)g_rand_int_range(rng, 2, 9),
-                              US(g_rand_int_range(rng, 2000, 8000)));
+        SimOp k =
+            test_kernel(0, "big", (uint32_t)g_rand_int_range(rng, 2000, 60000),
+                        32u * (uint32_t)g_rand_int_range(rng, 2, 9),
+                        US(g_rand_int_range(rng, 2000, 8000)));
         sim_process_add_op(big, &k);
         uint32_t n_co = (uint32_t)g_rand_int_range(rng, 1, 4);
         for (uint32_t i = 0; i < n_co; i++) {

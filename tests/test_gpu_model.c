@@ -19,9 +19,9 @@
 #include "error.h"
 #include "gpu_model.h"
 
-static const char *const bundled[] = {
-    "a100", "h100-sxm", "h200", "k40", "l4", "p100", "p40", "rtx2000-ada",
-    "t4", "titan-v", "v100", NULL};
+static const char *const bundled[] = {"a100", "h100-sxm", "h200", "k40",
+                                      "l4",   "p100",     "p40",  "rtx2000-ada",
+                                      "t4",   "titan-v",  "v100", NULL};
 
 /* Fixture: the H100 model and the text of its file. */
 typedef struct {
@@ -339,9 +339,8 @@ static void test_gpu_model_rejects_empty_source(void **state)
     /* Move the sm_count source to the top of "source", emptied. */
     const char *src = strstr(strstr(f->text, "\"source\""), "\"sm_count\"");
     g_autofree char *bad = drop_line(f->text, src);
-    g_autofree char *bad2 =
-        replace_once(bad, "\"source\": {\n",
-                     "\"source\": {\n    \"sm_count\": \"\",\n");
+    g_autofree char *bad2 = replace_once(
+        bad, "\"source\": {\n", "\"source\": {\n    \"sm_count\": \"\",\n");
     expect_text_error(bad2, line_of(f->text, "\"source\"") + 1,
                       "source 'sm_count': expected a non-empty string");
 }
@@ -362,8 +361,9 @@ static void test_gpu_model_rejects_non_integer(void **state)
 static void test_gpu_model_rejects_bad_enum(void **state)
 {
     Fixture *f = *state;
-    g_autofree char *bad = replace_once(f->text, "\"preemption\": \"instruction\"",
-                                        "\"preemption\": \"sometimes\"");
+    g_autofree char *bad =
+        replace_once(f->text, "\"preemption\": \"instruction\"",
+                     "\"preemption\": \"sometimes\"");
     expect_text_error(bad, line_of(f->text, "\"preemption\""),
                       "field 'preemption': 'sometimes' is not one of "
                       "'instruction', 'block'");
@@ -414,8 +414,9 @@ static void test_gpu_model_rejects_raw_control_bytes(void **state)
     expect_text_error(tab, line_of(f->text, "\"display_name\""),
                       "field 'display_name': a raw control byte 0x09 inside "
                       "a string; JSON needs it escaped");
-    g_autofree char *key =
-        replace_once(f->text, "\"sm_count\"", "\"sm_\x1f" "count\"");
+    g_autofree char *key = replace_once(f->text, "\"sm_count\"",
+                                        "\"sm_\x1f"
+                                        "count\"");
     expect_text_error(key, line_of(f->text, "\"sm_count\""),
                       "a raw control byte 0x1f inside a field name");
 }
@@ -424,9 +425,9 @@ static void test_gpu_model_rejects_inconsistent_values(void **state)
 {
     Fixture *f = *state;
     /* 228 KiB per block + 1 KiB reserved cannot fit a 228 KiB SM. */
-    g_autofree char *bad = replace_once(f->text,
-                                        "\"max_smem_per_block_kib\": 227",
-                                        "\"max_smem_per_block_kib\": 228");
+    g_autofree char *bad =
+        replace_once(f->text, "\"max_smem_per_block_kib\": 227",
+                     "\"max_smem_per_block_kib\": 228");
     expect_text_error(bad, 1,
                       "max_smem_per_block_kib (228) plus "
                       "smem_reserved_per_block_bytes (1024) exceeds "
@@ -439,8 +440,8 @@ static void test_gpu_model_rejects_inconsistent_values(void **state)
 static void test_gpu_model_rejects_wrong_schema(void **state)
 {
     Fixture *f = *state;
-    g_autofree char *bad = replace_once(f->text, "hqsim-gpu-model-1",
-                                        "hqsim-gpu-model-0");
+    g_autofree char *bad =
+        replace_once(f->text, "hqsim-gpu-model-1", "hqsim-gpu-model-0");
     expect_text_error(bad, line_of(f->text, "\"schema\""),
                       "field 'schema': expected 'hqsim-gpu-model-1'");
 }

@@ -32,12 +32,12 @@
  * Scenario format
  * ------------------------------------------------------------------------ */
 
-#define HEAD                                                                \
-    "{\"hqsim_scenario\": 1, \"processes\": [{\"name\": \"p\",\n"           \
+#define HEAD                                                                   \
+    "{\"hqsim_scenario\": 1, \"processes\": [{\"name\": \"p\",\n"              \
     "\"streams\": [{\"name\": \"s\"}], \"ops\": [\n"
 #define TAIL "\n]}]}"
-#define K(extra)                                                            \
-    "{\"op\": \"kernel\", \"name\": \"k\", \"grid\": 1, \"block\": 32, "    \
+#define K(extra)                                                               \
+    "{\"op\": \"kernel\", \"name\": \"k\", \"grid\": 1, \"block\": 32, "       \
     "\"duration_us\": 10" extra "}"
 
 static void expect_load_error(const char *text, const char *const *parts)
@@ -56,13 +56,15 @@ static void expect_load_error(const char *text, const char *const *parts)
 static void test_load_graph(void **state)
 {
     (void)state;
-    const char *text =
-        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"api_us\": 5, \"nodes\": [\n"
-        K(", \"id\": \"a\"") ",\n" K("") ",\n"
-        "{\"op\": \"memset\", \"id\": \"m\", \"after\": [\"a\"], \"bytes\": 64, "
-        "\"duration_us\": 1},\n"
-        "{\"op\": \"copy\", \"after\": [], \"dir\": \"d2d\", \"bytes\": 8},\n"
-        K(", \"after\": [\"m\", \"a\"]") "]}" TAIL;
+    const char *text = HEAD
+        "{\"op\": \"graph\", \"stream\": \"s\", \"api_us\": 5, \"nodes\": "
+        "[\n" K(", \"id\": \"a\"") ",\n" K(
+            "") ",\n"
+                "{\"op\": \"memset\", \"id\": \"m\", \"after\": [\"a\"], "
+                "\"bytes\": 64, "
+                "\"duration_us\": 1},\n"
+                "{\"op\": \"copy\", \"after\": [], \"dir\": \"d2d\", "
+                "\"bytes\": 8},\n" K(", \"after\": [\"m\", \"a\"]") "]}" TAIL;
     g_autoptr(GError) error = NULL;
     SimScenario *sc = sim_scenario_parse("g.json", text, strlen(text), &error);
     if (!sc)
@@ -95,38 +97,47 @@ static void test_load_graph_errors(void **state)
 {
     (void)state;
     /* a cycle: a after b, b after a (line 3) */
+    expect_load_error(HEAD
+                      "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n" K(
+                          ", \"id\": \"a\", \"after\": [\"b\"]") ",\n" K(", "
+                                                                         "\"id"
+                                                                         "\": "
+                                                                         "\"b\""
+                                                                         ", "
+                                                                         "\"aft"
+                                                                         "er\":"
+                                                                         " ["
+                                                                         "\"a\""
+                                                                         "]") "]}" TAIL,
+                      (const char *const[]){"g.json:", "field 'after'", "cycle",
+                                            NULL});
     expect_load_error(
-        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
-        K(", \"id\": \"a\", \"after\": [\"b\"]") ",\n"
-        K(", \"id\": \"b\", \"after\": [\"a\"]") "]}" TAIL,
-        (const char *const[]){"g.json:", "field 'after'", "cycle", NULL});
-    expect_load_error(
-        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
-        K(", \"id\": \"a\"") ",\n" K(", \"after\": [\"zz\"]") "]}" TAIL,
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n" K(
+            ", \"id\": \"a\"") ",\n" K(", \"after\": [\"zz\"]") "]}" TAIL,
         (const char *const[]){"g.json:5:", "field 'after'",
                               "no node with id 'zz'", NULL});
     expect_load_error(
-        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
-        K(", \"id\": \"a\"") ",\n" K(", \"id\": \"a\"") "]}" TAIL,
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n" K(
+            ", \"id\": \"a\"") ",\n" K(", \"id\": \"a\"") "]}" TAIL,
         (const char *const[]){"g.json:5:", "field 'id'", "'a'", NULL});
     expect_load_error(
         HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
-        "{\"op\": \"memset\", \"bytes\": 4, \"dir\": \"h2d\"}]}" TAIL,
+             "{\"op\": \"memset\", \"bytes\": 4, \"dir\": \"h2d\"}]}" TAIL,
         (const char *const[]){"g.json:", "dir", NULL});
-    expect_load_error(
-        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
-        K(", \"stream\": \"s\"") "]}" TAIL,
-        (const char *const[]){"g.json:", "stream", NULL});
+    expect_load_error(HEAD
+                      "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n" K(
+                          ", \"stream\": \"s\"") "]}" TAIL,
+                      (const char *const[]){"g.json:", "stream", NULL});
     expect_load_error(HEAD "{\"op\": \"graph\", \"stream\": \"s\", "
                            "\"nodes\": []}" TAIL,
                       (const char *const[]){"g.json:", "field 'nodes'", NULL});
+    expect_load_error(HEAD
+                      "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+                      "{\"op\": \"event_record\"}]}" TAIL,
+                      (const char *const[]){"g.json:", "op", NULL});
     expect_load_error(
-        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
-        "{\"op\": \"event_record\"}]}" TAIL,
-        (const char *const[]){"g.json:", "op", NULL});
-    expect_load_error(
-        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
-        K(", \"after\": [\"a\", \"a\"], \"id\": \"a\"") "]}" TAIL,
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n" K(
+            ", \"after\": [\"a\", \"a\"], \"id\": \"a\"") "]}" TAIL,
         (const char *const[]){"g.json:", "field 'after'", NULL});
 }
 
@@ -135,8 +146,8 @@ static void test_write_roundtrip(void **state)
 {
     (void)state;
     g_autoptr(GError) error = NULL;
-    SimScenario *sc = sim_scenario_load(SRC "traces/graph-inference.json",
-                                        &error);
+    SimScenario *sc =
+        sim_scenario_load(SRC "traces/graph-inference.json", &error);
     if (!sc)
         fail_msg("%s", error->message);
     g_autofree char *a = sim_scenario_to_json(sc);
@@ -179,8 +190,7 @@ static GpuModel *graph_model(void)
     return m;
 }
 
-static SimGraphNode node_kernel(uint32_t stream, const char *name,
-                                SimTime dur)
+static SimGraphNode node_kernel(uint32_t stream, const char *name, SimTime dur)
 {
     SimGraphNode n;
     memset(&n, 0, sizeof n);
@@ -449,7 +459,8 @@ static void check_imported(const char *path, uint32_t n, const uint32_t *deps)
     /* `hqsim import` writes it; read back, it is the same */
     g_autofree char *text = sim_scenario_to_json(sc);
     assert_non_null(strstr(text, "\"op\": \"graph\""));
-    SimScenario *back = sim_scenario_parse("i.json", text, strlen(text), &error);
+    SimScenario *back =
+        sim_scenario_parse("i.json", text, strlen(text), &error);
     if (!back)
         fail_msg("%s\n%s", error->message, text);
     g_autofree char *text2 = sim_scenario_to_json(back);
@@ -497,21 +508,26 @@ static void test_kineto_graph(void **state)
         "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
         "\"cudaLaunchKernel\", \"pid\": 7, \"tid\": 7, \"ts\": 1000010, "
         "\"dur\": 5, \"args\": {\"correlation\": 41}},\n"
-#define KE(name, ts, dur, corr)                                             \
-    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" name "\", \"pid\": " \
-    "0, \"tid\": 7, \"ts\": " ts ", \"dur\": " dur ", \"args\": "            \
-    "{\"device\": 0, \"stream\": 7, \"correlation\": " corr ", "             \
-    "\"registers per thread\": 32, \"shared memory\": 0, \"grid\": [1, 1, "  \
+#define KE(name, ts, dur, corr)                                                \
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" name "\", \"pid\": "   \
+    "0, \"tid\": 7, \"ts\": " ts ", \"dur\": " dur ", \"args\": "              \
+    "{\"device\": 0, \"stream\": 7, \"correlation\": " corr ", "               \
+    "\"registers per thread\": 32, \"shared memory\": 0, \"grid\": [1, 1, "    \
     "1], \"block\": [64, 1, 1]}}"
-        KE("a", "1000010", "10", "40") ",\n"
-        KE("b", "1000021", "19", "40") ",\n"
-        KE("c", "1000021.6", "3.4", "40") ",\n"
-        "{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset "
-        "(Device)\", \"pid\": 0, \"tid\": 7, \"ts\": 1000026, \"dur\": 1, "
-        "\"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 40, "
-        "\"bytes\": 512}},\n"
-        KE("d", "1000041", "9", "40") ",\n"
-        KE("after", "1000053", "2", "41") "]}";
+        KE("a", "1000010", "10", "40") ",\n" KE(
+            "b", "1000021", "19",
+            "40") ",\n" KE("c", "1000021.6", "3.4",
+                           "40") ",\n"
+                                 "{\"ph\": \"X\", \"cat\": \"gpu_memset\", "
+                                 "\"name\": \"Memset "
+                                 "(Device)\", \"pid\": 0, \"tid\": 7, \"ts\": "
+                                 "1000026, \"dur\": 1, "
+                                 "\"args\": {\"device\": 0, \"stream\": 7, "
+                                 "\"correlation\": 40, "
+                                 "\"bytes\": 512}},\n" KE(
+                                     "d", "1000041", "9",
+                                     "40") ",\n" KE("after", "1000053", "2",
+                                                    "41") "]}";
     g_autofree char *path = g_build_filename(t->dir, "g.pt.trace.json", NULL);
     assert_true(g_file_set_contents(path, json, -1, NULL));
     /* a; b after a; c after a; memset after c; d after b and memset */
@@ -529,8 +545,8 @@ static void test_nsys_graph(void **state)
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 #define GPID "704643072"
-#define KROW(s, e, name)                                                    \
-    "(" s ", " e ", 0, 1, 7, 5, " GPID ", " name ", " name                  \
+#define KROW(s, e, name)                                                       \
+    "(" s ", " e ", 0, 1, 7, 5, " GPID ", " name ", " name                     \
     ", 32, 1, 1, 1, 64, 1, 1, 0, 0)"
     const char *sql =
         "CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);"
@@ -545,18 +561,52 @@ static void test_nsys_graph(void **state)
         " gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER,"
         " blockZ INTEGER, staticSharedMemory INTEGER,"
         " dynamicSharedMemory INTEGER);"
-        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
-        KROW("10000", "20000", "1") ", " KROW("21000", "30000", "2") ", "
-        KROW("21200", "25000", "3") ", " KROW("31000", "40000", "4") ";"
-        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER, end INTEGER,"
-        " eventClass INTEGER, globalTid INTEGER, correlationId INTEGER,"
-        " nameId INTEGER, returnValue INTEGER, callchainId INTEGER);"
-        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES"
-        " (2000, 6000, 0, " GPID ", 5, 5, 0, NULL);"
-        "CREATE TABLE TARGET_INFO_GPU(vmId INTEGER, id INTEGER, name TEXT,"
-        " computeMajor INTEGER, computeMinor INTEGER);"
-        "INSERT INTO TARGET_INFO_GPU VALUES(1, 0, 'NVIDIA H100 80GB HBM3', 9, "
-        "0);";
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES " KROW(
+            "10000", "20000",
+            "1") ", " KROW("21000", "30000",
+                           "2") ", " KROW("21200", "25000",
+                                          "3") ", " KROW("31000", "40000",
+                                                         "4") ";"
+                                                              "CREATE TABLE "
+                                                              "CUPTI_ACTIVITY_"
+                                                              "KIND_RUNTIME("
+                                                              "start INTEGER, "
+                                                              "end INTEGER,"
+                                                              " eventClass "
+                                                              "INTEGER, "
+                                                              "globalTid "
+                                                              "INTEGER, "
+                                                              "correlationId "
+                                                              "INTEGER,"
+                                                              " nameId "
+                                                              "INTEGER, "
+                                                              "returnValue "
+                                                              "INTEGER, "
+                                                              "callchainId "
+                                                              "INTEGER);"
+                                                              "INSERT INTO "
+                                                              "CUPTI_ACTIVITY_"
+                                                              "KIND_RUNTIME "
+                                                              "VALUES"
+                                                              " (2000, 6000, "
+                                                              "0, " GPID
+                                                              ", 5, 5, 0, "
+                                                              "NULL);"
+                                                              "CREATE TABLE "
+                                                              "TARGET_INFO_GPU("
+                                                              "vmId INTEGER, "
+                                                              "id INTEGER, "
+                                                              "name TEXT,"
+                                                              " computeMajor "
+                                                              "INTEGER, "
+                                                              "computeMinor "
+                                                              "INTEGER);"
+                                                              "INSERT INTO "
+                                                              "TARGET_INFO_GPU "
+                                                              "VALUES(1, 0, "
+                                                              "'NVIDIA H100 "
+                                                              "80GB HBM3', 9, "
+                                                              "0);";
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
         fail_msg("sql: %s", msg);
@@ -581,8 +631,8 @@ static void replay_measured(const char *rel, double max_makespan,
     SimReplayStats st;
     if (!sim_identity_replay(paths, 1, &opt, true, &st, &error))
         fail_msg("%s: %s", rel, error->message);
-    print_message("%-34s makespan %+.3f%%  median %.3f%%  worst %.3f%%\n",
-                  rel, 100 * st.makespan_err, 100 * st.median_end_err,
+    print_message("%-34s makespan %+.3f%%  median %.3f%%  worst %.3f%%\n", rel,
+                  100 * st.makespan_err, 100 * st.median_end_err,
                   100 * st.worst_end_err);
     bool ok = fabs(st.makespan_err) <= max_makespan &&
               st.median_end_err <= max_median && st.worst_end_err <= max_worst;
@@ -598,18 +648,22 @@ static void replay_measured(const char *rel, double max_makespan,
 static void test_replay_measured(void **state)
 {
     (void)state;
-    static const char *const ok[] = {
-        "kineto/cnn_b1_graph.json.gz",      "kineto/cnn_b8_graph.json.gz",
-        "kineto/encoder_b1_graph.json.gz",  "kineto/encoder_b8_graph.json.gz",
-        "kineto/decoder_b1_graph.json.gz",  "kineto/decoder_b16_graph.json.gz",
-        "kineto_mps/decoder_b1_graph.json.gz",
-        "kineto_mps/decoder_b16_graph.json.gz",
-        "kineto/encoder_b1_eager.json.gz",  "kineto/decoder_b1_eager.json.gz",
-        "kineto/micro_b1_eager.json.gz",    NULL};
-    static const char *const big[] = {
-        "kineto/cnn_b1_eager.json.gz", "kineto/cnn_b8_eager.json.gz",
-        "kineto/encoder_b8_eager.json.gz", "kineto/decoder_b16_eager.json.gz",
-        NULL};
+    static const char *const ok[] = {"kineto/cnn_b1_graph.json.gz",
+                                     "kineto/cnn_b8_graph.json.gz",
+                                     "kineto/encoder_b1_graph.json.gz",
+                                     "kineto/encoder_b8_graph.json.gz",
+                                     "kineto/decoder_b1_graph.json.gz",
+                                     "kineto/decoder_b16_graph.json.gz",
+                                     "kineto_mps/decoder_b1_graph.json.gz",
+                                     "kineto_mps/decoder_b16_graph.json.gz",
+                                     "kineto/encoder_b1_eager.json.gz",
+                                     "kineto/decoder_b1_eager.json.gz",
+                                     "kineto/micro_b1_eager.json.gz",
+                                     NULL};
+    static const char *const big[] = {"kineto/cnn_b1_eager.json.gz",
+                                      "kineto/cnn_b8_eager.json.gz",
+                                      "kineto/encoder_b8_eager.json.gz",
+                                      "kineto/decoder_b16_eager.json.gz", NULL};
     /* under valgrind: the two smallest graph traces and the miss */
     bool vg = g_getenv("HQSIM_VALGRIND") != NULL;
     for (const char *const *r = ok; *r; r++)

@@ -22,7 +22,7 @@
 #include "testutil.h"
 
 #define DATA HQSIM_SOURCE_DIR "/tests/data/import/"
-#define US(x) ((SimTime)((x) * 1000))
+#define US(x) ((SimTime)((x)*1000))
 
 /* Import @n files with launch latency @lat_ns (SIM_TIME_NEVER: from the
  * model); fails the test on error. */
@@ -438,10 +438,10 @@ static void test_kineto_2024_program(void **state)
     assert_string_equal(p->name, "python3[100]");
     g_autofree char *k = kinds(p);
     assert_string_equal(k, "CGKGRGWGKGCGSGCGD");
-    static const SimTime api[] = {3, 0, 4, 0, 2, 0, 2, 0, 3, 0, 3, 0, 0, 0,
-                                  2, 0, 0};
-    static const SimTime gap[] = {0, 3, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 8,
-                                  0, 4, 0};
+    static const SimTime api[] = {3, 0, 4, 0, 2, 0, 2, 0, 3,
+                                  0, 3, 0, 0, 0, 2, 0, 0};
+    static const SimTime gap[] = {0, 3, 0, 1, 0, 1, 0, 1, 0,
+                                  1, 0, 1, 0, 8, 0, 4, 0};
     for (uint32_t i = 0; i < p->n_ops; i++) {
         if (p->ops[i].kind == SIM_OP_HOST_GAP)
             assert_int_equal(p->ops[i].u.gap_ns, US(gap[i]));
@@ -452,8 +452,8 @@ static void test_kineto_2024_program(void **state)
     assert_string_equal(p->streams[0].name, "stream 7");
     assert_string_equal(p->streams[1].name, "stream 20");
     assert_int_equal(p->n_events, 1);
-    assert_int_equal(p->ops[4].stream, 0);  /* the record: on stream 7 */
-    assert_int_equal(p->ops[6].stream, 1);  /* the wait: on stream 20 */
+    assert_int_equal(p->ops[4].stream, 0); /* the record: on stream 7 */
+    assert_int_equal(p->ops[6].stream, 1); /* the wait: on stream 20 */
     assert_int_equal(p->ops[6].event, p->ops[4].event);
     assert_true(p->ops[10].u.copy.pinned);  /* staged pageable copy */
     assert_int_equal(p->ops[12].stream, 1); /* stream sync of stream 20 */
@@ -567,7 +567,8 @@ static void test_traces_recorded_apart_start_together(void **state)
     assert_int_equal(proc(sc, 1)->start_ns, US(10));
     assert_int_equal(proc(sc, 2)->start_ns, 0);
     g_autofree char *said = g_strdup_printf("%s was recorded 1000.000 s "
-                                            "after %s", c, a);
+                                            "after %s",
+                                            c, a);
     assert_true(contains(sc->clock_note, said));
     assert_true(contains(sc->clock_note, "--recorded-clocks keeps"));
     bool noted = false;
@@ -609,8 +610,7 @@ static void test_kineto_memory_events(void **state)
 {
     (void)state;
     g_autoptr(SimImportReport) rep = NULL;
-    g_autoptr(SimScenario) sc =
-        import1(DATA "kineto_memory.json", US(2), &rep);
+    g_autoptr(SimScenario) sc = import1(DATA "kineto_memory.json", US(2), &rep);
     assert_int_equal(proc(sc, 0)->device_mem_bytes, 64u << 20);
     bool noted = false;
     for (char **n = rep->notes; n && *n; n++)
@@ -832,8 +832,7 @@ static void test_gpu_names_map_to_models(void **state)
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         const char *gen = NULL;
         const char *m = sim_import_gpu_model_for(cases[i].gpu, 0, 0, &gen);
-        if (!m || strcmp(m, cases[i].model) ||
-            (gen == NULL) != cases[i].exact)
+        if (!m || strcmp(m, cases[i].model) || (gen == NULL) != cases[i].exact)
             fail_msg("'%s' -> %s (%s), expected %s", cases[i].gpu,
                      m ? m : "NULL", gen ? gen : "exact", cases[i].model);
     }
@@ -842,8 +841,7 @@ static void test_gpu_names_map_to_models(void **state)
     assert_string_equal(sim_import_gpu_model_for("Mystery GPU", 7, 5, &gen),
                         "t4");
     assert_non_null(gen);
-    assert_string_equal(sim_import_gpu_model_for(NULL, 9, 0, NULL),
-                        "h100-sxm");
+    assert_string_equal(sim_import_gpu_model_for(NULL, 9, 0, NULL), "h100-sxm");
     assert_null(sim_import_gpu_model_for(NULL, 0, 0, NULL));
 }
 

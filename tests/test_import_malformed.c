@@ -94,23 +94,21 @@ static void test_nvprof_bad_inputs(void **state)
     (void)state;
     expect_error(BAD "nvprof_truncated.csv", ":10:", "'Name'",
                  "unterminated quote", NULL);
-    expect_error(BAD "nvprof_missing_column.csv", ":6:",
-                 "missing column 'Duration'", NULL);
-    expect_error(BAD "nvprof_extra_field.csv", ":10:",
-                 "21 fields, but the header has 20", NULL);
+    expect_error(BAD "nvprof_missing_column.csv",
+                 ":6:", "missing column 'Duration'", NULL);
+    expect_error(BAD "nvprof_extra_field.csv",
+                 ":10:", "21 fields, but the header has 20", NULL);
     expect_error(BAD "nvprof_bad_unit.csv", ":7:", "column 'Start'",
                  "unknown unit 'xs'", NULL);
-    expect_error(BAD "nvprof_not_utf8.csv", ":11:", "not valid UTF-8",
-                 NULL);
+    expect_error(BAD "nvprof_not_utf8.csv", ":11:", "not valid UTF-8", NULL);
     expect_error(BAD "nvprof_no_units.csv", ":6:", "units row", NULL);
     expect_error(BAD "nvprof_bad_number.csv", ":8:", "column 'Duration'",
                  "'5O.000000' is not a number", NULL);
     expect_error(BAD "nvprof_zero_grid.csv", ":10:", "column 'Grid X'",
                  "out of range", NULL);
-    expect_error(BAD "nvprof_negative_duration.csv", ":11:",
-                 "column 'Duration'", "negative", NULL);
-    expect_error(BAD "nvprof_metrics.csv", ":2:", "metrics/events trace",
-                 NULL);
+    expect_error(BAD "nvprof_negative_duration.csv",
+                 ":11:", "column 'Duration'", "negative", NULL);
+    expect_error(BAD "nvprof_metrics.csv", ":2:", "metrics/events trace", NULL);
 }
 
 static void test_empty_and_unknown_files(void **state)
@@ -126,20 +124,20 @@ static void test_empty_and_unknown_files(void **state)
 static void test_nsys_csv_bad_inputs(void **state)
 {
     (void)state;
-    expect_error(BAD "nsys_missing_column.csv", ":6:",
-                 "missing column 'Bytes'", NULL);
+    expect_error(BAD "nsys_missing_column.csv", ":6:", "missing column 'Bytes'",
+                 NULL);
     expect_error(BAD "nsys_bad_unit.csv", ":6:", "'Start (fortnights)'",
                  "unknown unit 'fortnights'", NULL);
-    expect_error(BAD "nsys_extra_field.csv", ":9:",
-                 "22 fields, but the header has 21", NULL);
+    expect_error(BAD "nsys_extra_field.csv",
+                 ":9:", "22 fields, but the header has 21", NULL);
     expect_error(BAD "nsys_truncated.csv", ":8:", "'Name'",
                  "unterminated quote", NULL);
     expect_error(BAD "nsys_bad_value.csv", ":8:", "column 'GrdX'",
                  "not an integer", NULL);
     /* A real nsys stats CSV of another report. */
-    g_autofree char *nvtx = g_strdup(HQSIM_SOURCE_DIR
-                                     "/../shared/traces/nsys-csv-nvtx-nbody/"
-                                     "trace.csv");
+    g_autofree char *nvtx =
+        g_strdup(HQSIM_SOURCE_DIR "/../shared/traces/nsys-csv-nvtx-nbody/"
+                                  "trace.csv");
     if (g_file_test(nvtx, G_FILE_TEST_EXISTS))
         expect_error(nvtx, ":1:", "not the cuda_gpu_trace report",
                      "DurChild (ns)", NULL);
@@ -148,8 +146,8 @@ static void test_nsys_csv_bad_inputs(void **state)
 static void test_ncu_bad_inputs(void **state)
 {
     (void)state;
-    expect_error(BAD "ncu_missing_column.csv", ":4:",
-                 "missing column 'Metric Value'", NULL);
+    expect_error(BAD "ncu_missing_column.csv",
+                 ":4:", "missing column 'Metric Value'", NULL);
     expect_error(BAD "ncu_truncated.csv", ":11:", "'Metric Name'",
                  "unterminated quote", NULL);
     expect_error(BAD "ncu_bad_unit.csv", ":5:", "metric 'Duration'",
@@ -162,8 +160,8 @@ static void test_ncu_bad_inputs(void **state)
 static void test_kineto_bad_inputs(void **state)
 {
     (void)state;
-    expect_error(BAD "kineto_no_trace_events.json", ":1:",
-                 "missing field 'traceEvents'", NULL);
+    expect_error(BAD "kineto_no_trace_events.json",
+                 ":1:", "missing field 'traceEvents'", NULL);
     expect_error(BAD "kineto_truncated.json", "ends early", NULL);
     expect_error(BAD "kineto_not_gzip.json.gz", "not gzip data", NULL);
     expect_error(BAD "kineto_missing_dur.json", ":14:", "event 'kA'",
@@ -171,10 +169,9 @@ static void test_kineto_bad_inputs(void **state)
     expect_error(BAD "kineto_bad_grid.json", ":14:", "event 'kA'",
                  "field 'args.grid'", NULL);
     expect_error(BAD "kineto_bad_ts.json", ":14:", "field 'ts'", NULL);
-    expect_error(BAD "kineto_not_utf8.json", ":14:", "not valid UTF-8",
-                 NULL);
-    expect_error(BAD "kineto_events_not_array.json", ":2:",
-                 "field 'traceEvents': expected an array", NULL);
+    expect_error(BAD "kineto_not_utf8.json", ":14:", "not valid UTF-8", NULL);
+    expect_error(BAD "kineto_events_not_array.json",
+                 ":2:", "field 'traceEvents': expected an array", NULL);
     expect_error(BAD "kineto_no_gpu.json", "no GPU events", NULL);
 }
 
@@ -198,8 +195,8 @@ static void test_gzip_inputs(void **state)
     Tmp *t = *state;
     g_autofree char *json = NULL;
     gsize len = 0;
-    assert_true(g_file_get_contents(DATA "kineto_2024.json", &json, &len,
-                                    NULL));
+    assert_true(
+        g_file_get_contents(DATA "kineto_2024.json", &json, &len, NULL));
     /* A good one first: gzip is detected from the bytes, not the name. */
     g_autofree char *good = write_gzip(t, "trace.bin", json, len);
     g_autoptr(GError) error = NULL;
@@ -239,20 +236,20 @@ static char *make_db(const Tmp *t, const char *name, const char *sql)
 
 /* The smallest Nsight Systems export the importer accepts, in the 3.x
  * schema; tests below break one thing at a time. */
-#define NSYS_BASE                                                           \
-    "CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);"                 \
-    "INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.13.2');"\
-    "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"           \
-    "INSERT INTO StringIds VALUES(1, 'kern(int)'), (2, 'kern'),"            \
+#define NSYS_BASE                                                              \
+    "CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);"                    \
+    "INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.13.2');"   \
+    "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"              \
+    "INSERT INTO StringIds VALUES(1, 'kern(int)'), (2, 'kern'),"               \
     "  (3, 'cudaLaunchKernel_v7000'), (4, 'cudaStreamSynchronize_v3020');"
 
-#define KERNEL_TABLE                                                        \
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER,"   \
-    " deviceId INTEGER, contextId INTEGER, streamId INTEGER,"               \
-    " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER,"     \
-    " shortName INTEGER, registersPerThread INTEGER, gridX INTEGER,"        \
-    " gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER,"        \
-    " blockZ INTEGER, staticSharedMemory INTEGER,"                          \
+#define KERNEL_TABLE                                                           \
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER,"      \
+    " deviceId INTEGER, contextId INTEGER, streamId INTEGER,"                  \
+    " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER,"        \
+    " shortName INTEGER, registersPerThread INTEGER, gridX INTEGER,"           \
+    " gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER,"           \
+    " blockZ INTEGER, staticSharedMemory INTEGER,"                             \
     " dynamicSharedMemory INTEGER);"
 
 /* globalPid of pid 42: 42 << 24. */
@@ -325,8 +322,8 @@ static void test_sqlite_inputs(void **state)
         "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER,"
         " deviceId INTEGER, streamId INTEGER, correlationId INTEGER,"
         " globalPid INTEGER, demangledName INTEGER);");
-    expect_error(nocol, "table CUPTI_ACTIVITY_KIND_KERNEL",
-                 "missing column", NULL);
+    expect_error(nocol, "table CUPTI_ACTIVITY_KIND_KERNEL", "missing column",
+                 NULL);
     /* A row with gridX 0. */
     g_autofree char *zero = make_db(
         t, "zero.sqlite",
@@ -365,8 +362,7 @@ static void test_sqlite_inputs(void **state)
         smem);
     expect_error(smem, smem_at, NULL);
     /* A kernel table with no rows. */
-    g_autofree char *rows0 =
-        make_db(t, "rows0.sqlite", NSYS_BASE KERNEL_TABLE);
+    g_autofree char *rows0 = make_db(t, "rows0.sqlite", NSYS_BASE KERNEL_TABLE);
     expect_error(rows0, "has no rows", NULL);
     /* SQLite, but not from Nsight Systems. */
     g_autofree char *other =
@@ -408,7 +404,8 @@ static void mutate(GRand *r, GString *s)
         break;
     case 3: { /* duplicate a span */
         guint at = (guint)g_rand_int_range(r, 0, (gint32)n);
-        guint len = MIN((guint)g_rand_int_range(r, 1, 80), s->len - MIN(at, s->len));
+        guint len =
+            MIN((guint)g_rand_int_range(r, 1, 80), s->len - MIN(at, s->len));
         g_autofree char *dup = g_strndup(s->str + MIN(at, s->len), len);
         g_string_insert(s, (gssize)MIN(at, s->len), dup);
         break;
@@ -423,10 +420,16 @@ static void test_mutated_fixtures_never_crash(void **state)
 {
     Tmp *t = *state;
     static const char *const files[] = {
-        "nvprof_v20.csv",  "nvprof_um.csv",    "nvprof_peer.csv",
-        "nsys_gpu_trace_2024.csv", "nsys_gpu_trace_2022.csv",
-        "ncu_2023.csv",    "ncu_raw.csv",      "kineto_2024.json",
-        "kineto_2021.json", "kineto_2pid.json",
+        "nvprof_v20.csv",
+        "nvprof_um.csv",
+        "nvprof_peer.csv",
+        "nsys_gpu_trace_2024.csv",
+        "nsys_gpu_trace_2022.csv",
+        "ncu_2023.csv",
+        "ncu_raw.csv",
+        "kineto_2024.json",
+        "kineto_2021.json",
+        "kineto_2pid.json",
     };
     /* Fixed by default so failures reproduce; HQSIM_FUZZ_SEED and
      * HQSIM_FUZZ_N run other and longer campaigns. */
@@ -449,8 +452,8 @@ static void test_mutated_fixtures_never_crash(void **state)
             int n = g_rand_int_range(r, 1, 4);
             for (int k = 0; k < n; k++)
                 mutate(r, s);
-            assert_true(g_file_set_contents(path, s->str, (gssize)s->len,
-                                            NULL));
+            assert_true(
+                g_file_set_contents(path, s->str, (gssize)s->len, NULL));
             char *paths[] = {path};
             g_autoptr(GError) error = NULL;
             SimImportOptions opt;
@@ -470,8 +473,8 @@ static void test_mutated_fixtures_never_crash(void **state)
             }
         }
     }
-    print_message("mutations: %d imported, %d rejected (seed %u)\n",
-                  imported, failed, seed);
+    print_message("mutations: %d imported, %d rejected (seed %u)\n", imported,
+                  failed, seed);
     assert_true(failed > 0);
 }
 
@@ -481,10 +484,10 @@ static void test_mutated_fixtures_never_crash(void **state)
  * peak is 48 MiB; pinned host memory (memKind 1) and another GPU's (device
  * 1) do not count.  Without the table, cudaMalloc calls give a note and
  * the memory stays unknown. */
-#define MEM_TABLE                                                           \
-    "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS(start INTEGER,"              \
-    " globalPid INTEGER, deviceId INTEGER, contextId INTEGER,"              \
-    " address INTEGER, pc INTEGER, bytes INTEGER, memKind INTEGER,"         \
+#define MEM_TABLE                                                              \
+    "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS(start INTEGER,"                 \
+    " globalPid INTEGER, deviceId INTEGER, contextId INTEGER,"                 \
+    " address INTEGER, pc INTEGER, bytes INTEGER, memKind INTEGER,"            \
     " memoryOperationType INTEGER, name TEXT, correlationId INTEGER);"
 
 static void test_sqlite_memory(void **state)
@@ -495,14 +498,13 @@ static void test_sqlite_memory(void **state)
         " 13, 5, " GPID ", 1, 2, 32, 64, 1, 1, 256, 1, 1, 0, 1024);";
     g_autofree char *sql = g_strconcat(
         NSYS_BASE KERNEL_TABLE, kernel_row,
-        MEM_TABLE
-        "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES"
-        " (100, " GPID ", 0, 1, 1, 0, 16777216, 2, 0, NULL, 1),"
-        " (200, " GPID ", 0, 1, 2, 0, 33554432, 2, 0, NULL, 2),"
-        " (300, " GPID ", 0, 1, 1, 0, 16777216, 2, 1, NULL, 3),"
-        " (400, " GPID ", 0, 1, 3, 0, 8388608, 2, 0, NULL, 4),"
-        " (500, " GPID ", 0, 1, 4, 0, 1073741824, 1, 0, NULL, 5),"
-        " (600, " GPID ", 1, 2, 5, 0, 1073741824, 2, 0, NULL, 6);",
+        MEM_TABLE "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES"
+                  " (100, " GPID ", 0, 1, 1, 0, 16777216, 2, 0, NULL, 1),"
+                  " (200, " GPID ", 0, 1, 2, 0, 33554432, 2, 0, NULL, 2),"
+                  " (300, " GPID ", 0, 1, 1, 0, 16777216, 2, 1, NULL, 3),"
+                  " (400, " GPID ", 0, 1, 3, 0, 8388608, 2, 0, NULL, 4),"
+                  " (500, " GPID ", 0, 1, 4, 0, 1073741824, 1, 0, NULL, 5),"
+                  " (600, " GPID ", 1, 2, 5, 0, 1073741824, 2, 0, NULL, 6);",
         NULL);
     g_autofree char *db = make_db(t, "mem.sqlite", sql);
     char *paths[] = {db};
@@ -545,9 +547,9 @@ static void test_sqlite_memory(void **state)
 
     /* A negative size is refused, naming the table and column. */
     g_autofree char *sql3 = g_strconcat(
-        NSYS_BASE KERNEL_TABLE, kernel_row, MEM_TABLE
-        "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES"
-        " (100, " GPID ", 0, 1, 1, 0, -5, 2, 0, NULL, 1);",
+        NSYS_BASE KERNEL_TABLE, kernel_row,
+        MEM_TABLE "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES"
+                  " (100, " GPID ", 0, 1, 1, 0, -5, 2, 0, NULL, 1);",
         NULL);
     g_autofree char *db3 = make_db(t, "badmem.sqlite", sql3);
     expect_error(db3, "CUDA_GPU_MEMORY_USAGE_EVENTS", "'bytes'", NULL);

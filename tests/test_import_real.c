@@ -147,31 +147,70 @@ static void test_real_nvprof_gtx950_cke_2stream(void **state)
     /* 8 rows: 2 kernels, 6 memcpy on streams 13, 14; units ms,us and
      * Static SMem in KB (8.000000 KB = 8192 B); the "[223]" suffix is the
      * correlation id, not part of the name. */
-    Expect e = {"cke-2stream", "p40", 1, 2, 2, 6, 0, 0, 201921,
+    Expect e = {"cke-2stream",
+                "p40",
+                1,
+                2,
+                2,
+                6,
+                0,
+                0,
+                201921,
                 "void matrixMulCUDA<int=32>(float*, float*, float*, int, int)",
-                {6, 6, 1}, {32, 32, 1}, 28, 59264, 8192, 0};
+                {6, 6, 1},
+                {32, 32, 1},
+                28,
+                59264,
+                8192,
+                0};
     check1("nvprof-gtx950-cke-2stream/trace.csv", "nvprof", &e);
 }
 
 static void test_real_nvprof_gtx950_3stream(void **state)
 {
     (void)state;
-    Expect e = {"3stream", "p40", 1, 3, 3, 9, 0, 0, 53626318,
+    Expect e = {"3stream",
+                "p40",
+                1,
+                3,
+                3,
+                9,
+                0,
+                0,
+                53626318,
                 "kernel_vectorAdd(float const *, float const *, int, int, "
                 "float*, unsigned int*, unsigned int*, double*, double*)",
-                {19532, 1, 1}, {256, 1, 1}, 28, 11958813, 0, 0};
+                {19532, 1, 1},
+                {256, 1, 1},
+                28,
+                11958813,
+                0,
+                0};
     check1("nvprof-gtx950-3stream/trace_s3_5m.csv", "nvprof", &e);
 }
 
 static void test_real_nvprof_gtx1080ti_sobol(void **state)
 {
     (void)state;
-    Expect e = {"sobol", "p40", 1, 1, 1, 2, 0, 0, 97623588,
+    Expect e = {"sobol",
+                "p40",
+                1,
+                1,
+                1,
+                2,
+                0,
+                0,
+                97623588,
                 "sobolGPU_kernel(unsigned int, unsigned int, unsigned int*, "
                 "float*)",
-                {128, 100, 1}, {64, 1, 1}, 19, 102402, 128, 0};
-    check1("nvprof-gtx1080ti-2proc/gputrace_sobol_reduction_10.csv",
-           "nvprof", &e);
+                {128, 100, 1},
+                {64, 1, 1},
+                19,
+                102402,
+                128,
+                0};
+    check1("nvprof-gtx1080ti-2proc/gputrace_sobol_reduction_10.csv", "nvprof",
+           &e);
 }
 
 static void test_real_nvprof_gtx1080ti_reduction(void **state)
@@ -179,12 +218,25 @@ static void test_real_nvprof_gtx1080ti_reduction(void **state)
     (void)state;
     /* Start in seconds, durations in scientific notation, Dynamic SMem in
      * KB (1.000000 = 1024 B), two warning lines, 100 memsets. */
-    Expect e = {"reduction", "p40", 1, 1, 201, 100, 100, 0, 343878512,
+    Expect e = {"reduction",
+                "p40",
+                1,
+                1,
+                201,
+                100,
+                100,
+                0,
+                343878512,
                 "void reduce6<int, unsigned int=256, bool=1>(int*, int*, "
                 "unsigned int)",
-                {64, 1, 1}, {256, 1, 1}, 10, 200707, 0, 1024};
-    check1("nvprof-gtx1080ti-2proc/gputrace_sobol_reduction_01.csv",
-           "nvprof", &e);
+                {64, 1, 1},
+                {256, 1, 1},
+                10,
+                200707,
+                0,
+                1024};
+    check1("nvprof-gtx1080ti-2proc/gputrace_sobol_reduction_01.csv", "nvprof",
+           &e);
 }
 
 static void test_real_nvprof_two_processes(void **state)
@@ -195,9 +247,22 @@ static void test_real_nvprof_two_processes(void **state)
     const char *rels[] = {
         "nvprof-gtx1080ti-2proc/gputrace_sobol_reduction_10.csv",
         "nvprof-gtx1080ti-2proc/gputrace_sobol_reduction_01.csv"};
-    Expect e = {"2proc", "p40", 2, 2, 202, 102, 100, 0, 343878512,
-                "sobolGPU_kernel", {128, 100, 1}, {64, 1, 1}, 19, 102402,
-                128, 0};
+    Expect e = {"2proc",
+                "p40",
+                2,
+                2,
+                202,
+                102,
+                100,
+                0,
+                343878512,
+                "sobolGPU_kernel",
+                {128, 100, 1},
+                {64, 1, 1},
+                19,
+                102402,
+                128,
+                0};
     check(rels, 2, "nvprof", &e);
 }
 
@@ -205,10 +270,23 @@ static void test_real_nvprof_gtx1080ti_cusparse(void **state)
 {
     (void)state;
     /* Throughput in MB/s; 2-D blocks; static and dynamic shared memory. */
-    Expect e = {"cusparse", "p40", 1, 1, 75, 24, 0, 0, 111318618,
+    Expect e = {"cusparse",
+                "p40",
+                1,
+                1,
+                75,
+                24,
+                0,
+                0,
+                111318618,
                 "void csrMv_kernel<float, float, float, int=128, int=1, "
                 "int=2>(cusparseCsrMvParams<float, float, float>)",
-                {32768, 1, 1}, {4, 32, 1}, 19, 142788, 528, 256};
+                {32768, 1, 1},
+                {4, 32, 1},
+                19,
+                142788,
+                528,
+                256};
     check1("nvprof-gtx1080ti-cusparse/conjugateGradient_trace.csv", "nvprof",
            &e);
 }
@@ -218,9 +296,22 @@ static void test_real_nvprof_titanxp_unified_memory(void **state)
     (void)state;
     /* 16 238 rows: 14 003 kernels, 2 005 memcpy, 1 memset, 229 unified-
      * memory rows skipped. */
-    Expect e = {"titanxp-um", "p40", 1, 1, 14003, 2005, 1, 0, 1083293721,
-                "cuda_initialize_variables(int, float*)", {506, 1, 1},
-                {192, 1, 1}, 16, 287308, 0, 0};
+    Expect e = {"titanxp-um",
+                "p40",
+                1,
+                1,
+                14003,
+                2005,
+                1,
+                0,
+                1083293721,
+                "cuda_initialize_variables(int, float*)",
+                {506, 1, 1},
+                {192, 1, 1},
+                16,
+                287308,
+                0,
+                0};
     check1("nvprof-titanxp-um/print-gpu-trace.csv", "nvprof", &e);
     g_autofree char *p = trace_path("nvprof-titanxp-um/print-gpu-trace.csv");
     char *paths[] = {p};
@@ -238,9 +329,14 @@ static void test_real_nsys_sqlite_saxpy_old_schema(void **state)
     /* Schema 2.9.1 (no ENUM tables): 5 kernels, 15 pageable memcpy
      * (cudaMemcpy) on stream 7; TARGET_INFO_CUDA_STREAM declares 7
      * streams of pid 1230493. */
-    Expect e = {"saxpy", "a100", 1, 7, 5, 15, 0, 0, 1097327843,
-                "saxpy(double *, double *, double *, double, int)",
-                {2, 1, 1}, {512, 1, 1}, 26, 17704808, 0, 0};
+    Expect e = {"saxpy",    "a100",
+                1,          7,
+                5,          15,
+                0,          0,
+                1097327843, "saxpy(double *, double *, double *, double, int)",
+                {2, 1, 1},  {512, 1, 1},
+                26,         17704808,
+                0,          0};
     check1("nsys-sqlite-a100-saxpy-mpi/"
            "saxpy-mpi-cuda_nsys_perlmutter0.sqlite",
            "nsys-sqlite", &e);
@@ -251,9 +347,22 @@ static void test_real_nsys_sqlite_cloverleaf_new_schema(void **state)
     (void)state;
     /* Schema 3.13.2: 1 312 kernels, 279 memcpy, 1 312 cudaDeviceSynchronize
      * (SYNCHRONIZATION rows), 10 declared streams, one of priority -5. */
-    Expect e = {"cloverleaf", "a100", 1, 10, 1312, 279, 0, 1312, 342407810,
+    Expect e = {"cloverleaf",
+                "a100",
+                1,
+                10,
+                1312,
+                279,
+                0,
+                1312,
+                342407810,
                 "void clover::par_ranged2d_kernel<build_field(",
-                {115426, 1, 1}, {256, 1, 1}, 32, 1367644, 0, 0};
+                {115426, 1, 1},
+                {256, 1, 1},
+                32,
+                1367644,
+                0,
+                0};
     check1("nsys-sqlite-a100-cloverleaf/perlmutter-cloverleaf-cuda.sqlite",
            "nsys-sqlite", &e);
     g_autofree char *p = trace_path(
@@ -287,9 +396,14 @@ static void test_real_ncu_v100_cfd_alone(void **state)
 {
     (void)state;
     /* 5 200 metric rows = 100 launches (IDs 0-99); no GPU name or CC. */
-    Expect e = {"ncu-cfd", NULL, 1, 1, 100, 0, 0, 0, 0,
-                "cuda_compute_step_factor", {506, 1, 1}, {192, 1, 1}, 20,
-                10720, 0, 0};
+    Expect e = {"ncu-cfd",   NULL,
+                1,           1,
+                100,         0,
+                0,           0,
+                0,           "cuda_compute_step_factor",
+                {506, 1, 1}, {192, 1, 1},
+                20,          10720,
+                0,           0};
     check1("ncu-v100-cfd/nsight_cfd_097K.log", "ncu", &e);
     g_autofree char *p = trace_path("ncu-v100-cfd/nsight_cfd_097K.log");
     char *paths[] = {p};
@@ -328,8 +442,7 @@ static void test_real_ncu_enriches_nvprof_cfd(void **state)
         if (p->ops[i].kind == SIM_OP_KERNEL &&
             g_str_has_prefix(p->ops[i].u.kernel.name,
                              "cuda_compute_step_factor")) {
-            assert_float_equal(p->ops[i].u.kernel.sm_intensity, 0.2696,
-                               1e-9);
+            assert_float_equal(p->ops[i].u.kernel.sm_intensity, 0.2696, 1e-9);
             assert_int_equal(p->ops[i].u.kernel.regs_per_thread, 17);
             seen = 1;
         }
@@ -341,10 +454,23 @@ static void test_real_kineto_resnet50_2021(void **state)
     (void)state;
     /* 75 718 events: 8 772 "Kernel", 12 "Memcpy", 312 "Memset" on
      * "stream 7"; 12 cudaStreamSynchronize + 1 cudaDeviceSynchronize. */
-    Expect e = {"resnet50", "v100", 1, 1, 8772, 12, 312, 13, 996477000,
+    Expect e = {"resnet50",
+                "v100",
+                1,
+                1,
+                8772,
+                12,
+                312,
+                13,
+                996477000,
                 "cask_cudnn::computeOffsetsKernel(cask_cudnn::"
                 "ComputeOffsetsParams)",
-                {50, 1, 1}, {256, 1, 1}, 38, 2000, 0, 0};
+                {50, 1, 1},
+                {256, 1, 1},
+                38,
+                2000,
+                0,
+                0};
     check1("kineto-v100-resnet50-2021/worker0.1623143089861.pt.trace.json.gz",
            "kineto", &e);
 }
@@ -355,10 +481,23 @@ static void test_real_kineto_alexnet(void **state)
     /* 79 kernels (7: 73, 20: 6), 16 memcpy, 3 memset; 41 cuda_sync (20
      * Stream Wait Event, 16 Stream Sync, 5 Context Sync).  The waits name
      * records on streams 21-27 too: 9 streams. */
-    Expect e = {"alexnet", "a100", 1, 9, 79, 16, 3, 41, 12920244000ull,
+    Expect e = {"alexnet",
+                "a100",
+                1,
+                9,
+                79,
+                16,
+                3,
+                41,
+                12920244000ull,
                 "void at::native::(anonymous namespace)::distribution_"
                 "elementwise_grid_stride_kernel<float, 4,",
-                {864, 1, 1}, {256, 1, 1}, 47, 71000, 0, 0};
+                {864, 1, 1},
+                {256, 1, 1},
+                47,
+                71000,
+                0,
+                0};
     check1("kineto-a100-alexnet/"
            "benchmark_result_2869224_1695835535_trace.json.gz",
            "kineto", &e);
@@ -368,12 +507,24 @@ static void test_real_kineto_multistream_nccl(void **state)
 {
     (void)state;
     /* Sampled trace, no deviceProperties: no GPU model. */
-    Expect e = {"nccl", NULL, 1, 5, 1154, 40, 10, 0, 1222847000,
+    Expect e = {"nccl",
+                NULL,
+                1,
+                5,
+                1154,
+                40,
+                10,
+                0,
+                1222847000,
                 "void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, "
                 "int const*, int const*, int*)",
-                {2400, 1, 1}, {256, 1, 1}, 27, 10000, 0, 0};
-    check1("kineto-a100-multistream-nccl/sampled_rank-0.json.gz", "kineto",
-           &e);
+                {2400, 1, 1},
+                {256, 1, 1},
+                27,
+                10000,
+                0,
+                0};
+    check1("kineto-a100-multistream-nccl/sampled_rank-0.json.gz", "kineto", &e);
 }
 
 static void test_real_kineto_eventsync_3stream(void **state)
@@ -382,13 +533,18 @@ static void test_real_kineto_eventsync_3stream(void **state)
     /* 3 sgemm on streams 20, 28, 24; 5 cuda_sync: 3 "Event Sync" that are
      * cudaEventQuery (non-blocking, skipped), 1 Stream Wait Event, 1
      * Context Sync.  "shared memory" 12544 B is kept as static. */
-    Expect e = {"eventsync", "a100", 1, 3, 3, 0, 3, 2, 19506000,
-                "ampere_sgemm_128x64_nn", {8, 16, 5}, {128, 1, 1}, 122,
-                123000, 12544, 0};
-    check1("kineto-a100-eventsync-3stream/event_sync_trace.json.gz",
-           "kineto", &e);
-    g_autofree char *p = trace_path(
-        "kineto-a100-eventsync-3stream/event_sync_trace.json.gz");
+    Expect e = {"eventsync", "a100",
+                1,           3,
+                3,           0,
+                3,           2,
+                19506000,    "ampere_sgemm_128x64_nn",
+                {8, 16, 5},  {128, 1, 1},
+                122,         123000,
+                12544,       0};
+    check1("kineto-a100-eventsync-3stream/event_sync_trace.json.gz", "kineto",
+           &e);
+    g_autofree char *p =
+        trace_path("kineto-a100-eventsync-3stream/event_sync_trace.json.gz");
     char *paths[] = {p};
     g_autoptr(GError) error = NULL;
     g_autoptr(SimScenario) sc = sim_workload_load(paths, 1, NULL, &error);

@@ -109,9 +109,8 @@ static void replay(const char *rel, const char *model_if_none, bool pin,
         const SimImportProcess *p = &rep->procs[o->proc];
         if (!p->rec_end_ns || p->rec_end_ns[o->op_index] == SIM_TIME_NEVER)
             continue;
-        double e = fabs((double)o->end_ns -
-                        (double)p->rec_end_ns[o->op_index]) /
-                   span;
+        double e =
+            fabs((double)o->end_ns - (double)p->rec_end_ns[o->op_index]) / span;
         n++;
         if (e > worst) {
             worst = e;
@@ -121,8 +120,7 @@ static void replay(const char *rel, const char *model_if_none, bool pin,
     double mk = fabs((double)(sim_hi - sim_lo) - span) / span;
     print_message("%s on %s: %u GPU ops, span %.3f ms, makespan error "
                   "%.3f%%, worst end error %.3f%% of the span (op %u)\n",
-                  rel, m->name, n, span / 1e6, 100 * mk, 100 * worst,
-                  worst_op);
+                  rel, m->name, n, span / 1e6, 100 * mk, 100 * worst, worst_op);
     assert_int_equal(n, rep->procs[0].n_kernels + rep->procs[0].n_copies +
                             rep->procs[0].n_memsets);
     if (mk > 0.03)
@@ -132,11 +130,11 @@ static void replay(const char *rel, const char *model_if_none, bool pin,
                  100 * worst);
 }
 
-#define REPLAY(fn, rel, none, pin, big)                                     \
-    static void fn(void **state)                                            \
-    {                                                                       \
-        (void)state;                                                        \
-        replay(rel, none, pin, big);                                        \
+#define REPLAY(fn, rel, none, pin, big)                                        \
+    static void fn(void **state)                                               \
+    {                                                                          \
+        (void)state;                                                           \
+        replay(rel, none, pin, big);                                           \
     }
 
 REPLAY(test_replay_nvprof_cke_2stream, "nvprof-gtx950-cke-2stream/trace.csv",
@@ -159,8 +157,8 @@ REPLAY(test_replay_nsys_cloverleaf,
        "nsys-sqlite-a100-cloverleaf/perlmutter-cloverleaf-cuda.sqlite", NULL,
        false, true)
 REPLAY(test_replay_kineto_resnet50,
-       "kineto-v100-resnet50-2021/worker0.1623143089861.pt.trace.json.gz",
-       NULL, false, true)
+       "kineto-v100-resnet50-2021/worker0.1623143089861.pt.trace.json.gz", NULL,
+       false, true)
 REPLAY(test_replay_kineto_alexnet,
        "kineto-a100-alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
        NULL, false, false)
@@ -300,9 +298,9 @@ static void test_replay_overlapping_streams_settle(void **state)
         fail_msg("%s", error->message);
     print_message("overlap4: %u ops; as recorded: makespan %+.3f%%, median "
                   "end %.3f%%; inferred in %d rounds: %+.3f%%, %.3f%%\n",
-                  inf.kernels, 100 * rec.makespan_err,
-                  100 * rec.median_end_err, inf.solo_rounds,
-                  100 * inf.makespan_err, 100 * inf.median_end_err);
+                  inf.kernels, 100 * rec.makespan_err, 100 * rec.median_end_err,
+                  inf.solo_rounds, 100 * inf.makespan_err,
+                  100 * inf.median_end_err);
     assert_int_equal(inf.kernels, 600);
     assert_true(inf.solo_rounds > 0);
     assert_true(inf.solo_rounds < SIM_INFER_MAX_ROUNDS / 2);

@@ -44,11 +44,9 @@ static int cmp_double(const void *a, const void *b)
 static void test_no_jitter_is_exactly_one(void **state)
 {
     (void)state;
-    assert_true(sim_jitter_factor(NULL, NULL, 7, 1, 2, 3, SIM_JIT_HOST) ==
-                1.0);
+    assert_true(sim_jitter_factor(NULL, NULL, 7, 1, 2, 3, SIM_JIT_HOST) == 1.0);
     g_autoptr(SimJitter) j = g_new0(SimJitter, 1);
-    assert_true(sim_jitter_factor(j, NULL, 7, 1, 2, 3, SIM_JIT_KERNEL) ==
-                1.0);
+    assert_true(sim_jitter_factor(j, NULL, 7, 1, 2, 3, SIM_JIT_KERNEL) == 1.0);
     assert_null(sim_jitter_row(j, 7, 1, 2));
     assert_int_equal(sim_jitter_scale(123456789, 1.0), 123456789);
     assert_int_equal(sim_jitter_scale(1000, 1.5), 1500);

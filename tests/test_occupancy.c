@@ -148,8 +148,8 @@ static void test_occupancy_k40_smem_granularity_256(void **state)
      * smem: 12000 -> roundup to 256 = 12032 (47 x 256);
      * 49152 / 12032 = 4.08 -> 4 (12000 unrounded would also give 4, but
      * the allocation is what the SM accounts). */
-    check_occ(f->k40, kernel(128, 16, 12000, 0), 4, 512, 12032, 16, 16, 32,
-              4, 4, SIM_LIMIT_SMEM);
+    check_occ(f->k40, kernel(128, 16, 12000, 0), 4, 512, 12032, 16, 16, 32, 4,
+              4, SIM_LIMIT_SMEM);
 }
 
 static void test_occupancy_regs_zero_treated_as_32(void **state)
@@ -208,8 +208,8 @@ static void test_occupancy_v100_uses_largest_carveout(void **state)
      * smem 20000 + 5000 = 25000 -> roundup 256 = 25088 (98 x 256);
      * 98304 (96 KiB) / 25088 = 3.92 -> 3.
      * warps 64 / 8 = 8; blocks 32; regs 64 / 8 = 8. */
-    check_occ(f->v100, kernel(256, 32, 20000, 5000), 8, 1024, 25088, 8, 32,
-              8, 3, 3, SIM_LIMIT_SMEM);
+    check_occ(f->v100, kernel(256, 32, 20000, 5000), 8, 1024, 25088, 8, 32, 8,
+              3, 3, SIM_LIMIT_SMEM);
 }
 
 /* ------------------------------------------------------------------------
@@ -240,8 +240,8 @@ static void test_occupancy_t4_dynamic_smem(void **state)
      * 65536 / 20480 = 3.2 -> 3.
      * warps 32 / 4 = 8; blocks 16; regs 16384 / 2048 = 8 x 4 = 32 / 4 = 8.
      */
-    check_occ(f->t4, kernel(128, 64, 0, 20480), 4, 2048, 20480, 8, 16, 8, 3,
-              3, SIM_LIMIT_SMEM);
+    check_occ(f->t4, kernel(128, 64, 0, 20480), 4, 2048, 20480, 8, 16, 8, 3, 3,
+              SIM_LIMIT_SMEM);
 }
 
 /* ------------------------------------------------------------------------
@@ -256,8 +256,8 @@ static void test_occupancy_a100_reservation_costs_a_block(void **state)
      * 167936 (164 KiB) / 33792 = 4.97 -> 4.  Without the reservation it
      * would be 167936 / 32768 = 5.1 -> 5.
      * warps 64 / 4 = 16; blocks 32; regs 64 / 4 = 16. */
-    check_occ(f->a100, kernel(128, 32, 32768, 0), 4, 1024, 33792, 16, 32,
-              16, 4, 4, SIM_LIMIT_SMEM);
+    check_occ(f->a100, kernel(128, 32, 32768, 0), 4, 1024, 33792, 16, 32, 16, 4,
+              4, SIM_LIMIT_SMEM);
 }
 
 static void test_occupancy_a100_largest_block_fits_once(void **state)
@@ -266,8 +266,8 @@ static void test_occupancy_a100_largest_block_fits_once(void **state)
     /* The documented maximum, 163 KiB = 166912 bytes dynamic, + 1024
      * reserved = 167936 = 164 KiB: exactly one block per SM.
      * 64 threads -> 2 warps: warps 32, blocks 32, regs 64 / 2 = 32. */
-    check_occ(f->a100, kernel(64, 32, 0, 166912), 2, 1024, 167936, 32, 32,
-              32, 1, 1, SIM_LIMIT_SMEM);
+    check_occ(f->a100, kernel(64, 32, 0, 166912), 2, 1024, 167936, 32, 32, 32,
+              1, 1, SIM_LIMIT_SMEM);
 }
 
 static void test_occupancy_a100_smem_granularity_128(void **state)
@@ -301,8 +301,8 @@ static void test_occupancy_l4_block_slot_limited(void **state)
     Models *f = *state;
     /* 32 threads -> 1 warp; 32 regs -> 1024 per warp.
      * warps 48; blocks 24; regs 64; smem 1024 -> 100.  min 24: blocks. */
-    check_occ(f->l4, kernel(32, 32, 0, 0), 1, 1024, 1024, 48, 24, 64, 100,
-              24, SIM_LIMIT_BLOCKS);
+    check_occ(f->l4, kernel(32, 32, 0, 0), 1, 1024, 1024, 48, 24, 64, 100, 24,
+              SIM_LIMIT_BLOCKS);
 }
 
 /* ------------------------------------------------------------------------
@@ -319,8 +319,8 @@ static void test_occupancy_h100_modal_example(void **state)
      * 1024 = 12288 (a multiple of 128); 233472 / 12288 = 19.
      * 1 warp; 8 x 32 = 256 regs per warp; warps 64; blocks 32;
      * regs 16384 / 256 = 64 x 4 = 256. */
-    check_occ(f->h100, kernel(32, 8, 11264, 0), 1, 256, 12288, 64, 32, 256,
-              19, 19, SIM_LIMIT_SMEM);
+    check_occ(f->h100, kernel(32, 8, 11264, 0), 1, 256, 12288, 64, 32, 256, 19,
+              19, SIM_LIMIT_SMEM);
 }
 
 static void test_occupancy_h100_12k_request_gets_17(void **state)
@@ -328,8 +328,8 @@ static void test_occupancy_h100_12k_request_gets_17(void **state)
     Models *f = *state;
     /* Asking for 12 KiB itself: 12288 + 1024 = 13312 (104 x 128);
      * 233472 / 13312 = 17.5 -> 17, two fewer than the glossary's 19. */
-    check_occ(f->h100, kernel(32, 8, 12288, 0), 1, 256, 13312, 64, 32, 256,
-              17, 17, SIM_LIMIT_SMEM);
+    check_occ(f->h100, kernel(32, 8, 12288, 0), 1, 256, 13312, 64, 32, 256, 17,
+              17, SIM_LIMIT_SMEM);
 }
 
 static void test_occupancy_h100_subpartition_floor(void **state)
@@ -339,8 +339,8 @@ static void test_occupancy_h100_subpartition_floor(void **state)
      * 16384 / 1280 = 12.8 -> 12 per sub-partition x 4 = 48 / 2 = 24
      * (the whole file, 65536 / 1280 = 51 warps, would give 25).
      * warps 64 / 2 = 32; blocks 32; smem 1024 -> 228. */
-    check_occ(f->h100, kernel(64, 40, 0, 0), 2, 1280, 1024, 32, 32, 24, 228,
-              24, SIM_LIMIT_REGS);
+    check_occ(f->h100, kernel(64, 40, 0, 0), 2, 1280, 1024, 32, 32, 24, 228, 24,
+              SIM_LIMIT_REGS);
 }
 
 static void test_occupancy_h100_block_dims_multiply(void **state)
@@ -394,8 +394,8 @@ static void test_occupancy_regs_per_block_rounds_warps_up(void **state)
                 "registers per block: 76800");
     /* 256 threads = 8 warps -> 8 x 6400 = 51200 fits: 16384 / 6400 = 2
      * per sub-partition x 4 = 8 / 8 = 1 block. */
-    check_occ(f->h100, kernel(256, 200, 0, 0), 8, 6400, 1024, 8, 32, 1, 228,
-              1, SIM_LIMIT_REGS);
+    check_occ(f->h100, kernel(256, 200, 0, 0), 8, 6400, 1024, 8, 32, 1, 228, 1,
+              SIM_LIMIT_REGS);
 }
 
 static void test_occupancy_rejects_too_much_smem(void **state)
@@ -415,14 +415,13 @@ static void test_occupancy_rejects_too_much_smem(void **state)
                 "49152-byte (48 KiB) static limit");
     SimOccupancy occ;
     g_autoptr(GError) e = NULL;
-    assert_true(sim_occupancy(f->h100, &(SimKernelSpec){.name = "k",
-                                                        .grid = {1, 1, 1},
-                                                        .block = {32, 1, 1},
-                                                        .regs_per_thread = 32,
-                                                        .static_smem_bytes =
-                                                            49152,
-                                                        .dynamic_smem_bytes =
-                                                            65536},
+    assert_true(sim_occupancy(f->h100,
+                              &(SimKernelSpec){.name = "k",
+                                               .grid = {1, 1, 1},
+                                               .block = {32, 1, 1},
+                                               .regs_per_thread = 32,
+                                               .static_smem_bytes = 49152,
+                                               .dynamic_smem_bytes = 65536},
                               &occ, &e));
 }
 

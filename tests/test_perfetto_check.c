@@ -30,11 +30,12 @@ static char *problems_of(const char *json)
 }
 
 #define HEAD "{\"traceEvents\":["
-#define PNAME(pid) \
-    "{\"ph\":\"M\",\"pid\":" #pid ",\"tid\":0,\"name\":\"process_name\"," \
+#define PNAME(pid)                                                             \
+    "{\"ph\":\"M\",\"pid\":" #pid ",\"tid\":0,\"name\":\"process_name\","      \
     "\"args\":{\"name\":\"p\"}}"
-#define TNAME(pid, tid, n) \
-    "{\"ph\":\"M\",\"pid\":" #pid ",\"tid\":" #tid ",\"name\":\"thread_name\"," \
+#define TNAME(pid, tid, n)                                                     \
+    "{\"ph\":\"M\",\"pid\":" #pid ",\"tid\":" #tid                             \
+    ",\"name\":\"thread_name\","                                               \
     "\"args\":{\"name\":\"" n "\"}}"
 
 /* A rule, a trace that breaks it, the problem expected, and the same trace
@@ -46,83 +47,105 @@ typedef struct {
 static const Case CASES[] = {
     {"partial overlap on one track",
      HEAD PNAME(1) "," TNAME(1, 1, "a") ","
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":0,\"dur\":10},"
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":5,\"dur\":10}]}",
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":0,\"dur\":10},"
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":5,\"dur\":10}]}",
      "slice_spill_overlapping_complete_event",
      HEAD PNAME(1) "," TNAME(1, 1, "a") ","
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":0,\"dur\":10},"
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":5,\"dur\":5}]}"},
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":0,\"dur\":10},"
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":5,\"dur\":5}]}"},
     /* Equal starts: the sorter keeps file order, so the longer must come
      * first to be the parent. */
     {"equal start, shorter first",
      HEAD PNAME(1) "," TNAME(1, 1, "a") ","
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":1,\"dur\":2},"
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":1,\"dur\":9}]}",
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":1,\"dur\":2},"
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":1,\"dur\":9}]}",
      "slice_spill_overlapping_complete_event",
      HEAD PNAME(1) "," TNAME(1, 1, "a") ","
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":1,\"dur\":9},"
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":1,\"dur\":2}]}"},
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":1,\"dur\":9},"
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":1,\"dur\":2}]}"},
     /* tid 0 is the pid's own thread: here thread 3 of pid 3. */
     {"tid 0 read as tid = pid",
-     HEAD PNAME(3) "," TNAME(3, 3, "stream") "," TNAME(3, 0, "context") ","
-     "{\"ph\":\"X\",\"pid\":3,\"tid\":3,\"name\":\"k\",\"ts\":0,\"dur\":10},"
-     "{\"ph\":\"X\",\"pid\":3,\"tid\":0,\"name\":\"c\",\"ts\":4,\"dur\":10}]}",
+     HEAD PNAME(3) "," TNAME(3, 3, "stream") "," TNAME(
+         3, 0, "context") ","
+                          "{\"ph\":\"X\",\"pid\":3,\"tid\":3,\"name\":\"k\","
+                          "\"ts\":0,\"dur\":10},"
+                          "{\"ph\":\"X\",\"pid\":3,\"tid\":0,\"name\":\"c\","
+                          "\"ts\":4,\"dur\":10}]}",
      "two tracks merged",
-     HEAD PNAME(3) "," TNAME(3, 3, "stream") "," TNAME(3, 9, "context") ","
-     "{\"ph\":\"X\",\"pid\":3,\"tid\":3,\"name\":\"k\",\"ts\":0,\"dur\":10},"
-     "{\"ph\":\"X\",\"pid\":3,\"tid\":9,\"name\":\"c\",\"ts\":4,\"dur\":10}]}"},
+     HEAD PNAME(3) "," TNAME(3, 3, "stream") "," TNAME(
+         3, 9, "context") ","
+                          "{\"ph\":\"X\",\"pid\":3,\"tid\":3,\"name\":\"k\","
+                          "\"ts\":0,\"dur\":10},"
+                          "{\"ph\":\"X\",\"pid\":3,\"tid\":9,\"name\":\"c\","
+                          "\"ts\":4,\"dur\":10}]}"},
     {"X without dur",
-     HEAD PNAME(1) "," TNAME(1, 1, "a") ","
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":0}]}",
+     HEAD PNAME(1) "," TNAME(
+         1, 1,
+         "a") ","
+              "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":0}]}",
      "json_parser_failure",
      HEAD PNAME(1) "," TNAME(1, 1, "a") ","
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":0,\"dur\":0}]}"},
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":0,\"dur\":0}]}"},
     {"negative dur",
      HEAD PNAME(1) "," TNAME(1, 1, "a") ","
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":5,\"dur\":-1}]}",
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":5,\"dur\":-1}]}",
      "slice_negative_duration",
      HEAD PNAME(1) "," TNAME(1, 1, "a") ","
-     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":5,\"dur\":1}]}"},
+                                        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"k\",\"ts\":5,\"dur\":1}]}"},
     {"ts missing",
      HEAD PNAME(1) ",{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"c\","
-     "\"args\":{\"value\":0}}]}",
+                   "\"args\":{\"value\":0}}]}",
      "json_tokenizer_failure",
      HEAD PNAME(1) ",{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"c\","
-     "\"ts\":0,\"args\":{\"value\":0}}]}"},
+                   "\"ts\":0,\"args\":{\"value\":0}}]}"},
     {"counter value not a number",
      HEAD PNAME(1) ",{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"c\","
-     "\"ts\":0,\"args\":{\"value\":true}}]}",
+                   "\"ts\":0,\"args\":{\"value\":true}}]}",
      "json_parser_failure",
      HEAD PNAME(1) ",{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"c\","
-     "\"ts\":0,\"args\":{\"value\":0}}]}"},
+                   "\"ts\":0,\"args\":{\"value\":0}}]}"},
     {"counter without args",
      HEAD PNAME(1) ",{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"c\","
-     "\"ts\":0,\"args\":{}}]}",
+                   "\"ts\":0,\"args\":{}}]}",
      "json_parser_failure",
      HEAD PNAME(1) ",{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"c\","
-     "\"ts\":0,\"args\":{\"v\":0}}]}"},
+                   "\"ts\":0,\"args\":{\"v\":0}}]}"},
     {"counter starting non-zero",
      HEAD PNAME(1) ",{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"c\","
-     "\"ts\":0,\"args\":{\"value\":7}}]}",
+                   "\"ts\":0,\"args\":{\"value\":7}}]}",
      "not 0 at 0",
      HEAD PNAME(1) ",{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"c\","
-     "\"ts\":0,\"args\":{\"value\":0}},{\"ph\":\"C\",\"pid\":1,\"tid\":0,"
-     "\"name\":\"c\",\"ts\":0,\"args\":{\"value\":7}}]}"},
-    {"thread_name without a name",
-     HEAD PNAME(1) "," TNAME(1, 1, "") "]}", "json_parser_failure",
-     HEAD PNAME(1) "," TNAME(1, 1, "a") "]}"},
+                   "\"ts\":0,\"args\":{\"value\":0}},{\"ph\":\"C\",\"pid\":1,"
+                   "\"tid\":0,"
+                   "\"name\":\"c\",\"ts\":0,\"args\":{\"value\":7}}]}"},
+    {"thread_name without a name", HEAD PNAME(1) "," TNAME(1, 1, "") "]}",
+     "json_parser_failure", HEAD PNAME(1) "," TNAME(1, 1, "a") "]}"},
     {"sort index not a number",
      HEAD PNAME(1) ",{\"ph\":\"M\",\"pid\":1,\"tid\":0,"
-     "\"name\":\"process_sort_index\",\"args\":{\"sort_index\":\"1\"}}]}",
+                   "\"name\":\"process_sort_index\",\"args\":{\"sort_index\":"
+                   "\"1\"}}]}",
      "json_parser_failure",
-     HEAD PNAME(1) ",{\"ph\":\"M\",\"pid\":1,\"tid\":0,"
-     "\"name\":\"process_sort_index\",\"args\":{\"sort_index\":1}}]}"},
+     HEAD PNAME(
+         1) ",{\"ph\":\"M\",\"pid\":1,\"tid\":0,"
+            "\"name\":\"process_sort_index\",\"args\":{\"sort_index\":1}}]}"},
     {"pid out of range",
      HEAD "{\"ph\":\"C\",\"pid\":-1,\"tid\":0,\"name\":\"c\",\"ts\":0,"
-     "\"args\":{\"value\":0}}]}",
+          "\"args\":{\"value\":0}}]}",
      "CoerceToUint32",
-     HEAD PNAME(4294967295) ",{\"ph\":\"C\",\"pid\":4294967295,\"tid\":0,"
-     "\"name\":\"c\",\"ts\":0,\"args\":{\"value\":0}}]}"},
+     HEAD PNAME(
+         4294967295) ",{\"ph\":\"C\",\"pid\":4294967295,\"tid\":0,"
+                     "\"name\":\"c\",\"ts\":0,\"args\":{\"value\":0}}]}"},
     {"displayTimeUnit",
      "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[" PNAME(1) "]}",
      "json_display_time_unit", HEAD PNAME(1) "]}"},
@@ -136,10 +159,11 @@ static const Case CASES[] = {
      HEAD PNAME(5) "," TNAME(5, 1, "a") "]}"},
     {"unnamed thread",
      HEAD PNAME(1) ",{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":2,"
-     "\"name\":\"e\",\"ts\":3}]}",
+                   "\"name\":\"e\",\"ts\":3}]}",
      "no thread_name",
-     HEAD PNAME(1) "," TNAME(1, 2, "s") ",{\"ph\":\"i\",\"s\":\"t\","
-     "\"pid\":1,\"tid\":2,\"name\":\"e\",\"ts\":3}]}"},
+     HEAD PNAME(1) "," TNAME(
+         1, 2, "s") ",{\"ph\":\"i\",\"s\":\"t\","
+                    "\"pid\":1,\"tid\":2,\"name\":\"e\",\"ts\":3}]}"},
 };
 
 static void test_each_rule_catches_its_break(void **state)
@@ -161,15 +185,21 @@ static void test_each_rule_catches_its_break(void **state)
 static void test_valid_nesting_passes(void **state)
 {
     (void)state;
-    g_autofree char *p = problems_of(
-        HEAD PNAME(1) "," TNAME(1, 1, "a") ","
-        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":0,\"dur\":10},"
-        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":2,\"dur\":3},"
-        "{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":1,\"name\":\"e\",\"ts\":10},"
-        "{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":1,\"name\":\"e\",\"ts\":10},"
-        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":10,\"dur\":0.001},"
-        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":10.001,"
-        "\"dur\":4}]}");
+    g_autofree char *p = problems_of(HEAD PNAME(1) "," TNAME(
+        1, 1,
+        "a") ","
+             "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":0,"
+             "\"dur\":10},"
+             "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":2,"
+             "\"dur\":3},"
+             "{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":1,\"name\":\"e\","
+             "\"ts\":10},"
+             "{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":1,\"name\":\"e\","
+             "\"ts\":10},"
+             "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":10,"
+             "\"dur\":0.001},"
+             "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"k\",\"ts\":10.001,"
+             "\"dur\":4}]}");
     assert_string_equal(p, "");
 }
 

@@ -101,8 +101,7 @@ static SimResult *simulate(const Fix *f, double host_scale, int n,
     return simulate_cores(f, host_scale, n, mode, iterations, 0);
 }
 
-static double predict(const Fix *f, double host_scale, int n,
-                      SimShareMode mode)
+static double predict(const Fix *f, double host_scale, int n, SimShareMode mode)
 {
     g_autoptr(SimResult) r = simulate(f, host_scale, n, mode, 0);
     return sim_result_total_throughput(r);
@@ -155,14 +154,13 @@ static void check_host_cores(const Fix *f, double scale)
     double pred[G_N_ELEMENTS(core_entries)];
     for (size_t i = 0; i < G_N_ELEMENTS(core_entries); i++) {
         int c = core_entries[i].cores;
-        g_autofree char *path = g_strdup_printf(
-            HQSIM_SOURCE_DIR "/traces/measured/h100/hostcores/"
-                             "hostcores_n8_c%d_requests.csv",
-            c);
+        g_autofree char *path =
+            g_strdup_printf(HQSIM_SOURCE_DIR "/traces/measured/h100/hostcores/"
+                                             "hostcores_n8_c%d_requests.csv",
+                            c);
         double m = measured_file(path);
-        g_autoptr(SimResult) r = simulate_cores(f, scale, 8,
-                                                SIM_SHARE_TIMESLICE, 100,
-                                                (uint32_t)c);
+        g_autoptr(SimResult) r =
+            simulate_cores(f, scale, 8, SIM_SHARE_TIMESLICE, 100, (uint32_t)c);
         pred[i] = sim_result_total_throughput(r);
         double e = (pred[i] - m) / m;
         print_message("8 processes on %d cores: measured %7.1f/s predicted "

@@ -67,7 +67,8 @@ static const char *FULL =
     "       {\"op\": \"host_gap\", \"duration_us\": 5},\n"
     "       {\"op\": \"stream_sync\", \"stream\": \"s1\"},\n"
     "       {\"op\": \"device_sync\"},\n"
-    "       {\"op\": \"kernel\", \"name\": \"b\", \"stream\": \"x\", \"grid\": 1,\n"
+    "       {\"op\": \"kernel\", \"name\": \"b\", \"stream\": \"x\", \"grid\": "
+    "1,\n"
     "        \"block\": 32, \"block_time_us\": 1}\n"
     "     ]},\n"
     "    {\"name\": \"open\", \"replicas\": 2,\n"
@@ -269,8 +270,8 @@ static void test_scenario_load_reads_files_and_gzip(void **state)
     g_autoptr(SimScenario) sc = sim_scenario_load(path, &err);
     assert_non_null(sc);
     assert_string_equal(sc->source, path);
-    g_autoptr(SimScenario) none = sim_scenario_load("/nonexistent/x.json",
-                                                    &err);
+    g_autoptr(SimScenario) none =
+        sim_scenario_load("/nonexistent/x.json", &err);
     assert_null(none);
     assert_int_equal(err->code, SIM_ERROR_IO);
     g_clear_error(&err);

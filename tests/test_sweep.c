@@ -26,8 +26,8 @@
 
 typedef struct {
     SimSweepSpace sp;
-    GpuModel *m;       /* owned by sp.gpus once added */
-    SimScenario *sc;   /* owned by sp.workloads once added */
+    GpuModel *m;     /* owned by sp.gpus once added */
+    SimScenario *sc; /* owned by sp.workloads once added */
 } Fixture;
 
 /* One closed-loop process: 5 iterations of a 2-block kernel of 256
@@ -125,8 +125,8 @@ static void test_sweep_parse_processes_ranges_sorted_distinct(void **state)
 static void test_sweep_parse_processes_rejects_bad_lists(void **state)
 {
     (void)state;
-    const char *bad[] = {"0", "5-2", "a", "", "1,,2", "4097", "1-", "-3",
-                         "2.5", "1-4097"};
+    const char *bad[] = {"0",    "5-2", "a",  "",    "1,,2",
+                         "4097", "1-",  "-3", "2.5", "1-4097"};
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
         g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(uint32_t));
         g_autoptr(GError) err = NULL;
@@ -520,17 +520,15 @@ static void test_sweep_pack_roundtrip(void **state)
     g_autoptr(GByteArray) b = pack_all(back);
     assert_int_equal(a->len, b->len);
     assert_memory_equal(a->data, b->data, a->len);
-    assert_int_equal(back->rows[3].limits,
-                     SIM_SWEEP_LIMIT_MPS_CLIENTS |
-                         SIM_SWEEP_LIMIT_PCT_ROUNDING);
+    assert_int_equal(back->rows[3].limits, SIM_SWEEP_LIMIT_MPS_CLIENTS |
+                                               SIM_SWEEP_LIMIT_PCT_ROUNDING);
 
     /* A row sent twice is refused. */
     g_autoptr(GByteArray) one = g_byte_array_new();
     sim_sweep_row_pack(&sw->rows[0], one);
     p = one->data;
     g_autoptr(GError) err = NULL;
-    assert_false(
-        sim_sweep_row_unpack(back, &p, one->data + one->len, &err));
+    assert_false(sim_sweep_row_unpack(back, &p, one->data + one->len, &err));
     assert_int_equal(err->code, SIM_ERROR_PARSE);
 }
 
@@ -572,8 +570,8 @@ int main(void)
             test_sweep_row_matches_direct_engine_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_limit_mps_client_limit,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(test_sweep_limit_device_memory,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_limit_device_memory, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_sweep_limit_mps_memory_limit,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_limit_thread_pct_rounding,

@@ -144,18 +144,18 @@ static void test_sweep_report_json_fields(void **state)
     const cJSON *r5 = cJSON_GetArrayItem(rows, 5);
     assert_string_equal(
         cJSON_GetObjectItemCaseSensitive(r5, "mode")->valuestring, "mps");
-    assert_int_equal(
-        cJSON_GetObjectItemCaseSensitive(r5, "refused")->valueint, 1);
-    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r5,
-                                                               "meets_slo")));
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(r5, "refused")->valueint,
+                     1);
+    assert_true(
+        cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r5, "meets_slo")));
     const cJSON *lim = cJSON_GetObjectItemCaseSensitive(r5, "limits");
     assert_string_equal(cJSON_GetArrayItem(lim, 0)->valuestring,
                         "mps_client_limit");
     assert_string_equal(cJSON_GetArrayItem(lim, 1)->valuestring,
                         "thread_pct_rounding");
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
-                         r5, "per_process")),
-                     5);
+    assert_int_equal(
+        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r5, "per_process")),
+        5);
     const cJSON *ans = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(j, "slo"), "answers");
     assert_int_equal(cJSON_GetArraySize(ans), 2);
@@ -258,8 +258,8 @@ static void test_sweep_report_unwritable_leaves_nothing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(
-            test_sweep_report_csv_rows_and_quoting, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_report_csv_rows_and_quoting,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_report_json_fields, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_sweep_report_text_table, setup,
@@ -270,8 +270,8 @@ int main(void)
             test_sweep_plot_rejects_other_extensions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_plot_all_failed, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(
-            test_sweep_report_html_self_contained, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_report_html_self_contained,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_sweep_report_unwritable_leaves_nothing, setup, teardown),
     };

@@ -168,8 +168,8 @@ static void test_slo_nothing_meets_closest_miss(void **state)
 {
     SimSweep *sw = *state;
     SimSlo slo = {0.5, 0};
-    sw->rows[4].refused = 1;       /* mps equal N = 1: refused */
-    sw->rows[4].p99_worst_ns = 1;  /* ... with a tempting latency */
+    sw->rows[4].refused = 1;      /* mps equal N = 1: refused */
+    sw->rows[4].p99_worst_ns = 1; /* ... with a tempting latency */
     g_autoptr(GArray) a = sim_slo_answer(sw, &slo);
     const SimSloAnswer *mps = answer(a, SIM_SHARE_MPS);
     assert_int_equal(mps->best, SIM_SLO_NONE);
@@ -188,10 +188,10 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_slo_refused_killed_failed_miss,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slo_largest_n_and_next_miss,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slo_best_pct_and_runner_up,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slo_largest_n_and_next_miss, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_slo_best_pct_and_runner_up, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_slo_not_monotone_takes_largest,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_slo_nothing_meets_closest_miss,

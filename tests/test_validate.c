@@ -32,8 +32,8 @@ typedef struct {
 static int setup_for(void **state, const char *folder, const char *model)
 {
     Fix *f = g_new0(Fix, 1);
-    f->dir = g_build_filename(HQSIM_SOURCE_DIR, "traces", "measured", folder,
-                              NULL);
+    f->dir =
+        g_build_filename(HQSIM_SOURCE_DIR, "traces", "measured", folder, NULL);
     GError *err = NULL;
     f->m = sim_gpu_model_find(model, NULL, &err);
     if (!f->m)
@@ -119,8 +119,7 @@ static void test_validate_median_errors_within_targets(void **state)
     Fix *f = *state;
     SimValSummary p = sim_validate_summary(f->rows, false);
     if (p.median_abs_err > 0.05)
-        fail_msg("median makespan error %.2f%% > 5%%",
-                 100 * p.median_abs_err);
+        fail_msg("median makespan error %.2f%% > 5%%", 100 * p.median_abs_err);
     if (p.median_end_err > 0.02)
         fail_msg("median end-time error %.2f%% of the span > 2%%",
                  100 * p.median_end_err);
@@ -157,8 +156,7 @@ static void test_validate_calibration_reproduced(void **state)
         if (r->skipped || !r->calibration || known_miss(f, r->id))
             continue;
         if (fabs(r->err) > 0.20)
-            fail_msg("calibration experiment %s: %+.1f%%", r->id,
-                     100 * r->err);
+            fail_msg("calibration experiment %s: %+.1f%%", r->id, 100 * r->err);
     }
 }
 
@@ -173,22 +171,32 @@ static void test_validate_mechanisms(void **state)
         const char *id;
         double tol;
     } cases[] = {
-        {"hq_df32_c4", 0.01},       {"hq_bf32_c1", 0.01},
-        {"lo_half_small", 0.02},    {"lo_carve_k1b1024_k2b64", 0.02},
-        {"mps_excl_25_25", 0.01},   {"ts4_small", 0.02},
-        {"cp_h2d_256m_x2proc_nomps", 0.05}, {"pr_lohi", 0.01},
+        {"hq_df32_c4", 0.01},
+        {"hq_bf32_c1", 0.01},
+        {"lo_half_small", 0.02},
+        {"lo_carve_k1b1024_k2b64", 0.02},
+        {"mps_excl_25_25", 0.01},
+        {"ts4_small", 0.02},
+        {"cp_h2d_256m_x2proc_nomps", 0.05},
+        {"pr_lohi", 0.01},
         /* DRAM shared by triads on disjoint SMs; a memory-bound kernel
          * beside an FMA kernel on the same SMs (issue_frac) */
-        {"i_tri16_116", 0.03},      {"i_tri33_99", 0.03},
-        {"i_tri_fma", 0.03},        {"i_older_mix", 0.03},
+        {"i_tri16_116", 0.03},
+        {"i_tri33_99", 0.03},
+        {"i_tri_fma", 0.03},
+        {"i_older_mix", 0.03},
         /* greedy-then-oldest inside an SM (engine_issue.c): a greedy
          * (ILP-4) kernel first whether older or younger, the older of two
          * ILP-1 kernels first; a wave's SMs freed one at a time, so a
          * queued kernel piles onto the first (part J, FINDINGS.md §17) */
-        {"i_fma4_tri", 0.03},       {"i_fma1_fma4", 0.03},
-        {"j_fma4_fma1", 0.03},      {"j_older_fma1_fma4", 0.03},
-        {"j_smem_fma4", 0.03},      {"i_older_fma", 0.03},
-        {"i_behind", 0.03},         {"j_behind_fma", 0.03},
+        {"i_fma4_tri", 0.03},
+        {"i_fma1_fma4", 0.03},
+        {"j_fma4_fma1", 0.03},
+        {"j_older_fma1_fma4", 0.03},
+        {"j_smem_fma4", 0.03},
+        {"i_older_fma", 0.03},
+        {"i_behind", 0.03},
+        {"j_behind_fma", 0.03},
     };
     for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
         const SimValRow *hit = NULL;
@@ -221,12 +229,11 @@ static void test_validate_generalization(void **state)
     if (p.median_abs_err > 0.02)
         fail_msg("generalize: median %.2f%% > 2%%", 100 * p.median_abs_err);
     if (p.within10 < 0.84 * p.n)
-        fail_msg("generalize: %u of %u makespans within 10%%", p.within10,
-                 p.n);
+        fail_msg("generalize: %u of %u makespans within 10%%", p.within10, p.n);
     if (p.ends_within10 < 0.77 * p.ends)
-        fail_msg("generalize: %u of %u end times within 10%%",
-                 p.ends_within10, p.ends);
-    const char *cats[] = {"order", "first",         "quads",    "mem_pairs",
+        fail_msg("generalize: %u of %u end times within 10%%", p.ends_within10,
+                 p.ends);
+    const char *cats[] = {"order",    "first",         "quads",    "mem_pairs",
                           "sm_pairs", "dram_disjoint", "processes"};
     for (size_t i = 0; i < G_N_ELEMENTS(cats); i++) {
         g_autofree char *cat = g_strconcat("generalize/", cats[i], NULL);
@@ -239,8 +246,7 @@ static void test_validate_generalization(void **state)
         sim_validate_summary_of(f->rows, false, "generalize/dram_disjoint");
     assert_true(d.n >= 4);
     if (d.median_abs_err > 0.03)
-        fail_msg("dram_disjoint: median %.2f%% > 3%%",
-                 100 * d.median_abs_err);
+        fail_msg("dram_disjoint: median %.2f%% > 3%%", 100 * d.median_abs_err);
 }
 
 /* A manifest that includes a missing or malformed one fails, naming it. */
@@ -256,8 +262,8 @@ static void test_validate_include_errors(void **state)
         {"{\"include\": [\"part.json\"], \"experiments\": []}", "part.json"},
         {"{\"include\": [7], \"experiments\": []}", "include"},
     };
-    assert_true(g_file_set_contents(sub_path, "{\"experiments\": 3}", -1,
-                                    NULL));
+    assert_true(
+        g_file_set_contents(sub_path, "{\"experiments\": 3}", -1, NULL));
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         assert_true(g_file_set_contents(main_path, cases[i][0], -1, NULL));
         GError *err = NULL;
@@ -291,8 +297,8 @@ int main(void)
         cmocka_unit_test(test_validate_no_undocumented_miss),
         cmocka_unit_test(test_validate_calibration_reproduced),
     };
-    int failed = cmocka_run_group_tests_name("h100", h100, setup_h100,
-                                             teardown);
-    return failed + cmocka_run_group_tests_name("h200", h200, setup_h200,
-                                                teardown);
+    int failed =
+        cmocka_run_group_tests_name("h100", h100, setup_h100, teardown);
+    return failed +
+           cmocka_run_group_tests_name("h200", h200, setup_h200, teardown);
 }

@@ -178,7 +178,8 @@ static void check_trace(const cJSON *root, SimResult *const *runs, uint32_t n)
     g_autofree uint32_t *kernels = g_new0(uint32_t, n);
     uint32_t counters = 0, slices = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, events) {
+    cJSON_ArrayForEach(e, events)
+    {
         const cJSON *ph = field(e, "ph");
         assert_true(cJSON_IsString(ph));
         int pid = (int)num(e, "pid");
@@ -199,8 +200,8 @@ static void check_trace(const cJSON *root, SimResult *const *runs, uint32_t n)
         if (!strcmp(p, "C")) {
             const cJSON *val = field(field(e, "args"), "value");
             assert_true(cJSON_IsNumber(val));
-            char *key = g_strdup_printf("%d/%s", pid,
-                                        field(e, "name")->valuestring);
+            char *key =
+                g_strdup_printf("%d/%s", pid, field(e, "name")->valuestring);
             if (!g_hash_table_contains(counter_seen, key)) {
                 if (ts != 0 || val->valuedouble != 0)
                     fail_msg("counter %s starts with %g at %.3f us, not 0 "

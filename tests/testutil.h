@@ -54,7 +54,7 @@ static inline GpuModel *test_model(uint32_t sms)
     for (uint32_t i = 0; i < sms; i++)
         m->dispatch_order[i] = i;
     m->sm_saturation_warps = 64;
-    m->sm_full_speed_warps = 64; /* a hard knee: proportional sharing */
+    m->sm_full_speed_warps = 64;     /* a hard knee: proportional sharing */
     m->sm_issue_share_saturated = 1; /* sm_intensity: share of saturation */
     m->preemption = SIM_PREEMPT_INSTRUCTION;
     m->timeslice_ns = SIM_US(1000);
@@ -76,7 +76,7 @@ static inline GpuModel *test_model(uint32_t sms)
     m->device_mem_bytes = 80000ull << 20;
     m->copy_engines_h2d = 1;
     m->copy_engines_d2h = 1;
-    m->h2d_bandwidth_gbps = 10;   /* 10 bytes per ns */
+    m->h2d_bandwidth_gbps = 10; /* 10 bytes per ns */
     m->d2h_bandwidth_gbps = 10;
     m->d2d_bandwidth_gbps = 1000;
     m->pageable_bandwidth_factor = 0.5;
@@ -85,7 +85,7 @@ static inline GpuModel *test_model(uint32_t sms)
     m->dram_bandwidth_gbps = 3000;
     m->dram_achievable_gbps = 0; /* DRAM not shared unless a test says */
     m->dram_curve_exponent = 2;
-    m->sm_age_priority_warps = 0; /* proportional unless a test says */
+    m->sm_age_priority_warps = 0;    /* proportional unless a test says */
     m->sm_release_staggered = false; /* a wave's SMs freed at once */
     m->nvml_sample_period_ns = SIM_MS(100);
     m->sm_clock_mhz = 1000;
@@ -111,8 +111,7 @@ static inline SimOp test_kernel(uint32_t stream, const char *name,
     return op;
 }
 
-static inline SimOp test_simple(SimOpKind kind, uint32_t stream,
-                                uint32_t event)
+static inline SimOp test_simple(SimOpKind kind, uint32_t stream, uint32_t event)
 {
     SimOp op;
     memset(&op, 0, sizeof op);

@@ -24,7 +24,10 @@
 #define REPORT_MAX_STREAMS 48
 #define REPORT_MAX_SVG (3u << 20)
 
-static double ms(SimTime t) { return sim_time_to_ms(t); }
+static double ms(SimTime t)
+{
+    return sim_time_to_ms(t);
+}
 
 static const char *status_name(SimProcStatus s)
 {
@@ -92,7 +95,10 @@ typedef struct {
     bool key;
 } Metric;
 
-static double m_makespan(const SimResult *r) { return ms(r->makespan_ns); }
+static double m_makespan(const SimResult *r)
+{
+    return ms(r->makespan_ns);
+}
 static double m_thr(const SimResult *r)
 {
     return sim_result_total_throughput(r);
@@ -113,13 +119,22 @@ static double m_mean(const SimResult *r)
 {
     return ms(sim_result_latency_mean(r));
 }
-static double m_util(const SimResult *r) { return 100 * r->gpu_util; }
+static double m_util(const SimResult *r)
+{
+    return 100 * r->gpu_util;
+}
 static double m_util_max(const SimResult *r)
 {
     return 100 * r->gpu_util_max_sample;
 }
-static double m_active(const SimResult *r) { return 100 * r->sm_active; }
-static double m_occ(const SimResult *r) { return 100 * r->achieved_occupancy; }
+static double m_active(const SimResult *r)
+{
+    return 100 * r->sm_active;
+}
+static double m_occ(const SimResult *r)
+{
+    return 100 * r->achieved_occupancy;
+}
 static double m_switches(const SimResult *r)
 {
     return (double)r->context_switches;
@@ -407,15 +422,10 @@ static void notes(GString *o, SimResult *const *runs, uint32_t n)
  * Pictures
  * ------------------------------------------------------------------------ */
 
-static gboolean figure(GString *o,
-                       SimResult *const *runs,
-                       uint32_t n,
-                       const GpuModel *m,
-                       const SimScenario *sc,
-                       SimVizPictureKind kind,
-                       const char *alt,
-                       const char *caption,
-                       GError **error)
+static gboolean figure(GString *o, SimResult *const *runs, uint32_t n,
+                       const GpuModel *m, const SimScenario *sc,
+                       SimVizPictureKind kind, const char *alt,
+                       const char *caption, GError **error)
 {
     g_autoptr(GBytes) svg = sim_viz_picture_render(runs, n, m, sc, kind, FALSE,
                                                    VIZ_FORMAT_SVG, error);
@@ -442,11 +452,8 @@ static gboolean figure(GString *o,
     return TRUE;
 }
 
-static gboolean pictures(GString *o,
-                         SimResult *const *runs,
-                         uint32_t n,
-                         const GpuModel *m,
-                         const SimScenario *sc,
+static gboolean pictures(GString *o, SimResult *const *runs, uint32_t n,
+                         const GpuModel *m, const SimScenario *sc,
                          GError **error)
 {
     g_string_append(o, "<h2 id=\"timeline\">Timeline</h2>\n");
@@ -487,12 +494,8 @@ static gboolean pictures(GString *o,
  * The page
  * ------------------------------------------------------------------------ */
 
-gboolean sim_viz_report(SimResult *const *runs,
-                        uint32_t n,
-                        const GpuModel *m,
-                        const SimScenario *sc,
-                        const char *path,
-                        GError **error)
+gboolean sim_viz_report(SimResult *const *runs, uint32_t n, const GpuModel *m,
+                        const SimScenario *sc, const char *path, GError **error)
 {
     g_return_val_if_fail(runs && n > 0 && path, FALSE);
     g_autoptr(GString) o = g_string_sized_new(1u << 20);

@@ -60,9 +60,11 @@
 #define TID_SLICES 1u    /* GPU pid: which context held the GPU */
 #define TID_QUEUE0 100u  /* GPU pid: first hardware-queue lane */
 #define TID_COPY0 50000u /* GPU pid: first copy-engine lane */
-#define TID_BRANCH0 1000000u /* process pid: stream s's graph branch lane l
+#define TID_BRANCH0                                                            \
+    1000000u /* process pid: stream s's graph branch lane l
                                 is TID_BRANCH0 + s * 1000 + l (l >= 1) */
-#define TID_CTX 999999u  /* process pid: its context's slices (not 0:
+#define TID_CTX                                                                \
+    999999u /* process pid: its context's slices (not 0:
                             trace_processor reads tid 0 as tid = pid, which
                             is stream pid - 1's track) */
 
@@ -121,9 +123,9 @@ typedef struct {
     FILE *f;
     GString *buf; /* pending text */
     bool gzip;
-    z_stream z;  /* when gzip */
-    bool failed; /* a write or deflate failed */
-    bool first;  /* no event written yet (comma placement) */
+    z_stream z;             /* when gzip */
+    bool failed;            /* a write or deflate failed */
+    bool first;             /* no event written yet (comma placement) */
     const struct Level *lv; /* --perfetto-detail */
     bool shared_mps_queues; /* pre-Volta MPS: clients share the server's
                                queues (else each owns its own) */
@@ -213,8 +215,8 @@ static void ev_begin(Out *o, const char *ph, uint32_t pid, uint32_t tid)
                            pid, tid);
 }
 
-static void meta_name(
-    Out *o, const char *what, uint32_t pid, uint32_t tid, const char *name)
+static void meta_name(Out *o, const char *what, uint32_t pid, uint32_t tid,
+                      const char *name)
 {
     ev_begin(o, "M", pid, tid);
     g_string_append(o->buf, ",\"name\":");
@@ -224,8 +226,8 @@ static void meta_name(
     g_string_append(o->buf, "}}");
 }
 
-static void
-meta_sort(Out *o, const char *what, uint32_t pid, uint32_t tid, uint32_t index)
+static void meta_sort(Out *o, const char *what, uint32_t pid, uint32_t tid,
+                      uint32_t index)
 {
     ev_begin(o, "M", pid, tid);
     g_string_append_printf(
@@ -301,9 +303,7 @@ static void dim3(GString *b, const char *key, const uint32_t d[3])
     g_string_append_printf(b, ",\"%s\":\"[%u,%u,%u]\"", key, d[0], d[1], d[2]);
 }
 
-static void op_args(GString *b,
-                    const SimResult *r,
-                    const SimScenario *sc,
+static void op_args(GString *b, const SimResult *r, const SimScenario *sc,
                     const SimOpRecord *o)
 {
     g_string_append_printf(b, ",\"args\":{\"process\":");
@@ -355,8 +355,8 @@ static void op_args(GString *b,
     g_string_append_c(b, '}');
 }
 
-static void
-slice(Out *o, const Item *it, const SimResult *r, const SimScenario *sc)
+static void slice(Out *o, const Item *it, const SimResult *r,
+                  const SimScenario *sc)
 {
     const SimOpRecord *rec = &g_array_index(r->ops, SimOpRecord, it->op);
     ev_begin(o, "X", it->pid, it->tid);
@@ -388,8 +388,8 @@ slice(Out *o, const Item *it, const SimResult *r, const SimScenario *sc)
 /* Greedy lane packing of @idx (op indices sorted by start): the lane of each
  * op is the lowest whose last op ended by its start.  Returns the number of
  * lanes; lanes[i] is the lane of idx[i]. */
-static uint32_t
-pack_lanes(const SimResult *r, const GArray *idx, uint32_t *lanes)
+static uint32_t pack_lanes(const SimResult *r, const GArray *idx,
+                           uint32_t *lanes)
 {
     g_autoptr(GArray) ends = g_array_new(FALSE, FALSE, sizeof(SimTime));
     for (guint i = 0; i < idx->len; i++) {
@@ -437,8 +437,8 @@ static void graph_lanes(Out *o, const SimResult *r, uint32_t base,
     }
     g_array_sort_with_data(idx, cmp_graph_node, (gpointer)r);
     for (guint a = 0; a < idx->len;) {
-        const SimOpRecord *first =
-            &g_array_index(r->ops, SimOpRecord, g_array_index(idx, uint32_t, a));
+        const SimOpRecord *first = &g_array_index(
+            r->ops, SimOpRecord, g_array_index(idx, uint32_t, a));
         guint b = a;
         while (b < idx->len) {
             const SimOpRecord *x = &g_array_index(
@@ -465,8 +465,7 @@ static void graph_lanes(Out *o, const SimResult *r, uint32_t base,
                 r->ops, SimOpRecord, g_array_index(one, uint32_t, i));
             uint32_t l = MIN(lanes[i], 999);
             Item it = {pid,
-                       l ? TID_BRANCH0 + x->stream * 1000 + l
-                         : x->stream + 1,
+                       l ? TID_BRANCH0 + x->stream * 1000 + l : x->stream + 1,
                        x->start_ns,
                        x->end_ns,
                        g_array_index(one, uint32_t, i),
@@ -559,7 +558,7 @@ static char *queue_name(const SimResult *r, const QueueOp *q, bool mps)
  * own theirs inside the server context), in (context, process, queue)
  * order, with "overlap" lanes where launched ops of one queue run at once. */
 static void queue_tracks(Out *o, const SimResult *r, uint32_t pid,
-                             GArray *items)
+                         GArray *items)
 {
     g_autoptr(GArray) qs = g_array_new(FALSE, FALSE, sizeof(QueueOp));
     for (guint i = 0; i < r->ops->len; i++) {
@@ -567,9 +566,10 @@ static void queue_tracks(Out *o, const SimResult *r, uint32_t pid,
         if (!is_slice_op(op) || op->end_ns < op->start_ns || op->queue < 0 ||
             op->proc >= r->n_procs)
             continue;
-        bool server = op->ctx < r->n_contexts && r->contexts[op->ctx].mps_server;
-        QueueOp q = {op->ctx, server && o->shared_mps_queues ? UINT32_MAX
-                                                             : op->proc,
+        bool server =
+            op->ctx < r->n_contexts && r->contexts[op->ctx].mps_server;
+        QueueOp q = {op->ctx,
+                     server && o->shared_mps_queues ? UINT32_MAX : op->proc,
                      (uint32_t)op->queue, i};
         g_array_append_val(qs, q);
     }
@@ -581,7 +581,8 @@ static void queue_tracks(Out *o, const SimResult *r, uint32_t pid,
         g_autoptr(GArray) idx = g_array_new(FALSE, FALSE, sizeof(uint32_t));
         for (; b < qs->len; b++) {
             const QueueOp *x = &g_array_index(qs, QueueOp, b);
-            if (x->ctx != q->ctx || x->owner != q->owner || x->queue != q->queue)
+            if (x->ctx != q->ctx || x->owner != q->owner ||
+                x->queue != q->queue)
                 break;
             g_array_append_val(idx, x->op);
         }
@@ -884,8 +885,8 @@ static void counters(Out *o, const SimResult *r, uint32_t base, SimTime W)
     sm_counters(o, r, gpu, smp, W);
 }
 
-static void one_run(
-    Out *o, const SimResult *r, uint32_t run, uint32_t n, const SimScenario *sc)
+static void one_run(Out *o, const SimResult *r, uint32_t run, uint32_t n,
+                    const SimScenario *sc)
 {
     uint32_t base = run * PID_RUN;
     uint32_t gpu = base + PID_GPU, smp = base + PID_SMS;
@@ -906,12 +907,11 @@ static void one_run(
             W ? g_strdup_printf(", means over %.3f us windows", W / 1e3)
               : g_strdup("");
         g_autofree char *sm_label =
-            G == 1
-                ? g_strdup_printf("%s (resident warps per SM, max %u%s)",
-                                  sm_name, r->max_warps_per_sm, mean)
-                : g_strdup_printf("%s (resident warps per group of %u SMs, "
-                                  "max %u%s)",
-                                  sm_name, G, G * r->max_warps_per_sm, mean);
+            G == 1 ? g_strdup_printf("%s (resident warps per SM, max %u%s)",
+                                     sm_name, r->max_warps_per_sm, mean)
+                   : g_strdup_printf("%s (resident warps per group of %u SMs, "
+                                     "max %u%s)",
+                                     sm_name, G, G * r->max_warps_per_sm, mean);
         meta_name(o, "process_name", smp, 0, sm_label);
         meta_sort(o, "process_sort_index", smp, 0, base + 1);
     }
@@ -981,23 +981,17 @@ static void one_run(
     counters(o, r, base, W);
 }
 
-gboolean sim_viz_perfetto(SimResult *const *runs,
-                          uint32_t n,
-                          const GpuModel *m,
-                          const SimScenario *sc,
-                          const char *path,
+gboolean sim_viz_perfetto(SimResult *const *runs, uint32_t n, const GpuModel *m,
+                          const SimScenario *sc, const char *path,
                           GError **error)
 {
     return sim_viz_perfetto_detail(runs, n, m, sc, path, SIM_PERFETTO_DEFAULT,
                                    error);
 }
 
-gboolean sim_viz_perfetto_detail(SimResult *const *runs,
-                                 uint32_t n,
-                                 const GpuModel *m,
-                                 const SimScenario *sc,
-                                 const char *path,
-                                 SimPerfettoDetail detail,
+gboolean sim_viz_perfetto_detail(SimResult *const *runs, uint32_t n,
+                                 const GpuModel *m, const SimScenario *sc,
+                                 const char *path, SimPerfettoDetail detail,
                                  GError **error)
 {
     g_return_val_if_fail(runs && n > 0 && path, FALSE);
@@ -1009,8 +1003,9 @@ gboolean sim_viz_perfetto_detail(SimResult *const *runs,
     o.f = sim_out_stream(of);
     o.buf = g_string_sized_new(1u << 21);
     o.first = true;
-    o.lv = &LEVELS[(size_t)detail < G_N_ELEMENTS(LEVELS) ? detail
-                                                          : SIM_PERFETTO_DEFAULT];
+    o.lv =
+        &LEVELS[(size_t)detail < G_N_ELEMENTS(LEVELS) ? detail
+                                                      : SIM_PERFETTO_DEFAULT];
     o.shared_mps_queues = m && !m->mps_volta;
     o.gzip = g_str_has_suffix(path, ".gz");
     if (o.gzip && deflateInit2(&o.z, 6, Z_DEFLATED, 15 + 16, 8,

@@ -57,9 +57,9 @@ typedef struct {
 
 typedef struct {
     Problems p;
-    GHashTable *tracks;   /* (pid << 32 | tid) -> GArray of Sl */
+    GHashTable *tracks;       /* (pid << 32 | tid) -> GArray of Sl */
     GHashTable *thread_names; /* same key -> name */
-    GHashTable *counters; /* "pid/name key" -> First */
+    GHashTable *counters;     /* "pid/name key" -> First */
     GHashTable *pids_used, *pids_named;
 } Check;
 
@@ -82,9 +82,12 @@ static bool id_of(Check *c, guint i, const cJSON *e, const char *k,
 {
     const cJSON *v = get(e, k);
     if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
-        v->valuedouble > 4294967295.0 || v->valuedouble != trunc(v->valuedouble)) {
-        problem(&c->p, "event %u: '%s' is not a whole number in [0, 2^32) "
-                       "(CoerceToUint32 reads it as 0)", i, k);
+        v->valuedouble > 4294967295.0 ||
+        v->valuedouble != trunc(v->valuedouble)) {
+        problem(&c->p,
+                "event %u: '%s' is not a whole number in [0, 2^32) "
+                "(CoerceToUint32 reads it as 0)",
+                i, k);
         return false;
     }
     *out = (guint32)v->valuedouble;
@@ -119,24 +122,29 @@ static void check_meta(Check *c, guint i, const cJSON *e, guint32 pid,
     const cJSON *name = get(e, "name"), *args = get(e, "args");
     const char *n = cJSON_IsString(name) ? name->valuestring : "";
     bool is_name = !strcmp(n, "thread_name") || !strcmp(n, "process_name");
-    bool is_sort = !strcmp(n, "thread_sort_index") ||
-                   !strcmp(n, "process_sort_index");
+    bool is_sort =
+        !strcmp(n, "thread_sort_index") || !strcmp(n, "process_sort_index");
     if (!is_name && !is_sort) {
-        problem(&c->p, "event %u: metadata '%s' is ignored by trace_processor "
-                       "(only thread_name, process_name and *_sort_index)",
+        problem(&c->p,
+                "event %u: metadata '%s' is ignored by trace_processor "
+                "(only thread_name, process_name and *_sort_index)",
                 i, n);
         return;
     }
     const cJSON *v = get(args, is_name ? "name" : "sort_index");
     if (is_sort) {
         if (!cJSON_IsNumber(v))
-            problem(&c->p, "event %u: %s without a numeric args.sort_index "
-                           "(json_parser_failure)", i, n);
+            problem(&c->p,
+                    "event %u: %s without a numeric args.sort_index "
+                    "(json_parser_failure)",
+                    i, n);
         return;
     }
     if (!cJSON_IsString(v) || !*v->valuestring) {
-        problem(&c->p, "event %u: %s without a non-empty args.name "
-                       "(json_parser_failure)", i, n);
+        problem(&c->p,
+                "event %u: %s without a non-empty args.name "
+                "(json_parser_failure)",
+                i, n);
         return;
     }
     if (!strcmp(n, "process_name")) {
@@ -148,9 +156,10 @@ static void check_meta(Check *c, guint i, const cJSON *e, guint32 pid,
     gint64 key = track_key(pid, tid);
     const char *old = g_hash_table_lookup(c->thread_names, &key);
     if (old && strcmp(old, v->valuestring))
-        problem(&c->p, "event %u: thread %u/%u named '%s' and '%s': two "
-                       "tracks merged into one", i, pid, tid, old,
-                v->valuestring);
+        problem(&c->p,
+                "event %u: thread %u/%u named '%s' and '%s': two "
+                "tracks merged into one",
+                i, pid, tid, old, v->valuestring);
     else if (!old)
         g_hash_table_insert(c->thread_names, g_memdup2(&key, sizeof key),
                             g_strdup(v->valuestring));
@@ -169,10 +178,13 @@ static void check_counter(Check *c, guint i, const cJSON *e, guint32 pid,
         return;
     }
     const cJSON *v;
-    cJSON_ArrayForEach(v, args) {
+    cJSON_ArrayForEach(v, args)
+    {
         if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-            problem(&c->p, "event %u: counter value '%s' is not a number "
-                           "(json_parser_failure)", i, v->string);
+            problem(&c->p,
+                    "event %u: counter value '%s' is not a number "
+                    "(json_parser_failure)",
+                    i, v->string);
             continue;
         }
         char *key = g_strdup_printf(
@@ -226,8 +238,10 @@ static void check_event(Check *c, guint i, const cJSON *e)
         return;
     }
     if (dur && !cJSON_IsNumber(dur)) {
-        problem(&c->p, "event %u: dur is not a number "
-                       "(json_tokenizer_failure)", i);
+        problem(&c->p,
+                "event %u: dur is not a number "
+                "(json_tokenizer_failure)",
+                i);
         return;
     }
     gint64 t = to_ns(ts->valuedouble);
@@ -238,8 +252,10 @@ static void check_event(Check *c, guint i, const cJSON *e)
         check_counter(c, i, e, pid, t);
     } else if (phase == 'X') {
         if (!dur) {
-            problem(&c->p, "event %u: complete event without dur "
-                           "(json_parser_failure)", i);
+            problem(&c->p,
+                    "event %u: complete event without dur "
+                    "(json_parser_failure)",
+                    i);
             return;
         }
         gint64 d = to_ns(dur->valuedouble);
@@ -277,7 +293,8 @@ static void check_nesting(Check *c, gint64 key, GArray *a)
         while (stack->len) {
             const Sl *top = &g_array_index(stack, Sl, stack->len - 1);
             gint64 end = top->ts + top->dur;
-            if (end < s->ts || (end == s->ts && !(top->dur == 0 && s->dur == 0)))
+            if (end < s->ts ||
+                (end == s->ts && !(top->dur == 0 && s->dur == 0)))
                 g_array_set_size(stack, stack->len - 1);
             else
                 break;
@@ -286,16 +303,19 @@ static void check_nesting(Check *c, gint64 key, GArray *a)
             const Sl *top = &g_array_index(stack, Sl, stack->len - 1);
             gint64 end = top->ts + top->dur;
             if (s->ts < end && s->ts + s->dur > end) {
-                problem(&c->p, "event %u on thread %u/%u overlaps event %u "
-                               "without nesting "
-                               "(slice_spill_overlapping_complete_event)",
+                problem(&c->p,
+                        "event %u on thread %u/%u overlaps event %u "
+                        "without nesting "
+                        "(slice_spill_overlapping_complete_event)",
                         s->idx, (guint32)(key >> 32), (guint32)key, top->idx);
                 continue;
             }
         }
         if (stack->len >= MAX_DEPTH) {
-            problem(&c->p, "event %u: nested deeper than %u "
-                           "(slice_max_depth_exceeded)", s->idx, MAX_DEPTH);
+            problem(&c->p,
+                    "event %u: nested deeper than %u "
+                    "(slice_max_depth_exceeded)",
+                    s->idx, MAX_DEPTH);
             continue;
         }
         g_array_append_val(stack, *s);
@@ -344,8 +364,10 @@ static void check_totals(Check *c)
     while (g_hash_table_iter_next(&it, &k, &v)) {
         const First *f = v;
         if (f->ts != 0 || f->v != 0)
-            problem(&c->p, "counter %s starts with %g at %" G_GINT64_FORMAT
-                           " ns, not 0 at 0", (const char *)k, f->v, f->ts);
+            problem(&c->p,
+                    "counter %s starts with %g at %" G_GINT64_FORMAT
+                    " ns, not 0 at 0",
+                    (const char *)k, f->v, f->ts);
     }
     /* hqsim: every process group is named. */
     g_hash_table_iter_init(&it, c->pids_used);
@@ -356,14 +378,14 @@ static void check_totals(Check *c)
 
 GPtrArray *sim_perfetto_check_text(const char *text, size_t len)
 {
-    Check c = {{g_ptr_array_new_with_free_func(g_free), 0},
-               g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                     (GDestroyNotify)g_array_unref),
-               g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                     g_free),
-               g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
-               g_hash_table_new(g_direct_hash, g_direct_equal),
-               g_hash_table_new(g_direct_hash, g_direct_equal)};
+    Check c = {
+        {g_ptr_array_new_with_free_func(g_free), 0},
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                              (GDestroyNotify)g_array_unref),
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free),
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+        g_hash_table_new(g_direct_hash, g_direct_equal),
+        g_hash_table_new(g_direct_hash, g_direct_equal)};
     /* The tokenizer stops at the first malformed event ("Failure parsing
      * JSON") and rejects data after the end: one JSON value, nothing else. */
     const char *end = NULL;
@@ -375,8 +397,9 @@ GPtrArray *sim_perfetto_check_text(const char *text, size_t len)
         while (end < text + len && g_ascii_isspace(*end))
             end++;
         if (end < text + len && *end)
-            problem(&c.p, "data after the end of the JSON value at byte %ld "
-                          "(tried to parse data after EOF)",
+            problem(&c.p,
+                    "data after the end of the JSON value at byte %ld "
+                    "(tried to parse data after EOF)",
                     (long)(end - text));
         const cJSON *events = events_of(&c, root);
         guint i = 0;
@@ -385,8 +408,8 @@ GPtrArray *sim_perfetto_check_text(const char *text, size_t len)
         check_totals(&c);
     }
     if (c.p.n > MAX_PROBLEMS)
-        g_ptr_array_add(c.p.out, g_strdup_printf("... %u problems in all",
-                                                 c.p.n));
+        g_ptr_array_add(c.p.out,
+                        g_strdup_printf("... %u problems in all", c.p.n));
     cJSON_Delete(root);
     g_hash_table_destroy(c.tracks);
     g_hash_table_destroy(c.thread_names);

@@ -45,8 +45,8 @@ static const VizRgb SEVERAL = {0.72, 0.72, 0.72};
 
 /* Add @w times the share of each bin that [t0, t1) covers to @bins (@n
  * bins of @npb ns each, from 0). */
-static void
-bins_add(double *bins, uint32_t n, double npb, SimTime t0, SimTime t1, double w)
+static void bins_add(double *bins, uint32_t n, double npb, SimTime t0,
+                     SimTime t1, double w)
 {
     if (t1 <= t0 || n == 0)
         return;
@@ -94,13 +94,8 @@ static void ctx_slices_clear(CtxSlices *cs)
  * the GPU and to @frozen where it did not (time-slicing: its blocks were
  * frozen or it waited for its turn).  With one context, all of it runs.
  * O(log slices + slices overlapped). */
-static void add_kernel(const CtxSlices *cs,
-                       uint32_t ctx,
-                       SimTime s,
-                       SimTime e,
-                       double *run,
-                       double *frozen,
-                       double npb)
+static void add_kernel(const CtxSlices *cs, uint32_t ctx, SimTime s, SimTime e,
+                       double *run, double *frozen, double npb)
 {
     if (cs->n <= 1 || ctx >= cs->n) {
         bins_add(run, COLS, npb, s, e, 1);
@@ -135,7 +130,10 @@ static void add_kernel(const CtxSlices *cs,
  * Colours of processes and contexts
  * ------------------------------------------------------------------------ */
 
-static VizRgb proc_colour(uint32_t p) { return viz_plot_series_colour(p); }
+static VizRgb proc_colour(uint32_t p)
+{
+    return viz_plot_series_colour(p);
+}
 
 static VizRgb ctx_colour(const SimResult *r, uint32_t ctx)
 {
@@ -160,8 +158,8 @@ typedef struct {
     double npb;    /* ns per column */
 } Ctx;
 
-static double panel_title(
-    cairo_t *cr, double y, const Ctx *c, const SimResult *r, const char *what)
+static double panel_title(cairo_t *cr, double y, const Ctx *c,
+                          const SimResult *r, const char *what)
 {
     cairo_save(cr);
     viz_plot_set_rgb(cr, INK);
@@ -178,8 +176,8 @@ static double panel_title(
 }
 
 /* Mark where a run ended when the axis is longer (comparisons). */
-static void end_marker(
-    cairo_t *cr, const Ctx *c, const SimResult *r, double top, double bottom)
+static void end_marker(cairo_t *cr, const Ctx *c, const SimResult *r,
+                       double top, double bottom)
 {
     if (r->makespan_ns >= c->t_max)
         return;
@@ -341,12 +339,8 @@ static int level(double v)
 
 /* Draw one strip of cells: for each maximal run of columns with equal
  * (style, level), one rectangle.  @style(col) picks the colour class. */
-static void strip(cairo_t *cr,
-                  double y,
-                  double h,
-                  const int *style,
-                  const int *lvl,
-                  const VizRgb *colours)
+static void strip(cairo_t *cr, double y, double h, const int *style,
+                  const int *lvl, const VizRgb *colours)
 {
     uint32_t i = 0;
     while (i < COLS) {
@@ -427,8 +421,8 @@ static double timeline_legend(cairo_t *cr, double y, const Ctx *c)
     return y + 24;
 }
 
-static double timeline_panel(
-    cairo_t *cr, double y, const Ctx *c, const SimResult *r, const Rows *rsp)
+static double timeline_panel(cairo_t *cr, double y, const Ctx *c,
+                             const SimResult *r, const Rows *rsp)
 {
     const Rows rs = *rsp;
     g_autofree char *title =
@@ -608,8 +602,8 @@ typedef struct {
     double *occ;    /* n_ub: resident warps / maximum */
 } SmBins;
 
-static void
-sm_bins_build(SmBins *b, const Ctx *c, const SimResult *r, bool heat)
+static void sm_bins_build(SmBins *b, const Ctx *c, const SimResult *r,
+                          bool heat)
 {
     uint32_t S = r->sm_count;
     b->n_ub = COLS / UTIL_BIN_PX;
@@ -702,8 +696,8 @@ static double heat_legend(cairo_t *cr, double y, const Ctx *c)
     return y + 34;
 }
 
-static double heat_panel(
-    cairo_t *cr, double y, const Ctx *c, const SimResult *r, const SmBins *b)
+static double heat_panel(cairo_t *cr, double y, const Ctx *c,
+                         const SimResult *r, const SmBins *b)
 {
     uint32_t S = r->sm_count;
     g_autofree char *title = g_strdup_printf(
@@ -805,12 +799,8 @@ static double util_legend(cairo_t *cr, double y, const Ctx *c)
 }
 
 /* A step curve of @v (n bins over [0, t_max]), 0..1 on [@top, @bot]. */
-static void step_curve(cairo_t *cr,
-                       const double *v,
-                       uint32_t n,
-                       double top,
-                       double bot,
-                       uint32_t upto)
+static void step_curve(cairo_t *cr, const double *v, uint32_t n, double top,
+                       double bot, uint32_t upto)
 {
     double bw = PLOT_W / n;
     for (uint32_t i = 0; i < upto && i < n; i++) {
@@ -824,8 +814,8 @@ static void step_curve(cairo_t *cr,
     cairo_stroke(cr);
 }
 
-static double util_panel(
-    cairo_t *cr, double y, const Ctx *c, const SimResult *r, const SmBins *b)
+static double util_panel(cairo_t *cr, double y, const Ctx *c,
+                         const SimResult *r, const SmBins *b)
 {
     g_autofree char *title = g_strdup_printf(
         "utilization: GPU-Util %.1f%%, SM-active %.1f%%, achieved occupancy "
@@ -907,12 +897,8 @@ static double heading(cairo_t *cr, double y, const char *text)
 
 /* Draw the whole picture from @y = 0 and return its height.  Called twice:
  * once to measure, once to draw (plot.h). */
-static double draw(cairo_t *cr,
-                   const Ctx *c,
-                   SimVizPictureKind kinds,
-                   gboolean titled,
-                   const Rows *rows,
-                   const SmBins *bins)
+static double draw(cairo_t *cr, const Ctx *c, SimVizPictureKind kinds,
+                   gboolean titled, const Rows *rows, const SmBins *bins)
 {
     SimResult *const *runs = c->runs;
     uint32_t n = c->n;
@@ -973,14 +959,10 @@ static double draw(cairo_t *cr,
     return y + 4;
 }
 
-GBytes *sim_viz_picture_render(SimResult *const *runs,
-                               uint32_t n,
-                               const GpuModel *m,
-                               const SimScenario *sc,
-                               SimVizPictureKind kinds,
-                               gboolean titled,
-                               VizFormat fmt,
-                               GError **error)
+GBytes *sim_viz_picture_render(SimResult *const *runs, uint32_t n,
+                               const GpuModel *m, const SimScenario *sc,
+                               SimVizPictureKind kinds, gboolean titled,
+                               VizFormat fmt, GError **error)
 {
     g_return_val_if_fail(runs && n > 0, NULL);
     Ctx c = {runs, n, m, sc, 0, 0};
@@ -1012,8 +994,7 @@ GBytes *sim_viz_picture_render(SimResult *const *runs,
     return viz_plot_finish(p, error);
 }
 
-gboolean sim_viz_picture_kind_parse(const char *s,
-                                    SimVizPictureKind *out,
+gboolean sim_viz_picture_kind_parse(const char *s, SimVizPictureKind *out,
                                     GError **error)
 {
     g_auto(GStrv) parts = g_strsplit(s, ",", -1);
@@ -1045,13 +1026,9 @@ gboolean sim_viz_picture_kind_parse(const char *s,
     return TRUE;
 }
 
-gboolean sim_viz_picture(SimResult *const *runs,
-                         uint32_t n,
-                         const GpuModel *m,
-                         const SimScenario *sc,
-                         SimVizPictureKind kinds,
-                         const char *path,
-                         GError **error)
+gboolean sim_viz_picture(SimResult *const *runs, uint32_t n, const GpuModel *m,
+                         const SimScenario *sc, SimVizPictureKind kinds,
+                         const char *path, GError **error)
 {
     VizFormat fmt;
     if (!viz_plot_format_from_path(path, &fmt, error))

@@ -23,13 +23,9 @@
  * @titled, a title (workload, GPU, makespans) and a heading per kind come
  * first; the HTML report has its own and leaves them out.
  * Returns: (transfer full) (nullable). */
-GBytes *sim_viz_picture_render(SimResult *const *runs,
-                               uint32_t n,
-                               const GpuModel *m,
-                               const SimScenario *sc,
-                               SimVizPictureKind kinds,
-                               gboolean titled,
-                               VizFormat fmt,
-                               GError **error);
+GBytes *sim_viz_picture_render(SimResult *const *runs, uint32_t n,
+                               const GpuModel *m, const SimScenario *sc,
+                               SimVizPictureKind kinds, gboolean titled,
+                               VizFormat fmt, GError **error);
 
 #endif /* SIM_VIZ_PICTURES_H */

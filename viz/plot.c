@@ -20,8 +20,8 @@ struct VizPlot {
     bool measuring; /* a layout pass: nothing is kept */
 };
 
-gboolean
-viz_plot_format_from_path(const char *path, VizFormat *out, GError **error)
+gboolean viz_plot_format_from_path(const char *path, VizFormat *out,
+                                   GError **error)
 {
     const char *dot = strrchr(path, '.');
     if (dot && !g_ascii_strcasecmp(dot, ".png")) {
@@ -37,8 +37,8 @@ viz_plot_format_from_path(const char *path, VizFormat *out, GError **error)
     return FALSE;
 }
 
-static cairo_status_t
-append_bytes(void *closure, const unsigned char *data, unsigned int length)
+static cairo_status_t append_bytes(void *closure, const unsigned char *data,
+                                   unsigned int length)
 {
     g_byte_array_append(closure, data, length);
     return CAIRO_STATUS_SUCCESS;
@@ -89,9 +89,15 @@ void viz_plot_free(VizPlot *p)
     g_free(p);
 }
 
-cairo_t *viz_plot_cr(VizPlot *p) { return p->cr; }
+cairo_t *viz_plot_cr(VizPlot *p)
+{
+    return p->cr;
+}
 
-double viz_plot_width(const VizPlot *p) { return p->width; }
+double viz_plot_width(const VizPlot *p)
+{
+    return p->width;
+}
 
 /* cairo numbers SVG ids (image12, surface7...) from process-wide counters,
  * so the same picture drawn twice in one process would differ.  Renumber
@@ -219,12 +225,8 @@ char *viz_plot_fit(cairo_t *cr, const char *text, double max_w)
     return cut;
 }
 
-double viz_plot_text(cairo_t *cr,
-                     double x,
-                     double y,
-                     VizAlign align,
-                     double max_w,
-                     const char *text)
+double viz_plot_text(cairo_t *cr, double x, double y, VizAlign align,
+                     double max_w, const char *text)
 {
     g_autofree char *shown = viz_plot_fit(cr, text, max_w);
     double w = viz_plot_text_width(cr, shown);
@@ -269,13 +271,8 @@ const char *viz_plot_time_unit(SimTime t_max, double *div)
     return "ns";
 }
 
-void viz_plot_time_axis(cairo_t *cr,
-                        double x0,
-                        double w,
-                        double y,
-                        double grid_top,
-                        SimTime t_max,
-                        gboolean title)
+void viz_plot_time_axis(cairo_t *cr, double x0, double w, double y,
+                        double grid_top, SimTime t_max, gboolean title)
 {
     double div;
     const char *unit = viz_plot_time_unit(MAX(t_max, 1), &div);
@@ -368,8 +365,8 @@ void viz_plot_set_rgb(cairo_t *cr, VizRgb c)
     cairo_set_source_rgb(cr, c.r, c.g, c.b);
 }
 
-double viz_plot_legend_box(
-    cairo_t *cr, double x, double y, VizRgb c, const char *label)
+double viz_plot_legend_box(cairo_t *cr, double x, double y, VizRgb c,
+                           const char *label)
 {
     cairo_save(cr);
     viz_plot_set_rgb(cr, c);
@@ -381,13 +378,8 @@ double viz_plot_legend_box(
     return x + 16 + w + 18;
 }
 
-double viz_plot_legend_line(cairo_t *cr,
-                            double x,
-                            double y,
-                            VizRgb c,
-                            double width,
-                            gboolean dashed,
-                            const char *label)
+double viz_plot_legend_line(cairo_t *cr, double x, double y, VizRgb c,
+                            double width, gboolean dashed, const char *label)
 {
     cairo_save(cr);
     viz_plot_set_rgb(cr, c);
@@ -461,8 +453,8 @@ void viz_plot_line_style(cairo_t *cr, uint32_t k)
         cairo_set_dash(cr, NULL, 0, 0);
 }
 
-void viz_plot_label(cairo_t *cr, double x, double y, double size,
-                    double align, bool bold, const char *s)
+void viz_plot_label(cairo_t *cr, double x, double y, double size, double align,
+                    bool bold, const char *s)
 {
     viz_plot_font(cr, size, bold);
     cairo_text_extents_t e;
@@ -482,8 +474,8 @@ char *viz_plot_tick_label(double v)
     return g_strdup_printf("%g", v);
 }
 
-void viz_plot_grid_line(cairo_t *cr, double x0, double y0, double x1,
-                      double y1, double grey)
+void viz_plot_grid_line(cairo_t *cr, double x0, double y0, double x1, double y1,
+                        double grey)
 {
     cairo_set_source_rgb(cr, grey, grey, grey);
     cairo_set_line_width(cr, 1);
@@ -524,7 +516,7 @@ void viz_plot_value_axis_y(cairo_t *cr, const VizBox *b, const VizScale *s)
 }
 
 void viz_plot_value_axis_x(cairo_t *cr, const VizBox *b, const VizScale *s,
-                        const GArray *ticks)
+                           const GArray *ticks)
 {
     for (guint i = 0; i < ticks->len; i++) {
         double v = g_array_index(ticks, double, i);
@@ -566,8 +558,7 @@ void viz_plot_marker(cairo_t *cr, double x, double y, bool filled)
 
 /* A dashed horizontal objective line; the panel title says what it is
  * (a label on the line would hide points at one end or the other). */
-void viz_plot_hline(cairo_t *cr, const VizBox *b, const VizScale *s,
-                           double v)
+void viz_plot_hline(cairo_t *cr, const VizBox *b, const VizScale *s, double v)
 {
     double y = viz_plot_map_y(s, b, v);
     static const double dash[] = {4, 3};

@@ -25,8 +25,8 @@ typedef enum {
 } VizFormat;
 
 /* The format named by @path's extension (.png or .svg, any case). */
-gboolean
-viz_plot_format_from_path(const char *path, VizFormat *out, GError **error);
+gboolean viz_plot_format_from_path(const char *path, VizFormat *out,
+                                   GError **error);
 
 typedef struct VizPlot VizPlot;
 
@@ -65,12 +65,8 @@ char *viz_plot_fit(cairo_t *cr, const char *text, double max_w);
 /* Draw @text with its baseline at @y, aligned at @x, shortened as
  * viz_plot_fit() does to fit @max_w (0: no limit).  Returns the width
  * drawn. */
-double viz_plot_text(cairo_t *cr,
-                     double x,
-                     double y,
-                     VizAlign align,
-                     double max_w,
-                     const char *text);
+double viz_plot_text(cairo_t *cr, double x, double y, VizAlign align,
+                     double max_w, const char *text);
 double viz_plot_text_width(cairo_t *cr, const char *text);
 void viz_plot_font(cairo_t *cr, double size, gboolean bold);
 
@@ -89,13 +85,8 @@ const char *viz_plot_time_unit(SimTime t_max, double *div);
  * times [0, @t_max]: ticks at @y (pointing down), labels below, the unit's
  * title centred further down when @title is TRUE.  Vertical grid lines up
  * to @grid_top when it is < @y. */
-void viz_plot_time_axis(cairo_t *cr,
-                        double x0,
-                        double w,
-                        double y,
-                        double grid_top,
-                        SimTime t_max,
-                        gboolean title);
+void viz_plot_time_axis(cairo_t *cr, double x0, double w, double y,
+                        double grid_top, SimTime t_max, gboolean title);
 
 /* ------------------------------------------------------------------------
  * Colours
@@ -120,15 +111,10 @@ void viz_plot_set_rgb(cairo_t *cr, VizRgb c);
 
 /* A legend entry: a swatch and a label at (@x, @y baseline).  Returns the
  * x where the next entry may go. */
-double viz_plot_legend_box(
-    cairo_t *cr, double x, double y, VizRgb c, const char *label);
-double viz_plot_legend_line(cairo_t *cr,
-                            double x,
-                            double y,
-                            VizRgb c,
-                            double width,
-                            gboolean dashed,
-                            const char *label);
+double viz_plot_legend_box(cairo_t *cr, double x, double y, VizRgb c,
+                           const char *label);
+double viz_plot_legend_line(cairo_t *cr, double x, double y, VizRgb c,
+                            double width, gboolean dashed, const char *label);
 
 /* ------------------------------------------------------------------------
  * Value axes, markers and line styles (the sweep plots)
@@ -157,15 +143,15 @@ void viz_plot_line_style(cairo_t *cr, uint32_t k);
 
 /* @s at @size points, its baseline at @y, @align 0 (left) to 1 (right)
  * of @x, in the current source colour. */
-void viz_plot_label(cairo_t *cr, double x, double y, double size,
-                    double align, bool bold, const char *s);
+void viz_plot_label(cairo_t *cr, double x, double y, double size, double align,
+                    bool bold, const char *s);
 
 /* A tick label: 0.05, 3, 250, 12k, 1.5M.  Returns: (transfer full). */
 char *viz_plot_tick_label(double v);
 
 /* A crisp 1-unit grey line. */
-void viz_plot_grid_line(cairo_t *cr, double x0, double y0, double x1,
-                        double y1, double grey);
+void viz_plot_grid_line(cairo_t *cr, double x0, double y0, double x1, double y1,
+                        double grey);
 
 /* Y ticks, grid lines and labels of a panel (decades with 2 and 5 minor
  * lines on a log scale, about 5 steps on a linear one). */
@@ -177,8 +163,7 @@ void viz_plot_frame(cairo_t *cr, const VizBox *b);
 /* A round marker in the current colour, hollow unless @filled. */
 void viz_plot_marker(cairo_t *cr, double x, double y, bool filled);
 /* A dashed horizontal line at @v (an objective). */
-void viz_plot_hline(cairo_t *cr, const VizBox *b, const VizScale *s,
-                    double v);
+void viz_plot_hline(cairo_t *cr, const VizBox *b, const VizScale *s, double v);
 
 /* Free cairo's and fontconfig's process-wide caches (font faces, the font
  * configuration): kept for the life of the process and partly

@@ -38,28 +38,19 @@ gboolean sim_viz_perfetto_detail_parse(const char *s, SimPerfettoDetail *out,
  * per SM (or SM group), and counters, at @detail.  Several runs (compare)
  * become separate process groups in one file.  A @path ending in ".gz" is
  * gzip-compressed.  viz/perfetto_check.h checks the result. */
-gboolean sim_viz_perfetto_detail(SimResult *const *runs,
-                                 uint32_t n,
-                                 const GpuModel *m,
-                                 const SimScenario *sc,
-                                 const char *path,
-                                 SimPerfettoDetail detail,
+gboolean sim_viz_perfetto_detail(SimResult *const *runs, uint32_t n,
+                                 const GpuModel *m, const SimScenario *sc,
+                                 const char *path, SimPerfettoDetail detail,
                                  GError **error);
 
 /* The same at SIM_PERFETTO_DEFAULT. */
-gboolean sim_viz_perfetto(SimResult *const *runs,
-                          uint32_t n,
-                          const GpuModel *m,
-                          const SimScenario *sc,
-                          const char *path,
+gboolean sim_viz_perfetto(SimResult *const *runs, uint32_t n, const GpuModel *m,
+                          const SimScenario *sc, const char *path,
                           GError **error);
 
 /* One self-contained HTML page: summary tables and pictures. */
-gboolean sim_viz_report(SimResult *const *runs,
-                        uint32_t n,
-                        const GpuModel *m,
-                        const SimScenario *sc,
-                        const char *path,
+gboolean sim_viz_report(SimResult *const *runs, uint32_t n, const GpuModel *m,
+                        const SimScenario *sc, const char *path,
                         GError **error);
 
 /* Which pictures to draw (a bit set). */
@@ -71,20 +62,15 @@ typedef enum {
 } SimVizPictureKind;
 
 /* Parse "timeline", "sm", "util" or "all", or a comma-separated list. */
-gboolean sim_viz_picture_kind_parse(const char *s,
-                                    SimVizPictureKind *out,
+gboolean sim_viz_picture_kind_parse(const char *s, SimVizPictureKind *out,
                                     GError **error);
 
 /* The chosen pictures of @n runs stacked top to bottom on one time axis
  * (for a comparison each kind shows every run, one above the other), as
  * PNG or SVG by @path's extension. */
-gboolean sim_viz_picture(SimResult *const *runs,
-                         uint32_t n,
-                         const GpuModel *m,
-                         const SimScenario *sc,
-                         SimVizPictureKind kinds,
-                         const char *path,
-                         GError **error);
+gboolean sim_viz_picture(SimResult *const *runs, uint32_t n, const GpuModel *m,
+                         const SimScenario *sc, SimVizPictureKind kinds,
+                         const char *path, GError **error);
 
 /* ------------------------------------------------------------------------
  * Every output of a run or comparison, from one table (outputs.c)
