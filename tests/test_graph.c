@@ -93,53 +93,47 @@ static void test_load_graph(void **state)
     sim_scenario_free(sc);
 }
 
+/* The JSON pieces below read as the file they build. */
+/* clang-format off */
 static void test_load_graph_errors(void **state)
 {
     (void)state;
     /* a cycle: a after b, b after a (line 3) */
-    expect_load_error(HEAD
-                      "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n" K(
-                          ", \"id\": \"a\", \"after\": [\"b\"]") ",\n" K(", "
-                                                                         "\"id"
-                                                                         "\": "
-                                                                         "\"b\""
-                                                                         ", "
-                                                                         "\"aft"
-                                                                         "er\":"
-                                                                         " ["
-                                                                         "\"a\""
-                                                                         "]") "]}" TAIL,
-                      (const char *const[]){"g.json:", "field 'after'", "cycle",
-                                            NULL});
     expect_load_error(
-        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n" K(
-            ", \"id\": \"a\"") ",\n" K(", \"after\": [\"zz\"]") "]}" TAIL,
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        K(", \"id\": \"a\", \"after\": [\"b\"]") ",\n"
+        K(", \"id\": \"b\", \"after\": [\"a\"]") "]}" TAIL,
+        (const char *const[]){"g.json:", "field 'after'", "cycle", NULL});
+    expect_load_error(
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        K(", \"id\": \"a\"") ",\n" K(", \"after\": [\"zz\"]") "]}" TAIL,
         (const char *const[]){"g.json:5:", "field 'after'",
                               "no node with id 'zz'", NULL});
     expect_load_error(
-        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n" K(
-            ", \"id\": \"a\"") ",\n" K(", \"id\": \"a\"") "]}" TAIL,
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        K(", \"id\": \"a\"") ",\n" K(", \"id\": \"a\"") "]}" TAIL,
         (const char *const[]){"g.json:5:", "field 'id'", "'a'", NULL});
     expect_load_error(
         HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
-             "{\"op\": \"memset\", \"bytes\": 4, \"dir\": \"h2d\"}]}" TAIL,
+        "{\"op\": \"memset\", \"bytes\": 4, \"dir\": \"h2d\"}]}" TAIL,
         (const char *const[]){"g.json:", "dir", NULL});
-    expect_load_error(HEAD
-                      "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n" K(
-                          ", \"stream\": \"s\"") "]}" TAIL,
-                      (const char *const[]){"g.json:", "stream", NULL});
+    expect_load_error(
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        K(", \"stream\": \"s\"") "]}" TAIL,
+        (const char *const[]){"g.json:", "stream", NULL});
     expect_load_error(HEAD "{\"op\": \"graph\", \"stream\": \"s\", "
                            "\"nodes\": []}" TAIL,
                       (const char *const[]){"g.json:", "field 'nodes'", NULL});
-    expect_load_error(HEAD
-                      "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
-                      "{\"op\": \"event_record\"}]}" TAIL,
-                      (const char *const[]){"g.json:", "op", NULL});
     expect_load_error(
-        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n" K(
-            ", \"after\": [\"a\", \"a\"], \"id\": \"a\"") "]}" TAIL,
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        "{\"op\": \"event_record\"}]}" TAIL,
+        (const char *const[]){"g.json:", "op", NULL});
+    expect_load_error(
+        HEAD "{\"op\": \"graph\", \"stream\": \"s\", \"nodes\": [\n"
+        K(", \"after\": [\"a\", \"a\"], \"id\": \"a\"") "]}" TAIL,
         (const char *const[]){"g.json:", "field 'after'", NULL});
 }
+/* clang-format on */
 
 /* The bundled example: written, read back, written again, the same. */
 static void test_write_roundtrip(void **state)
