@@ -10,6 +10,9 @@ one process alone without MPS (closed loop), and nothing else:
   - the request spread: spread/<config>.json, its latencies (--request-spread);
   - the host scale (--host-scale) that makes that run's throughput what was measured
     (the profiler's host overhead taken out), found by bisection and kept in FITS.json.
+Where ncu/<config>.csv.gz exists (Nsight Compute of one request of the same program, alone, without
+MPS, for every kernel of the trace: harness/ncu_request.py), it goes to hqsim with the trace, so each
+kernel has its measured issue-slot share and DRAM throughput.
 Every other row (N = 2-8, MPS, thread percentages, open loop) is predicted:
   hqsim run TRACE --loop-request --host-scale H --request-spread S --processes N
     --mode timeslice|mps [--thread-pct P] --iterations max(40, 240/N) --seed 1
@@ -38,14 +41,24 @@ ap.add_argument("--refit", action="store_true")
 ap.add_argument("--total", type=int, default=240, help="requests simulated per row, all processes")
 ap.add_argument("--arrivals", default=os.path.join(ROOT, "traces/measured/h100/openloop/arrivals"))
 ap.add_argument("--poisson", action="store_true")
+ap.add_argument("--ncu", default=os.path.join(ROOT, "traces/measured/h100/openloop/ncu"),
+                help="folder of <config>.csv.gz (harness/ncu_request.py), given to hqsim with the trace where present, "
+                     "so every kernel has its measured issue share and DRAM throughput; '' for none")
 a = ap.parse_args()
 
 MODES = {"nomps": ("timeslice", None), "mps": ("mps", None), "mps50": ("mps", 50), "mps25": ("mps", 25)}
 
 
+def ncu_for(cfg):
+    """ncu/<config>.csv.gz (harness/ncu_request.py), or None."""
+    f = os.path.join(a.ncu, cfg + ".csv.gz") if a.ncu else ""
+    return f if f and os.path.exists(f) else None
+
+
 def sim(cfg, n, sharing, hs, rate=None, iters=300, times=None):
     mode, pct = MODES[sharing]
-    cmd = [a.hqsim, "run", os.path.join(a.traces, cfg + ".json.gz"), "--loop-request",
+    ncu = ncu_for(cfg)
+    cmd = [a.hqsim, "run", os.path.join(a.traces, cfg + ".json.gz"), *([ncu] if ncu else []), "--loop-request",
            "--host-scale", f"{hs:.6g}", "--request-spread", os.path.join(a.spread, cfg + ".json"),
            "--processes", str(n), "--mode", mode, "--iterations", str(iters), "--seed", "1",
            "-q", "--json", "-"]

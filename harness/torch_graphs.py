@@ -39,6 +39,10 @@ ap.add_argument("--warmup", type=int, default=20)
 ap.add_argument("--out", default="/tmp/tg")
 ap.add_argument("--barrier", default=None)
 ap.add_argument("--only", default=None, help="profile-all: comma list of model names")
+ap.add_argument("--modes", default="eager,graph", help="profile-all: comma list of modes")
+ap.add_argument("--ncu-one", action="store_true",
+                help="warm up --model/--batch/--mode, then one request between cudaProfilerStart/Stop "
+                     "(for ncu --profile-from-start off)")
 a = ap.parse_args() if __name__ == "__main__" else ap.parse_args([])
 
 dev = torch.device("cuda")
@@ -210,7 +214,7 @@ def profile_all(outdir):
     names = a.only.split(",") if a.only else ["micro", "cnn", "encoder", "decoder"]
     for name in names:
         for batch in ((1,) if name == "micro" else (1, 16 if name == "decoder" else 8)):
-            for mode in ("eager", "graph"):
+            for mode in a.modes.split(","):
                 configs.append((name, batch, mode))
     summary = []
     for name, batch, mode in configs:
@@ -281,7 +285,18 @@ def serve():
     print(json.dumps({k: meta[k] for k in ("pid", "throughput_req_s", "lat_ms_p50", "lat_ms_p99")}), flush=True)
 
 
+def ncu_one():
+    r = Runner(a.model, a.batch, a.mode)
+    for _ in range(a.warmup):
+        r.request()
+    torch.cuda.profiler.start()
+    r.request()
+    torch.cuda.profiler.stop()
+
+
 if a.profile_all:
     profile_all(a.profile_all)
+elif a.ncu_one:
+    ncu_one()
 elif a.serve:
     serve()

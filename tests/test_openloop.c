@@ -7,7 +7,9 @@
  * unprofiled process alone without MPS (closed loop), its request
  * latencies (spread/<config>.json, --request-spread) and the host scale
  * that makes its throughput come out right (fits.json).  Those are the only
- * fitted numbers; every entry below is another run (N processes, MPS,
+ * fitted numbers.  Where ncu/<config>.csv.gz exists (Nsight Compute of one
+ * request alone, without MPS: a measurement of the kernels, not a fit), it
+ * goes with the trace, as in harness/openloop_predict.py; every entry below is another run (N processes, MPS,
  * thread percentages, Poisson arrivals: open-loop entries replay the
  * arrival times the measured processes drew), predicted the way
  * harness/openloop_predict.py and the README command do.
@@ -62,14 +64,16 @@ static const Entry entries[] = {
     {"decoder_b1_graph", "nomps", 4, "open0.5", 0.06, 0.08, 0.54},
     {"decoder_b1_graph", "nomps", 4, "open0.8", 0.07, 0.76, 1.56},
     {"decoder_b1_graph", "nomps", 8, "closed", 0.20, 0.23, 0.28},
-    {"encoder_b8_graph", "mps", 1, "closed", 0.06, 0.06, 0.12},
-    {"encoder_b8_graph", "mps", 2, "closed", 0.18, 0.16, 0.21},
-    {"encoder_b8_graph", "mps", 4, "closed", 0.17, 0.16, 0.20},
-    {"encoder_b8_graph", "mps", 4, "open0.5", 0.06, 0.19, 0.36},
-    {"encoder_b8_graph", "mps", 4, "open0.8", 0.06, 0.36, 0.56},
-    {"encoder_b8_graph", "mps", 8, "closed", 0.19, 0.17, 0.20},
-    {"encoder_b8_graph", "mps25", 4, "closed", 0.37, 0.29, 0.32},
-    {"encoder_b8_graph", "mps50", 4, "closed", 0.20, 0.18, 0.22},
+    {"encoder_b8_graph", "mps", 1, "closed", 0.06, 0.07, 0.13},
+    {"encoder_b8_graph", "mps", 2, "closed", 0.16, 0.19, 0.29},
+    {"encoder_b8_graph", "mps", 4, "closed", 0.23, 0.29, 0.40},
+    {"encoder_b8_graph", "mps", 4, "open0.5", 0.06, 0.16, 0.36},
+    {"encoder_b8_graph", "mps", 4, "open0.8", 0.07, 1.29, 1.12},
+    {"encoder_b8_graph", "mps", 8, "closed", 0.21, 0.25, 0.39},
+    {"encoder_b8_graph", "mps25", 1, "closed", 0.12, 0.14, 0.26},
+    {"encoder_b8_graph", "mps50", 1, "closed", 0.12, 0.14, 0.24},
+    {"encoder_b8_graph", "mps25", 4, "closed", 0.06, 0.07, 0.14},
+    {"encoder_b8_graph", "mps50", 4, "closed", 0.17, 0.19, 0.31},
     {"encoder_b8_graph", "nomps", 1, "closed", 0.06, 0.06, 0.11},
     {"encoder_b8_graph", "nomps", 1, "open0.5", 0.06, 0.06, 0.17},
     {"encoder_b8_graph", "nomps", 1, "open0.8", 0.06, 0.17, 0.28},
@@ -78,14 +82,16 @@ static const Entry entries[] = {
     {"encoder_b8_graph", "nomps", 4, "open0.5", 0.06, 0.07, 0.17},
     {"encoder_b8_graph", "nomps", 4, "open0.8", 0.06, 0.08, 0.30},
     {"encoder_b8_graph", "nomps", 8, "closed", 0.08, 0.08, 0.14},
-    {"encoder_b1_graph", "mps", 1, "closed", 0.07, 0.08, 0.12},
-    {"encoder_b1_graph", "mps", 2, "closed", 0.17, 0.19, 0.28},
-    {"encoder_b1_graph", "mps", 4, "closed", 0.33, 0.44, 0.50},
-    {"encoder_b1_graph", "mps", 4, "open0.5", 0.06, 0.30, 0.52},
-    {"encoder_b1_graph", "mps", 4, "open0.8", 0.16, 7.56, 5.12},
-    {"encoder_b1_graph", "mps", 8, "closed", 0.44, 0.69, 0.72},
-    {"encoder_b1_graph", "mps25", 4, "closed", 0.39, 0.54, 0.57},
-    {"encoder_b1_graph", "mps50", 4, "closed", 0.36, 0.49, 0.52},
+    {"encoder_b1_graph", "mps", 1, "closed", 0.07, 0.08, 0.13},
+    {"encoder_b1_graph", "mps", 2, "closed", 0.14, 0.13, 0.21},
+    {"encoder_b1_graph", "mps", 4, "closed", 0.28, 0.24, 0.29},
+    {"encoder_b1_graph", "mps", 4, "open0.5", 0.06, 0.21, 0.29},
+    {"encoder_b1_graph", "mps", 4, "open0.8", 0.06, 0.52, 0.60},
+    {"encoder_b1_graph", "mps", 8, "closed", 0.41, 0.33, 0.41},
+    {"encoder_b1_graph", "mps25", 1, "closed", 0.10, 0.11, 0.17},
+    {"encoder_b1_graph", "mps50", 1, "closed", 0.10, 0.10, 0.14},
+    {"encoder_b1_graph", "mps25", 4, "closed", 0.28, 0.25, 0.31},
+    {"encoder_b1_graph", "mps50", 4, "closed", 0.27, 0.25, 0.29},
     {"encoder_b1_graph", "nomps", 1, "closed", 0.06, 0.06, 0.12},
     {"encoder_b1_graph", "nomps", 1, "open0.5", 0.06, 0.10, 0.33},
     {"encoder_b1_graph", "nomps", 1, "open0.8", 0.06, 0.08, 0.18},
@@ -145,6 +151,10 @@ static void check(const Entry *e)
     measured(e, &mthr, &m50, &m99, &rate);
     g_autofree char *trace = g_strdup_printf(TRACES "%s.json.gz", e->config);
     g_autofree char *spread = g_strdup_printf(DIR "spread/%s.json", e->config);
+    /* Nsight Compute of one request, for every kernel of the trace, where
+     * measured: each kernel's issue share and DRAM throughput */
+    g_autofree char *ncu = g_strdup_printf(DIR "ncu/%s.csv.gz", e->config);
+    const bool has_ncu = g_file_test(ncu, G_FILE_TEST_EXISTS);
     /* open loop: the arrival times the measured processes drew */
     g_autofree char *times =
         rate > 0 ? g_strdup_printf(DIR "arrivals/%s_n%d_%s_%s.json.gz",
@@ -156,8 +166,8 @@ static void check(const Entry *e)
                       .spread = spread,
                       .arrival_times = times};
     GError *err = NULL;
-    char *files[] = {trace};
-    g_autoptr(SimScenario) base = prep_load(files, 1, &po, &err);
+    char *files[] = {trace, ncu};
+    g_autoptr(SimScenario) base = prep_load(files, has_ncu ? 2 : 1, &po, &err);
     if (!base)
         fail_msg("%s", err->message);
     g_autoptr(GpuModel) m = sim_gpu_model_find(base->gpu, NULL, &err);

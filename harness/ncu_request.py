@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Nsight Compute per-kernel data of one request, for every kernel of a Kineto trace.
+
+  ncu_request.py NCU.csv TRACE.json.gz OUT.csv.gz
+NCU.csv: `ncu --csv --page details` of one request of the program the Kineto trace recorded
+(torch_graphs.py --ncu-one; harness/mps_pct_campaign.sh). Checks that the request's kernels are
+the trace's, kernel by kernel (identifier and grid), then writes an ncu CSV (gzip) with one record
+per kernel of the trace -- the request's records in turn, named as the trace names its kernels --
+keeping what hqsim's ncu import uses: registers, issue slots busy, DRAM throughput.
+`hqsim run TRACE OUT.csv.gz` then gives every kernel its measured issue share and DRAM throughput
+(hqsim matches a trace's kernels to ncu records by name and launch order).
+"""
+import csv
+import gzip
+import io
+import json
+import re
+import sys
+
+KEEP = ("Registers Per Thread", "Issue Slots Busy", "DRAM Throughput")
+# ncu's own column order (hqsim recognises an ncu CSV by its first two columns)
+HEAD = ["ID", "Process ID", "Process Name", "Kernel Name", "Block Size", "Grid Size", "Metric Name", "Metric Unit",
+        "Metric Value"]
+
+
+def trace_kernels(path):
+    t = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
+    ks = [e for e in t["traceEvents"] if e.get("cat") in ("kernel", "Kernel")]
+    ks.sort(key=lambda e: e["ts"])
+    return ks
+
+
+def ident(name):
+    """The kernel's own identifier: demanglers spell its namespaces and template
+    arguments differently (ncu 'at::<unnamed>::', Kineto 'at::native::(anonymous
+    namespace)::')."""
+    return re.split(r"[<(]", name.replace("void ", "").replace("(anonymous namespace)", ""))[0].split("::")[-1]
+
+
+def dims(v):
+    return "(" + ", ".join(str(x) for x in v) + ")"
+
+
+def main(ncu, trace, out):
+    txt = open(ncu).read()
+    rows = list(csv.DictReader(io.StringIO(txt[txt.index('"ID"'):])))
+    ks = {}
+    for r in rows:
+        k = ks.setdefault(r["ID"], {"name": r["Kernel Name"], "block": r["Block Size"], "grid": r["Grid Size"],
+                                    "pid": r["Process ID"], "proc": r["Process Name"], "m": {}})
+        if r["Metric Name"] in KEEP:
+            k["m"][r["Metric Name"]] = (r["Metric Unit"], r["Metric Value"].replace(",", ""))
+    ks = list(ks.values())
+    tk = trace_kernels(trace)
+    if len(tk) % len(ks):
+        sys.exit(f"{trace}: {len(tk)} kernels is not a whole number of requests of {len(ks)}")
+    for i, e in enumerate(tk):  # every request must be the ncu'd one, kernel by kernel
+        k = ks[i % len(ks)]
+        a, b = ident(k["name"]), ident(e["name"])  # Kineto's names cut to 80 characters
+        if not (a.startswith(b) or b.startswith(a)) or \
+                dims(e["args"]["grid"]).replace(" ", "") != k["grid"].replace(" ", ""):
+            sys.exit(f"{ncu}: kernel {i % len(ks)} is {k['name'][:60]} {k['grid']}, the trace's kernel {i} "
+                     f"{e['name'][:60]} {e['args']['grid']}")
+    with gzip.open(out, "wt", newline="", compresslevel=9) as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL)
+        w.writerow(HEAD)
+        for i, e in enumerate(tk):
+            k = ks[i % len(ks)]
+            for name in KEEP:
+                if name in k["m"]:
+                    w.writerow([i, k["pid"], k["proc"], e["name"], k["block"], k["grid"], name, *k["m"][name]])
+    print(f"{out}: {len(tk)} kernels, {len(tk) // len(ks)} requests of {len(ks)}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
