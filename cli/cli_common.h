@@ -41,12 +41,28 @@ int sim_cli_prepare_command(SimCliCommand *c, PlanCommand which,
                             char **argv);
 void sim_cli_command_clear(SimCliCommand *c);
 
-/* SimOptions from the settings (plan_settings_sim) with the progress
- * line on stderr when it is a terminal. */
-void sim_cli_sim_options(const PlanSettings *s, SimOptions *so);
+/* SimOptions from @c's settings (plan_settings_sim) with the progress on
+ * stderr: a line redrawn in place on a terminal; elsewhere, unless
+ * --quiet, a status line after 10 s of wall time and every 30 s after,
+ * saying where the run stands (@what: "" or " (mps)" for one run of a
+ * comparison) and what bounds it.  HQSIM_PROGRESS=0|1|always|lines
+ * overrides (cli_common.c). */
+void sim_cli_sim_options(const SimCliCommand *c, const char *what,
+                         SimOptions *so);
 
-/* Whether --json - sends the JSON to stdout: then stdout holds it alone
- * (no text summary), so scripts can parse it. */
-bool sim_cli_json_to_stdout(const PlanSettings *s);
+/* Whether a command other than run and compare (sweep) prints status
+ * lines rather than a redrawn line (*@always: at every report, tests), or
+ * the redrawn line: the same rules as sim_cli_sim_options. */
+bool sim_cli_status_lines(bool quiet, bool *always);
+bool sim_cli_redrawn_progress(void);
+
+/* Whether a status line is due at @now for a task started at @start_us
+ * whose last line was at @last_us (0: none yet). */
+bool sim_cli_status_due(gint64 start_us, gint64 last_us, gint64 now,
+                        bool always);
+
+/* Whether an output (--json, --csv, ... -) goes to stdout: then stdout
+ * holds it alone (no text summary), so scripts can parse it. */
+bool sim_cli_output_to_stdout(const PlanSettings *s);
 
 #endif /* SIM_CLI_COMMON_H */

@@ -28,12 +28,13 @@ int sim_cmd_compare(int argc, char **argv)
     SimResult **runs = g_new0(SimResult *, MAX(n, 1));
     for (uint32_t i = 0; i < n && !error; i++) {
         SimOptions so;
-        sim_cli_sim_options(&c.s, &so);
+        g_autofree char *what = g_strdup_printf(" (%s)", names[i]);
+        sim_cli_sim_options(&c, what, &so);
         if (sim_share_mode_parse(names[i], &so.mode, &error))
             runs[i] = sim_engine_run(c.m, c.sc, &so, &error);
     }
     if (!error && plan_settings_write_runs(&c.s, runs, n, c.m, c.sc, &error) &&
-        !c.s.quiet && !sim_cli_json_to_stdout(&c.s)) {
+        !c.s.quiet && !sim_cli_output_to_stdout(&c.s)) {
         g_autoptr(GString) out = g_string_new(NULL);
         sim_report_compare_text(runs, n, c.m, c.sc, out);
         fputs(out->str, stdout);

@@ -22,12 +22,12 @@ int sim_cmd_run(int argc, char **argv)
     }
     g_autoptr(GError) error = NULL;
     SimOptions so;
-    sim_cli_sim_options(&c.s, &so);
+    sim_cli_sim_options(&c, "", &so);
     g_autoptr(SimResult) r = NULL;
     if ((!c.s.mode || sim_share_mode_parse(c.s.mode, &so.mode, &error)) &&
         (r = sim_engine_run(c.m, c.sc, &so, &error)) &&
         plan_settings_write_runs(&c.s, &r, 1, c.m, c.sc, &error) &&
-        !c.s.quiet && !sim_cli_json_to_stdout(&c.s)) {
+        !c.s.quiet && !sim_cli_output_to_stdout(&c.s)) {
         g_autoptr(GString) out = g_string_new(NULL);
         sim_report_text(r, c.m, c.sc, out);
         fputs(out->str, stdout);

@@ -31,7 +31,8 @@ typedef struct {
     gint64 start_us, last_us; /* monotonic clock */
     int size;                 /* MPI ranks */
     bool shown;               /* a line is on the terminal: clear it */
-    double *cum_cost;         /* [k]: cost of this rank's first k
+    bool lines, always; /* status lines, not a redrawn line (cli_common.h) */
+    double *cum_cost;   /* [k]: cost of this rank's first k
                                  configurations in hand-out order */
 } Progress;
 
@@ -54,6 +55,15 @@ static double config_cost(const SimSweep *sw, uint32_t i)
     return c;
 }
 
+/* Whether a line is due at @now: a redrawn one at most ten times a second
+ * and none for sweeps under a second; status lines as cli_common.h says. */
+static bool progress_due(const Progress *p, gint64 now)
+{
+    if (p->lines)
+        return sim_cli_status_due(p->start_us, p->last_us, now, p->always);
+    return now - p->last_us >= 100000 && now - p->start_us >= 1000000;
+}
+
 static void progress_cb(uint32_t done, uint32_t total, gpointer data)
 {
     Progress *p = data;
@@ -63,13 +73,13 @@ static void progress_cb(uint32_t done, uint32_t total, gpointer data)
             fputs("\r\033[K", stderr);
         return;
     }
-    /* At most ten updates a second, and none for sweeps under a second. */
-    if (now - p->last_us < 100000 || now - p->start_us < 1000000)
+    if (!progress_due(p, now))
         return;
     p->last_us = now;
-    p->shown = true;
+    p->shown = !p->lines;
     double elapsed = (now - p->start_us) / 1e6;
-    fprintf(stderr, "\r\033[Khqsim sweep: %u/%u configurations done", done,
+    fprintf(stderr, "%shqsim sweep: %s%u/%u configurations done",
+            p->lines ? "" : "\r\033[K", p->lines ? "still running: " : "", done,
             total);
     if (p->size > 1)
         fprintf(stderr, " on rank 0 (of %d ranks)", p->size);
@@ -80,6 +90,8 @@ static void progress_cb(uint32_t done, uint32_t total, gpointer data)
     double got = p->cum_cost[done];
     if (done > 0 && got > 0 && all > got)
         fprintf(stderr, ", about %.0f s left", elapsed * (all - got) / got);
+    if (p->lines)
+        fprintf(stderr, " (%.0f ops in all; -q hides this)\n", all);
     fflush(stderr);
 }
 
@@ -94,7 +106,7 @@ static void run_one(uint32_t item, gpointer data)
 
 /* Run this rank's share of @sw, then gather every row on rank 0. */
 static bool run_sweep(SimSweep *sw, const SimMpiWorld *world, uint32_t threads,
-                      GError **error)
+                      bool quiet, GError **error)
 {
     g_autofree uint32_t *order = sim_sweep_schedule(sw);
     g_autofree uint32_t *mine = g_new(uint32_t, MAX(sw->n_configs, 1));
@@ -105,9 +117,11 @@ static bool run_sweep(SimSweep *sw, const SimMpiWorld *world, uint32_t threads,
     g_autofree double *cum = g_new0(double, n_mine + 1);
     for (uint32_t k = 0; k < n_mine; k++)
         cum[k + 1] = cum[k] + config_cost(sw, mine[k]);
-    Progress pr = {g_get_monotonic_time(), 0, world->size, false, cum};
-    bool tty = world->rank == 0 && isatty(STDERR_FILENO);
-    sim_pool_run(mine, n_mine, threads, run_one, sw, tty ? progress_cb : NULL,
+    Progress pr = {
+        g_get_monotonic_time(), 0, world->size, false, false, false, cum};
+    pr.lines = sim_cli_status_lines(quiet, &pr.always);
+    bool shown = world->rank == 0 && (pr.lines || sim_cli_redrawn_progress());
+    sim_pool_run(mine, n_mine, threads, run_one, sw, shown ? progress_cb : NULL,
                  &pr);
     /* The sweep's events limit (shared by its configurations) stops the
      * whole sweep, on every rank: the configurations it cut short would
@@ -171,7 +185,7 @@ static bool write_outputs(const PlanSettings *o, const SimSweep *sw,
     if (ok && !plan_settings_write_sweep(o, sw, slo, answers, error))
         return false;
     /* With --json -, stdout holds the JSON alone. */
-    if (!o->quiet && !sim_cli_json_to_stdout(o)) {
+    if (!o->quiet && !sim_cli_output_to_stdout(o)) {
         g_autoptr(GString) out = g_string_new(NULL);
         sim_sweep_report_text(sw, slo, answers, out);
         fputs(out->str, stdout);
@@ -239,7 +253,7 @@ static int sweep_main(const SimMpiWorld *world, int argc, char **argv)
                            ? (uint32_t)o.threads
                            : sim_pool_default_threads(world->local_size);
     SimSlo slo = {o.slo_p99_ms, o.slo_throughput};
-    if (run_sweep(sw, world, threads, &error) && world->rank == 0) {
+    if (run_sweep(sw, world, threads, o.quiet, &error) && world->rank == 0) {
         write_outputs(&o, sw, &slo, &error);
         if (o.plot || o.report)
             sim_sweep_plot_cleanup();

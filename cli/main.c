@@ -55,7 +55,11 @@ static void usage(FILE *f)
     fprintf(f,
             "\nEvery command takes --limit NAME=N (repeatable) to raise one "
             "of the limits\non the work an input may ask for "
-            "(NAME, default, meaning):\n%s",
+            "(NAME, default, meaning):\n%s"
+            "Limits bound memory and absurd expansion, not real work: a run "
+            "that takes\nlonger than 10 s says where it stands on stderr "
+            "(a status line every 30 s\nwhen stderr is not a terminal; -q "
+            "hides them).\n",
             limits);
 }
 

@@ -98,9 +98,14 @@ static const PlanOption rows[] = {
     {"json", 0, SWEEP, PLAN_ARG_FILE, AT(json), "FILE",
      "Write the sweep as JSON to FILE ('-' for stdout)", false},
     {"csv", 0, RUN, PLAN_ARG_FILE, AT(csv), "FILE",
-     "Write one CSV row per op (start, end, queue, SMs) to FILE", false},
+     "Write one CSV row per op (start, end, queue, SMs) to FILE ('-' for "
+     "stdout); compare writes one per mode (out.csv: out.timeslice.csv, "
+     "out.mps.csv), so it needs a file name",
+     false},
     {"csv", 0, SWEEP, PLAN_ARG_FILE, AT(csv), "FILE",
-     "Write a CSV row per configuration and per process to FILE", false},
+     "Write a CSV row per configuration and per process to FILE ('-' for "
+     "stdout)",
+     false},
     {"perfetto", 0, RUN, PLAN_ARG_FILE, AT(perfetto), "FILE",
      "Write a Chrome/Perfetto trace of the timeline to FILE", false},
     {"perfetto-detail", 0, RUN, PLAN_ARG_TEXT, AT(perfetto_detail), "LEVEL",
@@ -114,7 +119,8 @@ static const PlanOption rows[] = {
      "Write a self-contained HTML page (table and plot) to FILE", false},
     {"picture", 0, RUN, PLAN_ARG_FILE, AT(picture), "FILE",
      "Draw the timeline, SM occupancy and utilization to FILE (.png or "
-     ".svg); a comparison stacks the modes on one time axis",
+     ".svg; SVG to '-', a FIFO or a device); a comparison stacks the modes "
+     "on one time axis",
      false},
     {"picture-kind", 0, RUN, PLAN_ARG_TEXT, AT(picture_kind), "KIND",
      "What --picture draws: timeline, sm, util or all (default), or a "
@@ -122,7 +128,7 @@ static const PlanOption rows[] = {
      false},
     {"plot", 0, SWEEP, PLAN_ARG_FILE, AT(plot), "FILE",
      "Draw throughput and p99 latency against processes to FILE.png or "
-     "FILE.svg",
+     "FILE.svg (SVG to '-', a FIFO or a device)",
      false},
     {"launch-latency-us", 0, IMPORT, PLAN_ARG_DOUBLE, AT(launch_latency_us),
      "US",
@@ -143,7 +149,9 @@ static const PlanOption rows[] = {
     {"each", 0, REPLAY, PLAN_ARG_FLAG, AT(each), NULL,
      "Replay each file on its own (default: all files as one workload)", false},
     {"quiet", 'q', ALL | IMPORT, PLAN_ARG_FLAG, AT(quiet), NULL,
-     "No text summary, table or import summary on stdout", true},
+     "No text summary, table or import summary on stdout, and no status "
+     "lines of a long run on stderr",
+     true},
     {"host-scale", 0, ALL, PLAN_ARG_DOUBLE, AT(host_scale), "F",
      "Multiply all host time (gaps, API calls) by F: a faster or "
      "slower CPU, or a profiler's overhead taken out",
@@ -319,6 +327,12 @@ bool plan_settings_check(const PlanSettings *s, PlanCommand command,
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--modes is empty");
         return false;
     }
+    /* Before any run: where a comparison's CSVs go (one per mode). */
+    g_auto(GStrv) modes =
+        g_strsplit(s->modes ? s->modes : "timeslice,mps", ",", 0);
+    if (command == PLAN_CMD_COMPARE && s->csv &&
+        !sim_viz_csv_check(s->csv, g_strv_length(modes), error))
+        return false;
     SimVizPictureKind kind;
     if (s->picture_kind &&
         !sim_viz_picture_kind_parse(s->picture_kind, &kind, error))
@@ -338,8 +352,9 @@ bool plan_settings_check(const PlanSettings *s, PlanCommand command,
         return false;
     }
     const char *dot = s->picture ? strrchr(s->picture, '.') : NULL;
-    if (s->picture && (!dot || (g_ascii_strcasecmp(dot, ".png") &&
-                                g_ascii_strcasecmp(dot, ".svg")))) {
+    if (s->picture && !sim_out_in_place(s->picture) &&
+        (!dot || (g_ascii_strcasecmp(dot, ".png") &&
+                  g_ascii_strcasecmp(dot, ".svg")))) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "--picture %s: the name must end in .png or .svg",
                     s->picture);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -172,27 +173,69 @@ static SimOutFile *open_fail(SimOutFile *f, const char *path, int e,
     return NULL;
 }
 
+bool sim_out_in_place(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return true;
+    /* Devices, FIFOs, sockets and /dev/stdout-like names are written in
+     * place, as `> path` would: renaming over them would replace the device
+     * (as root) or the terminal's file with a regular file. */
+    static const char *const fd_names[] = {"/dev/stdout", "/dev/stderr",
+                                           "/dev/fd/", "/proc/"};
+    struct stat st;
+    bool in_place = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    for (size_t i = 0; i < G_N_ELEMENTS(fd_names); i++)
+        in_place = in_place || g_str_has_prefix(path, fd_names[i]);
+    return in_place;
+}
+
+/* The descriptor @path names (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N), or -1. */
+static int named_fd(const char *path)
+{
+    static const struct {
+        const char *prefix;
+        int fd; /* -1: the number after the prefix */
+    } names[] = {{"/dev/stdout", 1},
+                 {"/dev/stderr", 2},
+                 {"/dev/fd/", -1},
+                 {"/proc/self/fd/", -1}};
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        if (names[i].fd >= 0 && strcmp(path, names[i].prefix) == 0)
+            return names[i].fd;
+        if (names[i].fd < 0 && g_str_has_prefix(path, names[i].prefix)) {
+            const char *num = path + strlen(names[i].prefix);
+            char *end = NULL;
+            long n = strtol(num, &end, 10);
+            if (end != num && !*end && n >= 0 && n <= INT_MAX)
+                return (int)n;
+        }
+    }
+    return -1;
+}
+
 SimOutFile *sim_out_open(const char *path, GError **error)
 {
     SimOutFile *f = g_new0(SimOutFile, 1);
     f->fd = -1;
     f->slot = -1;
-    if (strcmp(path, "-") == 0) {
+    /* Standard output through its stream, so that what the command
+     * prints there and this output keep their order, as in `> file`. */
+    int fd = named_fd(path);
+    if (strcmp(path, "-") == 0 || fd == STDOUT_FILENO) {
         f->fp = stdout;
         return f;
     }
     f->path = g_strdup(path);
     struct stat st;
     bool exists = stat(path, &st) == 0;
-    /* Devices, FIFOs, sockets and /dev/stdout-like names are written in
-     * place, as `> path` would: renaming over them would replace the device
-     * (as root) or the terminal's file with a regular file. */
-    static const char *const fd_names[] = {"/dev/stdout", "/dev/stderr",
-                                           "/dev/fd/", "/proc/"};
-    bool in_place = exists && !S_ISREG(st.st_mode);
-    for (size_t i = 0; i < G_N_ELEMENTS(fd_names); i++)
-        in_place = in_place || g_str_has_prefix(path, fd_names[i]);
-    if (in_place) {
+    if (fd >= 0) {
+        /* Another open descriptor: written where it stands, not reopened
+         * (reopening would truncate what the shell's `>` already holds). */
+        f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (f->fd < 0)
+            return open_fail(f, path, errno, error);
+    } else if (sim_out_in_place(path)) {
         f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (f->fd < 0)
             return open_fail(f, path, errno, error);

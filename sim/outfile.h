@@ -26,6 +26,11 @@ SimOutFile *sim_out_open(const char *path, GError **error);
 /* The stream to write to (transfer none). */
 FILE *sim_out_stream(SimOutFile *f);
 
+/* Whether @path is written in place rather than renamed onto: "-"
+ * (standard output), a device, FIFO or socket, /dev/stdout and the like.
+ * Such a path names one stream, so it cannot stand for several files. */
+bool sim_out_in_place(const char *path);
+
 /* Flush, close and rename into place; frees @f.  On failure the temporary
  * file is removed and nothing appears at the destination. */
 bool sim_out_commit(SimOutFile *f, GError **error);

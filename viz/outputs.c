@@ -18,6 +18,35 @@ static bool write_json(const void *what, const char *path, GError **error)
     return sim_write_file_atomic(path, j, strlen(j), error);
 }
 
+/* @path with @mode before its extension (out.csv, mps: out.mps.csv). */
+static char *csv_name(const char *path, const char *mode)
+{
+    g_autofree char *base = g_strdup(path);
+    char *dot = strrchr(base, '.');
+    const char *ext = "";
+    if (dot && !strchr(dot, '/')) {
+        ext = path + (dot - base);
+        *dot = 0;
+    }
+    return g_strdup_printf("%s.%s%s", base, mode, ext);
+}
+
+bool sim_viz_csv_check(const char *path, uint32_t n, GError **error)
+{
+    if (n <= 1 || !sim_out_in_place(path))
+        return true;
+    g_autofree char *a = csv_name("out.csv", "timeslice");
+    g_autofree char *b = csv_name("out.csv", "mps");
+    g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                "--csv %s: a comparison writes one CSV per mode, named "
+                "after the file given (out.csv: %s, %s), so it needs a file "
+                "name, not %s",
+                path, a, b,
+                strcmp(path, "-") ? "a device, FIFO or /dev/stdout"
+                                  : "'-' (standard output)");
+    return false;
+}
+
 /* One CSV per run; for a comparison each run's file has its mode before
  * the extension (out.csv: out.timeslice.csv, out.mps.csv). */
 static bool write_csv(const void *what, const char *path, GError **error)
@@ -25,14 +54,10 @@ static bool write_csv(const void *what, const char *path, GError **error)
     const SimVizRuns *r = what;
     if (r->n == 1)
         return sim_report_csv(r->runs[0], r->m, path, error);
+    if (!sim_viz_csv_check(path, r->n, error))
+        return false;
     for (uint32_t i = 0; i < r->n; i++) {
-        g_autofree char *base = g_strdup(path);
-        char *dot = strrchr(base, '.');
-        if (dot && !strchr(dot, '/'))
-            *dot = 0;
-        const char *ext = dot ? path + (dot - base) : "";
-        g_autofree char *one =
-            g_strdup_printf("%s.%s%s", base, r->runs[i]->mode, ext);
+        g_autofree char *one = csv_name(path, r->runs[i]->mode);
         if (!sim_report_csv(r->runs[i], r->m, one, error))
             return false;
     }

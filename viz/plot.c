@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "outfile.h"
 
 #define FONT_FAMILY "DejaVu Sans"
 
@@ -28,7 +29,10 @@ gboolean viz_plot_format_from_path(const char *path, VizFormat *out,
         *out = VIZ_FORMAT_PNG;
         return TRUE;
     }
-    if (dot && !g_ascii_strcasecmp(dot, ".svg")) {
+    /* A stream written in place ("-", /dev/stdout, a FIFO, /dev/null)
+     * has no extension to go by: it gets SVG, text like the other
+     * outputs. */
+    if ((dot && !g_ascii_strcasecmp(dot, ".svg")) || sim_out_in_place(path)) {
         *out = VIZ_FORMAT_SVG;
         return TRUE;
     }

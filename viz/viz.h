@@ -92,4 +92,11 @@ typedef struct {
  * count.  Returns: (transfer none). */
 const SimOutputFormat *sim_viz_outputs(size_t *n);
 
+/* Whether --csv @path can take the CSVs of @n runs: one run writes @path
+ * itself; several write one file each, named after @path with the run's
+ * mode before the extension, so @path must be a file name, not "-" or a
+ * device, FIFO or /dev/stdout (sim_out_in_place), where their names would
+ * not exist. */
+bool sim_viz_csv_check(const char *path, uint32_t n, GError **error);
+
 #endif /* SIM_VIZ_H */
