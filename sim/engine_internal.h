@@ -124,6 +124,12 @@ struct KernelRt {
     uint64_t steady_out;  /* blocks its SMs in steady state counted ahead
                              (dispatched and done) when they entered it,
                              used or not (engine_steady.c): 0 when none */
+    SimTime steady_next;  /* no SM or cohort of it in steady state ends a
+                             period before this instant, but those already
+                             checked (sm_steady_dispatching): a lower bound */
+    uint32_t steady_sms;  /* its SMs in steady state (st.on, st.k == it) */
+    Cohort *beside;       /* its cohorts in steady state beside others,
+                             latest first (as in ctx->cohorts) */
     uint64_t stuck_epoch; /* ctx->release_epoch when it last could not
                              place all its blocks (UINT64_MAX: never
                              tried): then no SM could take one more, so
@@ -172,6 +178,8 @@ struct Cohort {
     bool beside;          /* ext > 0 beside other kernels' blocks: one of
                              E->n_steady (engine_steady.c) */
     uint64_t claim;       /* beside: the blocks it counted ahead */
+    /* beside: its kernel's list (k->beside) */
+    Cohort *bprev, *bnext;
     Group *groups;
     uint32_t n;
     SimEvent ev;         /* EV_COHORT */

@@ -81,6 +81,7 @@ void sm_steady_stop(Engine *E, SmRt *sm)
     st->on = false;
     E->n_steady--;
     KernelRt *k = st->k;
+    k->steady_sms--;
     /* Period boundaries before now that a step-by-step run has handled;
      * one exactly at now is handled below when the instant's events are
      * all handled (E->settling), else its event is pending. */
@@ -145,6 +146,13 @@ static void steady_cohort_stop(Engine *E, Cohort *co)
 void sm_steady_cohort_end(Engine *E, Cohort *co)
 {
     co->beside = false;
+    if (co->bprev)
+        co->bprev->bnext = co->bnext;
+    else
+        co->k->beside = co->bnext;
+    if (co->bnext)
+        co->bnext->bprev = co->bprev;
+    co->bprev = co->bnext = NULL;
     co->k->steady_out -= co->claim;
     co->claim = 0;
     E->n_steady--;
@@ -185,21 +193,29 @@ void sm_steady_cohort_try(Engine *E, Ctx *c)
     co->wave_ns = wave_ns;
     co->wave_blocks = wave;
     co->beside = true;
+    /* k's other beside cohorts were placed earlier: latest first, as in
+     * c->cohorts */
+    co->bprev = NULL;
+    co->bnext = k->beside;
+    if (k->beside)
+        k->beside->bprev = co;
+    k->beside = co;
     co->claim = ext * wave;
     k->dispatched += ext * wave;
     k->done += ext * wave;
     k->steady_out += ext * wave;
     E->n_steady++;
     co->end += ext * wave_ns;
+    k->steady_next = MIN(k->steady_next, E->now + wave_ns);
     sim_eventq_schedule(&E->q, &co->ev, co->end);
 }
 
-/* Stop the cohorts of @c in steady state: all, or those of @k. */
-static void stop_cohorts(Engine *E, Ctx *c, const KernelRt *k)
+/* Stop the cohorts of @c in steady state. */
+static void stop_cohorts(Engine *E, Ctx *c)
 {
     for (Cohort *co = c->cohorts, *next; co; co = next) {
         next = co->next; /* completing it (settling) releases it */
-        if (co->beside && (!k || co->k == k))
+        if (co->beside)
             steady_cohort_stop(E, co);
     }
 }
@@ -207,11 +223,29 @@ static void stop_cohorts(Engine *E, Ctx *c, const KernelRt *k)
 void sm_steady_stop_kernel(Engine *E, KernelRt *k)
 {
     Ctx *c = k->ctx;
-    stop_cohorts(E, c, k);
+    /* k->beside is in c->cohorts' order: the same order of stops */
+    for (Cohort *co = k->beside, *next; co; co = next) {
+        next = co->bnext; /* stopping takes it off the list */
+        steady_cohort_stop(E, co);
+    }
     for (uint32_t i = 0; i < E->m->sm_count && k->steady_out; i++)
         if (c->sms[i].st.on && c->sms[i].st.k == k)
             sm_steady_stop(E, &c->sms[i]);
     g_assert(k->steady_out == 0);
+}
+
+/* The first period boundary of @sm (in steady state) after now. */
+static SimTime sm_next_boundary(const Engine *E, const SmRt *sm)
+{
+    const SmSteady *st = &sm->st;
+    return st->t1 + ((E->now - st->t1) / st->period + 1) * st->period;
+}
+
+/* The first wave boundary of @co (beside, extended) after now. */
+static SimTime cohort_next_boundary(const Engine *E, const Cohort *co)
+{
+    const SimTime start = co->end - (co->ext + 1) * co->wave_ns;
+    return start + ((E->now - start) / co->wave_ns + 1) * co->wave_ns;
 }
 
 void sm_steady_dispatching(Engine *E, KernelRt *k)
@@ -222,31 +256,48 @@ void sm_steady_dispatching(Engine *E, KernelRt *k)
         sm_steady_stop_kernel(E, k);
         return;
     }
+    /* None of its SMs or cohorts ends a period before k->steady_next
+     * (the least next boundary found by the last scan, lowered by any that
+     * entered since): nothing to stop, and nothing to scan.  The kernel
+     * dispatches at many more instants than its periods end at. */
+    if (E->now < k->steady_next)
+        return;
     /* An SM whose period ends now is released in a step-by-step run and
      * placed together with the others: how a placement is batched over
      * SMs can change its result (a group placed in steps may start in a
      * cohort), so it stops and takes part. */
     Ctx *c = k->ctx;
-    for (uint32_t i = 0; i < E->m->sm_count; i++) {
+    SimTime next = SIM_TIME_NEVER;
+    k->steady_next = SIM_TIME_NEVER; /* lowered by any entering meanwhile */
+    /* In SM order, and the cohorts in c->cohorts' order, as always: a stop
+     * at a boundary may release blocks, and releases order SMs. */
+    uint32_t left = k->steady_sms;
+    for (uint32_t i = 0; i < E->m->sm_count && left; i++) {
         SmRt *sm = &c->sms[i];
-        if (sm->st.on && sm->st.k == k && E->now > sm->st.t1 &&
-            (E->now - sm->st.t1) % sm->st.period == 0)
+        if (!sm->st.on || sm->st.k != k)
+            continue;
+        left--;
+        if (E->now > sm->st.t1 && (E->now - sm->st.t1) % sm->st.period == 0)
             sm_steady_stop(E, sm);
+        else
+            next = MIN(next, sm_next_boundary(E, sm));
     }
-    for (Cohort *co = c->cohorts, *next; co; co = next) {
-        next = co->next;
-        if (co->beside && co->k == k &&
-            E->now > co->end - (co->ext + 1) * co->wave_ns &&
+    for (Cohort *co = k->beside, *nco; co; co = nco) {
+        nco = co->bnext;
+        if (E->now > co->end - (co->ext + 1) * co->wave_ns &&
             (co->end - E->now) % co->wave_ns == 0)
             steady_cohort_stop(E, co);
+        else
+            next = MIN(next, cohort_next_boundary(E, co));
     }
+    k->steady_next = MIN(k->steady_next, next);
 }
 
 void sm_steady_stop_all(Engine *E)
 {
     for (guint ci = 0; ci < E->ctxs->len && E->n_steady; ci++) {
         Ctx *c = g_ptr_array_index(E->ctxs, ci);
-        stop_cohorts(E, c, NULL);
+        stop_cohorts(E, c);
         for (uint32_t i = 0; i < E->m->sm_count; i++)
             if (c->sms[i].st.on)
                 sm_steady_stop(E, &c->sms[i]);
@@ -359,6 +410,8 @@ void sm_steady_note(Engine *E, SmRt *sm)
             st->t = E->now;
             st->mods = sm->mods;
             E->n_steady++;
+            k->steady_sms++;
+            k->steady_next = MIN(k->steady_next, E->now + P);
             sim_eventq_schedule(&E->q, &sm->ev, E->now + (SimTime)n * P);
             return;
         }
