@@ -1191,7 +1191,7 @@ static void engine_free(Engine *E)
     }
     g_queue_clear(&E->dirty_queues);
     g_ptr_array_free(E->faults, TRUE);
-    g_ptr_array_free(E->resched, TRUE);
+    g_free(E->resched);
     g_ptr_array_free(E->dram_dirty, TRUE);
     g_free(E->cand);
     met_free(E);
@@ -1310,7 +1310,7 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     E.ctxs = g_ptr_array_new();
     g_queue_init(&E.dirty_queues);
     E.faults = g_ptr_array_new();
-    E.resched = g_ptr_array_new();
+    E.resched = g_new(SmRt *, m->sm_count);
     E.dram_dirty = g_ptr_array_new();
     E.res = sim_result_new();
     E.n_procs = sc->processes->len;

@@ -153,6 +153,9 @@ typedef struct Group {
     struct Group *next;                       /* the SM's groups */
     Cohort *cohort; /* NULL: a loose group, timed by its SM's event */
     struct Group *cprev, *cnext; /* the cohort's groups */
+    /* its rank in a staggered drain (engine_sm.c's drain_key), set when it
+     * joins its cohort: a function of fields fixed by then */
+    uint64_t drain;
 } Group;
 
 /* Blocks of one kernel placed at one instant on SMs that are not
@@ -431,9 +434,10 @@ struct Engine {
     Ctx *dirty_head, *dirty_tail; /* contexts whose dispatcher should
                                      run, FIFO through Ctx.dirty_next */
     GPtrArray *faults;            /* KernelRt* that faulted this instant */
-    GPtrArray *resched;           /* SmRt* whose event to recompute after
+    SmRt **resched;               /* SMs whose event to recompute after
                                  dispatch (one heap update per SM, not per
-                                 block) */
+                                 block): n_resched of sm_count at most */
+    uint32_t n_resched;           /* its length */
     GPtrArray *dram_dirty;        /* Ctx* whose DRAM pressure changed this
                                  instant (engine_dram.c) */
     void *cand;                   /* placement scratch, sm_count entries */

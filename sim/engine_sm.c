@@ -72,7 +72,17 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
         fit = MIN(fit, (cap - sm->used_smem) / nd->smem_bytes);
     if (fit == 0)
         return 0;
-    return MIN(fit, reg_warp_slots(E, sm, nd->regs_per_warp) / nd->warps);
+    /* Registers bind only if some sub-partition holds fewer than its even
+     * share of fit blocks' warps: when every one holds that many, the
+     * register slots are at least fit x warps (no division needed). */
+    const uint32_t P = E->m->reg_subpartitions, rpw = nd->regs_per_warp;
+    uint32_t least = UINT32_MAX;
+    for (uint32_t s = 0; s < P; s++)
+        least = MIN(least, sm->free_regs[s]);
+    const uint64_t share = ((uint64_t)fit * nd->warps + P - 1) / P;
+    if (rpw > 0 && (uint64_t)least >= share * rpw)
+        return fit;
+    return MIN(fit, reg_warp_slots(E, sm, rpw) / nd->warps);
 }
 
 /* The rate of @g's blocks on @sm: its warps' speed there over their speed
@@ -241,8 +251,24 @@ static void cohort_release(Engine *E, Cohort *co)
     E->cohort_free = co;
 }
 
-static void cohort_add(Cohort *co, Group *g)
+/* The seeded rank of @g in its wave's drain order (splitmix64 of the run's
+ * seed, the SM, the kernel and the placement time): reproducible, and
+ * independent of the order events happen to be handled in. */
+static uint64_t drain_key(const Engine *E, const Group *g)
 {
+    uint64_t x = E->seed ^ ((uint64_t)g->sm->id << 40) ^
+                 (g->k->admit_seq * 0x9e3779b97f4a7c15ull) ^
+                 (uint64_t)g->placed;
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static void cohort_add(Engine *E, Cohort *co, Group *g)
+{
+    if (E->m->sm_release_staggered)
+        g->drain = drain_key(E, g);
     g->cohort = co;
     g->cprev = NULL;
     g->cnext = co->groups;
@@ -350,12 +376,14 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
     }
     if (loose && !sm->resched) {
         sm->resched = true;
-        g_ptr_array_add(E->resched, sm);
+        /* only this dispatch's context places: one entry per SM */
+        g_assert(E->n_resched < E->m->sm_count);
+        E->resched[E->n_resched++] = sm;
     }
     if (!g->cohort && (k->fixed_time || !slowed)) {
         if (!k->last_cohort || k->last_cohort->placed != E->now)
             k->last_cohort = cohort_new(E, k);
-        cohort_add(k->last_cohort, g);
+        cohort_add(E, k->last_cohort, g);
     }
     sm->free_blocks -= n;
     sm->free_warps -= n * nd->warps;
@@ -422,10 +450,8 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
 /* Recompute the events of the SMs that placements changed. */
 static void flush_resched(Engine *E)
 {
-    if (E->resched->len == 0)
-        return;
-    for (guint i = 0; i < E->resched->len; i++) {
-        SmRt *sm = g_ptr_array_index(E->resched, i);
+    for (uint32_t i = 0; i < E->n_resched; i++) {
+        SmRt *sm = E->resched[i];
         sm->resched = false;
         sm_reschedule(E, sm);
         /* most kernels are far too small for a steady state */
@@ -436,7 +462,7 @@ static void flush_resched(Engine *E)
         else
             sm->st.k = NULL;
     }
-    g_ptr_array_set_size(E->resched, 0);
+    E->n_resched = 0;
 }
 
 /* @sm releases blocks: a new release epoch, and @sm moves to the front of
@@ -1089,20 +1115,6 @@ static bool cohort_extend(Engine *E, Cohort *co)
     return true;
 }
 
-/* The seeded rank of @g in its wave's drain order (splitmix64 of the run's
- * seed, the SM, the kernel and the placement time): reproducible, and
- * independent of the order events happen to be handled in. */
-static uint64_t drain_key(const Engine *E, const Group *g)
-{
-    uint64_t x = E->seed ^ ((uint64_t)g->sm->id << 40) ^
-                 (g->k->admit_seq * 0x9e3779b97f4a7c15ull) ^
-                 (uint64_t)g->placed;
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* A wave does not free its SMs at one instant: on an H100 a kernel queued
  * behind it lands on the first SMs that free and fills them (FINDINGS.md
  * §16, §17).  With sm_release_staggered, while another kernel waits to be
@@ -1117,14 +1129,9 @@ static bool cohort_release_one(Engine *E, Cohort *co)
         !c->pend_head)
         return false;
     Group *g = co->groups;
-    uint64_t best = drain_key(E, g);
-    for (Group *h = g->cnext; h; h = h->cnext) {
-        uint64_t key = drain_key(E, h);
-        if (key < best) {
-            best = key;
+    for (Group *h = g->cnext; h; h = h->cnext)
+        if (h->drain < g->drain)
             g = h;
-        }
-    }
     SmRt *sm = g->sm;
     sm_advance(E, sm);
     Group **pp = &sm->groups;
