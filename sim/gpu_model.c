@@ -556,6 +556,31 @@ GpuModel *sim_gpu_model_copy(const GpuModel *m)
     return c;
 }
 
+/* exp(@x), remembered: the engine asks the issue-rate curve at every
+ * change of an SM's load, and loads repeat (sums of the same blocks'
+ * warps).  A direct-mapped table per thread (sweeps run engines on several
+ * threads), keyed by the argument's bits, so a hit returns exactly what
+ * exp() returned for the same argument. */
+#define EXP_MEMO_SIZE 1024 /* a power of two */
+static double memo_exp(double x)
+{
+    static _Thread_local struct {
+        uint64_t key;
+        double value;
+        bool set;
+    } memo[EXP_MEMO_SIZE];
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    const uint32_t i =
+        (uint32_t)((bits * 0x9e3779b97f4a7c15ull) >> 54) & (EXP_MEMO_SIZE - 1);
+    if (!memo[i].set || memo[i].key != bits) {
+        memo[i].key = bits;
+        memo[i].value = exp(x);
+        memo[i].set = true;
+    }
+    return memo[i].value;
+}
+
 /* The issue-rate curve (see gpu_model.h): T(L) = L up to L0 warps, then
  * Tmax - (Tmax - L0) exp(-(L - L0) / (Tmax - L0)): continuous with slope 1
  * at L0, rising to Tmax.  With L0 >= Tmax the knee is hard: min(L, Tmax). */
@@ -564,7 +589,7 @@ double sim_gpu_model_issue_rate(const GpuModel *m, double L)
     const double L0 = m->sm_full_speed_warps, Tmax = m->sm_saturation_warps;
     if (L <= L0 || L0 >= Tmax)
         return MIN(L, Tmax);
-    return Tmax - (Tmax - L0) * exp(-(L - L0) / (Tmax - L0));
+    return Tmax - (Tmax - L0) * memo_exp(-(L - L0) / (Tmax - L0));
 }
 
 double sim_gpu_model_warp_speed(const GpuModel *m, double L)
