@@ -357,6 +357,18 @@ void sim_scenario_replicate_process(SimScenario *sc, uint32_t index,
  * Validation
  * ------------------------------------------------------------------------ */
 
+/* Set @code's error "LOCATION: process 'a' op 3 (kernel): MSG". */
+static bool op_fail_msg(const SimScenario *sc, const SimProcessSpec *p,
+                        uint32_t i, const SimOp *op, SimErrorCode code,
+                        GError **error, const char *msg)
+{
+    g_autofree char *loc = sim_op_location(sc, p, op);
+    g_set_error(error, SIM_ERROR, code, "%s: process '%s' op %u (%s): %s", loc,
+                p->name, i, sim_op_kind_name(op->kind), msg);
+    return false;
+}
+
+/* A bad field (SIM_ERROR_INVALID). */
 static bool op_fail(const SimScenario *sc, const SimProcessSpec *p, uint32_t i,
                     const SimOp *op, GError **error, const char *fmt, ...)
     G_GNUC_PRINTF(6, 7);
@@ -367,11 +379,7 @@ static bool op_fail(const SimScenario *sc, const SimProcessSpec *p, uint32_t i,
     va_start(ap, fmt);
     g_autofree char *msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    g_autofree char *loc = sim_op_location(sc, p, op);
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                "%s: process '%s' op %u (%s): %s", loc, p->name, i,
-                sim_op_kind_name(op->kind), msg);
-    return false;
+    return op_fail_msg(sc, p, i, op, SIM_ERROR_INVALID, error, msg);
 }
 
 /* @t beyond @max_us microseconds (SIM_TIME_NEVER is no time: fine). */
@@ -533,8 +541,10 @@ static bool validate_kernel(const SimScenario *sc, const SimProcessSpec *p,
                 ? g_strdup_printf("column '%s'", c[0])
                 : g_strdup_printf("columns '%s' x '%s' x '%s'", c[0], c[1],
                                   c[2]);
-        return op_fail(sc, p, i, op, error, "%s: %llu blocks %s", label,
-                       (unsigned long long)sim_kernel_blocks(k), hint);
+        g_autofree char *msg =
+            g_strdup_printf("%s: %llu blocks %s", label,
+                            (unsigned long long)sim_kernel_blocks(k), hint);
+        return op_fail_msg(sc, p, i, op, SIM_ERROR_LIMIT, error, msg);
     }
     if ((k->duration_ns == 0) == (k->block_time_ns == 0))
         return op_fail(sc, p, i, op, error,

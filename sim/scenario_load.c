@@ -49,6 +49,21 @@ static uint32_t line_of(const Loader *L, const cJSON *node)
     return (uint32_t)GPOINTER_TO_INT(g_hash_table_lookup(L->lines, node));
 }
 
+/* Set @code's error at @node's line: "FILE:LINE: process 'a': MSG". */
+static bool fail_msg(const Loader *L, const cJSON *node, SimErrorCode code,
+                     GError **error, const char *msg)
+{
+    uint32_t line = node ? line_of(L, node) : 0;
+    if (line)
+        g_set_error(error, SIM_ERROR, code, "%s:%u: %s%s%s", L->doc->file, line,
+                    L->what ? L->what : "", L->what ? ": " : "", msg);
+    else
+        g_set_error(error, SIM_ERROR, code, "%s: %s%s%s", L->doc->file,
+                    L->what ? L->what : "", L->what ? ": " : "", msg);
+    return false;
+}
+
+/* A bad field (SIM_ERROR_INVALID). */
 static bool fail(const Loader *L, const cJSON *node, GError **error,
                  const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 static bool fail(const Loader *L, const cJSON *node, GError **error,
@@ -58,16 +73,24 @@ static bool fail(const Loader *L, const cJSON *node, GError **error,
     va_start(ap, fmt);
     g_autofree char *msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    uint32_t line = node ? line_of(L, node) : 0;
-    if (line)
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID, "%s:%u: %s%s%s",
-                    L->doc->file, line, L->what ? L->what : "",
-                    L->what ? ": " : "", msg);
-    else
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID, "%s: %s%s%s",
-                    L->doc->file, L->what ? L->what : "", L->what ? ": " : "",
-                    msg);
-    return false;
+    return fail_msg(L, node, SIM_ERROR_INVALID, error, msg);
+}
+
+/* A count over limit @which of bounds.h (SIM_ERROR_LIMIT): the message,
+ * then the limit's hint ("(limit 'ops' = N; raise it with ...)"). */
+static bool fail_limit(const Loader *L, const cJSON *node, SimBound which,
+                       GError **error, const char *fmt, ...)
+    G_GNUC_PRINTF(5, 6);
+static bool fail_limit(const Loader *L, const cJSON *node, SimBound which,
+                       GError **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_autofree char *hint = sim_limit_hint(which);
+    g_autofree char *full = g_strdup_printf("%s %s", msg, hint);
+    return fail_msg(L, node, SIM_ERROR_LIMIT, error, full);
 }
 
 /* Replace every "{i}" in @s by @index (no repeat in scope: index < 0). */
@@ -214,11 +237,10 @@ static bool count_expanded(Loader *L, const cJSON *o, GError **error)
 {
     if (++L->expanded <= sim_limit(SIM_BOUND_OPS))
         return true;
-    g_autofree char *hint = sim_limit_hint(SIM_BOUND_OPS);
-    return fail(L, o, error,
-                "more than %llu ops after expanding repeats (use "
-                "\"iterations\" for long loops) %s",
-                (unsigned long long)sim_limit(SIM_BOUND_OPS), hint);
+    return fail_limit(L, o, SIM_BOUND_OPS, error,
+                      "more than %llu ops after expanding repeats (use "
+                      "\"iterations\" for long loops)",
+                      (unsigned long long)sim_limit(SIM_BOUND_OPS));
 }
 
 /* What load_op will count_expanded() for one op @o: 1, a graph 1 + its
@@ -257,19 +279,18 @@ static bool check_repeat(Loader *L, const cJSON *o, uint32_t count,
     uint64_t total = op_expansion(o);
     if (sim_add_sat(L->expanded, total) <= sim_limit(SIM_BOUND_OPS))
         return true;
-    g_autofree char *hint = sim_limit_hint(SIM_BOUND_OPS);
     g_autofree char *before =
         L->expanded ? g_strdup_printf(", with the %llu before it",
                                       (unsigned long long)L->expanded)
                     : g_strdup("");
-    return fail(L, cJSON_GetObjectItemCaseSensitive(o, "count"), error,
-                "field 'count': %u rounds of this repeat expand to %s%llu "
-                "ops and rounds (nested repeats multiplied out)%s more "
-                "than %llu ops after expanding repeats (use \"iterations\" "
-                "for long loops) %s",
-                count, total == UINT64_MAX ? "over " : "",
-                (unsigned long long)total, before,
-                (unsigned long long)sim_limit(SIM_BOUND_OPS), hint);
+    return fail_limit(
+        L, cJSON_GetObjectItemCaseSensitive(o, "count"), SIM_BOUND_OPS, error,
+        "field 'count': %u rounds of this repeat expand to "
+        "%s%llu ops and rounds (nested repeats multiplied "
+        "out)%s more than %llu ops after expanding repeats "
+        "(use \"iterations\" for long loops)",
+        count, total == UINT64_MAX ? "over " : "", (unsigned long long)total,
+        before, (unsigned long long)sim_limit(SIM_BOUND_OPS));
 }
 
 static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
@@ -628,11 +649,10 @@ static bool load_streams(Loader *L, const cJSON *proc, GError **error)
             return false;
         bool many = cJSON_HasObjectItem(s, "count");
         if ((uint64_t)L->p->n_streams + (many ? count : 1) >
-            sim_limit(SIM_BOUND_STREAMS)) {
-            g_autofree char *hint = sim_limit_hint(SIM_BOUND_STREAMS);
-            return fail(L, s, error, "more than %llu streams %s",
-                        (unsigned long long)sim_limit(SIM_BOUND_STREAMS), hint);
-        }
+            sim_limit(SIM_BOUND_STREAMS))
+            return fail_limit(L, s, SIM_BOUND_STREAMS, error,
+                              "more than %llu streams",
+                              (unsigned long long)sim_limit(SIM_BOUND_STREAMS));
         for (uint32_t i = 0; i < (many ? count : 1); i++) {
             g_autofree char *n = NULL;
             if (!many)
@@ -815,10 +835,9 @@ static bool load_process(Loader *L, const cJSON *proc, GError **error)
                              sim_limit(SIM_BOUND_PROCESSES)
                          ? SIM_BOUND_PROCESSES
                          : SIM_BOUND_OPS;
-        g_autofree char *hint = sim_limit_hint(l);
-        return fail(L, cJSON_GetObjectItemCaseSensitive(proc, "replicas"),
-                    error, "%u replicas of %u ops %s", replicas, p->n_ops,
-                    hint);
+        return fail_limit(L, cJSON_GetObjectItemCaseSensitive(proc, "replicas"),
+                          l, error, "%u replicas of %u ops", replicas,
+                          p->n_ops);
     }
     if (replicas > 1)
         sim_scenario_replicate_process(L->sc, L->sc->processes->len - 1,

@@ -338,7 +338,7 @@ static void test_scenario_nested_repeats_refused_before_expanding(void **s)
         fail_msg("%s", err->message);
     sim_scenario_free(sc);
     assert_true(sim_limit_set_arg("ops=26", NULL));
-    expect_error(text, SIM_ERROR_INVALID,
+    expect_error(text, SIM_ERROR_LIMIT,
                  "t.json:4: process 'p': field 'count': 3 rounds of this "
                  "repeat expand to 27 ops and rounds (nested repeats "
                  "multiplied out) more than 26 ops after expanding repeats",
@@ -355,6 +355,50 @@ static void test_scenario_nested_repeats_refused_before_expanding(void **s)
     expect_error(bad, SIM_ERROR_INVALID, "t.json:5:", "field 'grid'", NULL);
 }
 
+/* Every limit the reader checks is reported as SIM_ERROR_LIMIT (not as
+ * a bad field), at the line of what exceeds it, with the limit's hint:
+ * the ops (one by one as repeats expand), streams, replicas (against
+ * processes and ops) and a kernel's blocks. */
+static void test_scenario_limits_are_limit_errors(void **s)
+{
+    (void)s;
+    const char *head =
+        "{\"hqsim_scenario\": 1, \"processes\": [{\"name\": \"p\",\n";
+    const char *kernel = "{\"op\": \"kernel\", \"name\": \"k\", \"stream\": "
+                         "\"s\", \"grid\": 4, \"block\": 32, "
+                         "\"duration_us\": 1}";
+    const struct {
+        const char *limit, *body, *where, *hint;
+    } cases[] = {
+        {"ops=2", "\"streams\": [{\"name\": \"s\"}], \"ops\": [\n%s,\n%s,\n%s]",
+         "t.json:5:", "--limit ops=N"},
+        {"streams=2",
+         "\"streams\": [{\"name\": \"s\"},\n{\"name\": \"t{i}\", "
+         "\"count\": 2}], \"ops\": [%s]",
+         "t.json:3:", "--limit streams=N"},
+        {"processes=2",
+         "\"replicas\": 3,\n\"streams\": [{\"name\": \"s\"}], \"ops\": "
+         "[%s]",
+         "t.json:2:", "--limit processes=N"},
+        {"blocks=3", "\"streams\": [{\"name\": \"s\"}], \"ops\": [\n%s]",
+         "t.json:3:", "--limit blocks=N"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *body =
+            g_strdup_printf(cases[i].body, kernel, kernel, kernel);
+        g_autofree char *text = g_strconcat(head, body, "}]}\n", NULL);
+        sim_limits_reset();
+        /* Within the default limits it loads. */
+        SimScenario *sc = parse(text, NULL);
+        assert_non_null(sc);
+        sim_scenario_free(sc);
+        assert_true(sim_limit_set_arg(cases[i].limit, NULL));
+        expect_error(text, SIM_ERROR_LIMIT, cases[i].where, cases[i].hint,
+                     NULL);
+    }
+    sim_limits_reset();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_scenario_load_reads_files_and_gzip),
         cmocka_unit_test(test_scenario_placements_count),
         cmocka_unit_test(test_scenario_nested_repeats_refused_before_expanding),
+        cmocka_unit_test(test_scenario_limits_are_limit_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
