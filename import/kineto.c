@@ -62,74 +62,6 @@ typedef struct {
     uint64_t n_other_device, n_unlinked_syncs;
 } Kineto;
 
-/* Lines of the elements of the traceEvents array (or of a root array), in
- * one pass over the text.  The text parsed, so it is well-formed JSON; the
- * first "traceEvents" key of the root object is the one cJSON returns. */
-static GArray *element_lines(const char *text, size_t len, bool root_array)
-{
-    GArray *lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    uint32_t line = 1;
-    int depth = 0;
-    int arr_depth = root_array ? 1 : -1; /* depth inside the array */
-    bool expect = false;     /* the next value there starts an element */
-    bool key_events = false; /* the last root key was "traceEvents" */
-    bool after_colon = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        if (c == '\n') {
-            line++;
-            continue;
-        }
-        /* Whitespace as cJSON skips it: every byte <= 32. */
-        if ((unsigned char)c <= 32)
-            continue;
-        if (expect && depth == arr_depth && c != ']') {
-            g_array_append_val(lines, line);
-            expect = false;
-        }
-        switch (c) {
-        case '"': {
-            size_t s = ++i;
-            while (i < len && text[i] != '"')
-                i += text[i] == '\\' ? 2 : 1;
-            if (depth == 1 && !root_array && !after_colon)
-                key_events =
-                    i - s == 11 && memcmp(text + s, "traceEvents", 11) == 0;
-            break;
-        }
-        case ':':
-            if (depth == 1)
-                after_colon = true;
-            break;
-        case '[':
-        case '{':
-            depth++;
-            if (!root_array && arr_depth < 0 && depth == 2 && c == '[' &&
-                after_colon && key_events) {
-                arr_depth = 2;
-                expect = true;
-            } else if (root_array && depth == 1) {
-                expect = true;
-            }
-            break;
-        case ']':
-        case '}':
-            if (depth == arr_depth && c == ']')
-                return lines;
-            depth--;
-            break;
-        case ',':
-            if (depth == arr_depth)
-                expect = true;
-            if (depth == 1)
-                after_colon = false;
-            break;
-        default: break;
-        }
-    }
-    return lines;
-}
-
 static uint32_t line_at(const Kineto *kn, guint i)
 {
     return i < kn->lines->len ? g_array_index(kn->lines, uint32_t, i) : 0;
@@ -150,16 +82,23 @@ static uint32_t line_at(const Kineto *kn, guint i)
  * first, as it always did).
  * ------------------------------------------------------------------------ */
 
-/* Split the traceEvents array (or a root array) of @text into @elems,
- * each with the line of its first byte.  Sets *open and *close to
- * the array's brackets.  False when the structure is not the plain one (the
- * tree path then decides): no such array, brackets of different kinds
- * matched, an empty element, more elements or more values in one
- * element than the json_values limit (which here bounds what is held at
+/* Called with each element of the array, in order, once its end is
+ * found. */
+typedef void (*ElemFn)(const Elem *e, void *data);
+
+/* The one scanner of the traceEvents array (or a root array) of @text:
+ * strings (with their escapes), the root's keys, brackets and commas, in
+ * one pass.  Gives @fn each element with the line of its first byte, and
+ * sets *open and *close to the array's brackets.  False when the
+ * structure is not the plain one: no such array, brackets of different
+ * kinds matched, an empty element, or more elements or more values in one
+ * element than @max_values (which bounds what the streaming path holds at
  * once: the elements' places and one element's tree).  Whitespace is
- * every byte <= 32, as for cJSON. */
-static bool split_events(const char *text, size_t len, bool root_array,
-                         GArray *elems, size_t *open, size_t *close)
+ * every byte <= 32, as for cJSON; the first "traceEvents" key of the root
+ * object is the one cJSON returns. */
+static bool scan_events(const char *text, size_t len, bool root_array,
+                        uint64_t max_values, ElemFn fn, void *data,
+                        size_t *open, size_t *close)
 {
     char stack[CJSON_NESTING_LIMIT + 1];
     size_t depth = 0, arr_depth = root_array ? 1 : 0;
@@ -167,8 +106,8 @@ static bool split_events(const char *text, size_t len, bool root_array,
     bool after_colon = false, key_events = false;
     bool expect = false;  /* in the array, before an element */
     bool comma = false;   /* ... after a comma */
-    bool pending = false; /* an element started, not yet in @elems */
-    uint64_t values = 0, max_values = sim_limit(SIM_BOUND_JSON_VALUES);
+    bool pending = false; /* an element started, not yet given to @fn */
+    uint64_t values = 0, n_elems = 0;
     Elem cur = {0, 0, 0, 0};
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
@@ -181,7 +120,7 @@ static bool split_events(const char *text, size_t len, bool root_array,
             if (c == ',' || (c == ']' && comma))
                 return false; /* an empty element, a trailing comma */
             if (c != ']') {
-                if (elems->len >= max_values)
+                if (n_elems >= max_values)
                     return false; /* more events than the limit */
                 cur = (Elem){i, 0, line, 0};
                 pending = true;
@@ -235,7 +174,7 @@ static bool split_events(const char *text, size_t len, bool root_array,
                     return false;
                 if (pending) {
                     cur.len = i - cur.off;
-                    g_array_append_val(elems, cur);
+                    fn(&cur, data);
                 }
                 *close = i;
                 return true;
@@ -246,7 +185,8 @@ static bool split_events(const char *text, size_t len, bool root_array,
             values++;
             if (in_array) {
                 cur.len = i - cur.off;
-                g_array_append_val(elems, cur);
+                fn(&cur, data);
+                n_elems++;
                 pending = false;
                 expect = comma = true;
             }
@@ -259,6 +199,37 @@ static bool split_events(const char *text, size_t len, bool root_array,
             return false;
     }
     return false;
+}
+
+static void keep_elem(const Elem *e, void *data)
+{
+    g_array_append_val((GArray *)data, *e);
+}
+
+/* Split the traceEvents array (or a root array) of @text into @elems
+ * (scan_events, under the json_values limit). */
+static bool split_events(const char *text, size_t len, bool root_array,
+                         GArray *elems, size_t *open, size_t *close)
+{
+    return scan_events(text, len, root_array, sim_limit(SIM_BOUND_JSON_VALUES),
+                       keep_elem, elems, open, close);
+}
+
+static void keep_line(const Elem *e, void *data)
+{
+    g_array_append_val((GArray *)data, e->line);
+}
+
+/* Lines of the elements of the traceEvents array (or of a root array).
+ * The text parsed as one tree, so it is well-formed JSON and the scan
+ * meets no structure it refuses; nothing bounds the count. */
+static GArray *element_lines(const char *text, size_t len, bool root_array)
+{
+    GArray *lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    size_t open = 0, close = 0;
+    scan_events(text, len, root_array, UINT64_MAX, keep_line, lines, &open,
+                &close);
+    return lines;
 }
 
 /* Parse element @e alone; NULL if it is not exactly one JSON value. */

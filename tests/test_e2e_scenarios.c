@@ -170,10 +170,9 @@ static void test_e2e_mps_thread_percentage(void **state)
 /* The CSV names the SMs each kernel used: at 25%, 32 distinct SMs. */
 static void test_e2e_csv_lists_sms_used(void **state)
 {
-    (void)state;
+    const E2eTmpdir *t = *state;
     g_autofree char *f = source_path("traces/mps-thread-pct.json");
-    g_autofree char *csv =
-        g_build_filename(g_get_tmp_dir(), "hqsim-e2e-sms.csv", NULL);
+    g_autofree char *csv = g_build_filename(t->dir, "sms.csv", NULL);
     Run r = run_hqsim("run", f, "--csv", csv, "-q", NULL);
     assert_int_equal(r.status, 0);
     run_clear(&r);
@@ -292,10 +291,8 @@ static void test_e2e_latency_spread_and_host_cores(void **state)
 /* Bad input: clear message, non-zero exit, no output file left behind. */
 static void test_e2e_bad_input_is_reported(void **state)
 {
-    (void)state;
-    g_autofree char *out =
-        g_build_filename(g_get_tmp_dir(), "hqsim-e2e-never.json", NULL);
-    unlink(out);
+    const E2eTmpdir *t = *state;
+    g_autofree char *out = g_build_filename(t->dir, "never.json", NULL);
     Run r = run_hqsim("run", "/nonexistent.json", "--json", out, NULL);
     assert_int_not_equal(r.status, 0);
     assert_contains(r.err, "nonexistent.json");
@@ -321,9 +318,8 @@ static void test_e2e_bad_input_is_reported(void **state)
  * the workload loader (regression: they were reset to 0). */
 static void test_e2e_start_times_survive_loading(void **state)
 {
-    (void)state;
-    g_autofree char *path =
-        g_build_filename(g_get_tmp_dir(), "hqsim-e2e-start.json", NULL);
+    const E2eTmpdir *t = *state;
+    g_autofree char *path = g_build_filename(t->dir, "start.json", NULL);
     const char *text =
         "{\"hqsim_scenario\": 1, \"processes\": [\n"
         " {\"name\": \"a\", \"streams\": [{\"name\": \"s\"}], \"ops\": [\n"
@@ -349,11 +345,14 @@ int main(void)
         cmocka_unit_test(test_e2e_titan_v_published_measurement),
         cmocka_unit_test(test_e2e_occupancy_limits_concurrency),
         cmocka_unit_test(test_e2e_mps_thread_percentage),
-        cmocka_unit_test(test_e2e_csv_lists_sms_used),
+        cmocka_unit_test_setup_teardown(test_e2e_csv_lists_sms_used,
+                                        e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test(test_e2e_default_mps_helps_small_kernels),
         cmocka_unit_test(test_e2e_latency_spread_and_host_cores),
-        cmocka_unit_test(test_e2e_bad_input_is_reported),
-        cmocka_unit_test(test_e2e_start_times_survive_loading),
+        cmocka_unit_test_setup_teardown(test_e2e_bad_input_is_reported,
+                                        e2e_tmpdir_setup, e2e_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_e2e_start_times_survive_loading,
+                                        e2e_tmpdir_setup, e2e_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

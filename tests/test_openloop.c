@@ -217,8 +217,10 @@ static void test_openloop_entries(void **state)
 static void test_spread_file_errors(void **state)
 {
     (void)state;
-    g_autofree char *bad =
-        g_build_filename(g_get_tmp_dir(), "hqsim-spread-bad.json", NULL);
+    /* A private folder: concurrent test runs never share a path. */
+    g_autofree char *dir = g_dir_make_tmp("hqsim-spread-XXXXXX", NULL);
+    assert_non_null(dir);
+    g_autofree char *bad = g_build_filename(dir, "spread-bad.json", NULL);
     g_file_set_contents(bad, "{\"latencies_us\": [10,\n -3]}", -1, NULL);
     PrepOptions po = {.loop_request = true, .iterations = 5, .spread = bad};
     char *files[] = {(char *)TRACES "decoder_b1_graph.json.gz"};
@@ -229,6 +231,7 @@ static void test_spread_file_errors(void **state)
     assert_non_null(strstr(err->message, "latencies_us"));
     g_clear_error(&err);
     g_remove(bad);
+    g_rmdir(dir);
     /* arrival times: one list per process after replication */
     po = (PrepOptions){.loop_request = true,
                        .iterations = 5,
