@@ -198,7 +198,7 @@ const char *sim_slo_limit_name(SimSloLimit l)
 /* "at 100% threads", "at equal threads (12.5%)", "" (time-slicing). */
 static char *pct_phrase(const SimSweepRow *r)
 {
-    if (r->cfg.mode == SIM_SHARE_TIMESLICE)
+    if (!sim_share_mode_takes_pct(r->cfg.mode))
         return g_strdup("");
     if (r->cfg.pct.kind == SIM_SWEEP_PCT_EQUAL)
         return g_strdup_printf(" at equal thread shares (%.3g%%)",

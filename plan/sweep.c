@@ -220,7 +220,7 @@ bool sim_sweep_parse_gpus(const char *s, const char *dflt,
 
 char *sim_sweep_pct_label(const SimSweepPct *p, SimShareMode mode)
 {
-    if (mode == SIM_SHARE_TIMESLICE)
+    if (!sim_share_mode_takes_pct(mode))
         return g_strdup("-");
     switch (p->kind) {
     case SIM_SWEEP_PCT_EQUAL: return g_strdup("equal");
@@ -337,22 +337,13 @@ static char **condense_notes(const GPtrArray *notes)
     return out;
 }
 
-static const char *rounding_name(SimRounding r)
-{
-    switch (r) {
-    case SIM_ROUND_DOWN: return "down";
-    case SIM_ROUND_UP: return "up";
-    default: return "to nearest";
-    }
-}
-
 static bool config_wants_mps(const SimSweepConfig *c, const SimScenario *sc)
 {
-    if (c->mode != SIM_SHARE_AS_SCENARIO)
-        return c->mode == SIM_SHARE_MPS;
-    for (guint i = 0; i < sc->processes->len; i++)
-        if (((const SimProcessSpec *)g_ptr_array_index(sc->processes, i))->mps)
+    for (guint i = 0; i < sc->processes->len; i++) {
+        const SimProcessSpec *p = g_ptr_array_index(sc->processes, i);
+        if (sim_share_mode_mps(c->mode, p->mps))
             return true;
+    }
     return false;
 }
 
@@ -447,7 +438,7 @@ void sim_sweep_summarize(const SimSweep *sw, const SimResult *r,
                 "(whole TPCs of %u, rounded %s)",
                 name, p->active_thread_pct, r->sm_count,
                 p->active_thread_pct * r->sm_count / 100.0, p->sm_limit,
-                m->sms_per_tpc, rounding_name(m->mps_pct_rounding));
+                m->sms_per_tpc, sim_gpu_model_rounding_phrase(m));
             break;
         case SIM_SWEEP_LIMIT_PCT_IGNORED:
             d = g_strdup_printf("%s: %s has pre-Volta MPS, without active "
@@ -593,9 +584,9 @@ SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error)
     uint32_t n_modes_pct = 0;
     for (guint k = 0; k < sp->modes->len; k++)
         n_modes_pct +=
-            g_array_index(sp->modes, SimShareMode, k) == SIM_SHARE_TIMESLICE
-                ? 1
-                : sp->pcts->len;
+            sim_share_mode_takes_pct(g_array_index(sp->modes, SimShareMode, k))
+                ? sp->pcts->len
+                : 1;
     uint64_t total = (uint64_t)sp->workloads->len * sp->gpus->len *
                      sp->connections->len * n_modes_pct * sp->processes->len;
     if (total > 10000000) {
@@ -616,7 +607,7 @@ SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error)
                     SimShareMode mode =
                         g_array_index(sp->modes, SimShareMode, k);
                     guint n_pct =
-                        mode == SIM_SHARE_TIMESLICE ? 1 : sp->pcts->len;
+                        sim_share_mode_takes_pct(mode) ? sp->pcts->len : 1;
                     for (guint q = 0; q < n_pct; q++)
                         for (guint n = 0; n < sp->processes->len; n++) {
                             SimSweepConfig *cf = &sw->configs[i];
@@ -626,7 +617,7 @@ SimSweep *sim_sweep_new(SimSweepSpace *space, GError **error)
                             cf->connections =
                                 g_array_index(sp->connections, uint32_t, c);
                             cf->mode = mode;
-                            if (mode != SIM_SHARE_TIMESLICE)
+                            if (sim_share_mode_takes_pct(mode))
                                 cf->pct =
                                     g_array_index(sp->pcts, SimSweepPct, q);
                             cf->n = g_array_index(sp->processes, uint32_t, n);
@@ -685,7 +676,7 @@ void sim_sweep_options(const SimSweep *sw, uint32_t i, SimOptions *opt)
     opt->host_cores = sw->space.host_cores;
     opt->no_jitter = sw->space.no_jitter;
     opt->event_budget = sw->budget;
-    if (c->mode == SIM_SHARE_TIMESLICE)
+    if (!sim_share_mode_takes_pct(c->mode))
         return;
     if (c->pct.kind == SIM_SWEEP_PCT_VALUE)
         opt->active_thread_pct = c->pct.value;

@@ -61,7 +61,7 @@ static char *series_label(const SimSweep *sw, const SimSweepConfig *c)
             g_string_append(s, "default conn, ");
     }
     g_string_append(s, sim_share_mode_name(c->mode));
-    if (c->mode != SIM_SHARE_TIMESLICE) {
+    if (sim_share_mode_takes_pct(c->mode)) {
         g_autofree char *p = sim_sweep_pct_label(&c->pct, c->mode);
         if (c->pct.kind == SIM_SWEEP_PCT_VALUE)
             g_string_append_printf(s, " %s%%", p);

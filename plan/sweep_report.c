@@ -56,10 +56,10 @@ static char **caveats(const SimSweep *sw, uint32_t w, uint32_t g)
  * the distinct values in order of first appearance. */
 static char *pct_cell(const SimSweepRow *r)
 {
-    if (r->cfg.mode != SIM_SHARE_TIMESLICE &&
+    if (sim_share_mode_takes_pct(r->cfg.mode) &&
         r->cfg.pct.kind == SIM_SWEEP_PCT_EQUAL)
         return g_strdup_printf("equal %.3g", r->thread_pct);
-    if (r->cfg.mode == SIM_SHARE_TIMESLICE ||
+    if (!sim_share_mode_takes_pct(r->cfg.mode) ||
         r->cfg.pct.kind != SIM_SWEEP_PCT_SCENARIO)
         return sim_sweep_pct_label(&r->cfg.pct, r->cfg.mode);
     g_autoptr(GString) v = g_string_new(NULL);
@@ -121,7 +121,7 @@ static void append_ranges(GString *o, const GArray *idx)
 static char *knobs(const SimSweepRow *r)
 {
     g_autofree char *conn = conn_cell(r);
-    if (r->cfg.mode == SIM_SHARE_TIMESLICE)
+    if (!sim_share_mode_takes_pct(r->cfg.mode))
         return g_strdup_printf("connections %s", conn);
     g_autofree char *pct = sim_sweep_pct_label(&r->cfg.pct, r->cfg.mode);
     if (r->cfg.pct.kind == SIM_SWEEP_PCT_EQUAL)

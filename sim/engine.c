@@ -120,11 +120,6 @@ bool eng_proc_alive(const Proc *p)
     return p->alive;
 }
 
-bool eng_proc_mps(const Proc *P)
-{
-    return P->ctx && P->ctx->mps_server;
-}
-
 void eng_mark_queue(Engine *E, Queue *q)
 {
     if (!q->dirty) {
@@ -282,6 +277,7 @@ static void proc_start(Engine *E, Proc *P)
     r->mem_bytes = need;
     r->mem_alloc_bytes = P->spec->device_mem_bytes;
     P->share->attach(E, P, r);
+    P->share->costs(m, &P->cost);
     P->ctx->live_procs++;
     r->mps = P->share->mps;
     r->ctx = P->ctx->index;
@@ -313,18 +309,18 @@ static void proc_release(Engine *E, Proc *P)
  * ------------------------------------------------------------------------ */
 
 /* The host time of an op's API call: its own, or the model's default for
- * its kind; an MPS client pays the model's extra per call or sync on top
- * (a recorded time was recorded outside MPS, or includes it: see the
- * README, MPS clients). */
+ * its kind; how the process shares the GPU adds its cost per call or
+ * sync on top (an MPS client's: a recorded time was recorded outside MPS,
+ * or includes it: see the README, MPS clients). */
 static SimTime api_base(const Engine *E, const SimOp *op);
 static SimTime api_time(const Engine *E, const Proc *P, const SimOp *op)
 {
     SimTime t = api_base(E, op);
-    if (!eng_proc_mps(P) || op->kind == SIM_OP_HOST_GAP)
+    if (op->kind == SIM_OP_HOST_GAP)
         return t;
     bool sync = op->kind == SIM_OP_STREAM_SYNC ||
                 op->kind == SIM_OP_DEVICE_SYNC || op->kind == SIM_OP_EVENT_SYNC;
-    return t + (sync ? E->m->mps_client_sync_ns : E->m->mps_client_api_ns);
+    return t + (sync ? P->cost.sync_ns : P->cost.api_ns);
 }
 
 static SimTime api_base(const Engine *E, const SimOp *op)
@@ -701,10 +697,7 @@ static void queue_pump(Engine *E, Queue *q)
             queue_pop(q);
             eng_launch_kernel(E, in,
                               E->m->kernel_launch_latency_ns +
-                                  (eng_proc_mps(P)
-                                       ? E->m->mps_client_launch_ns +
-                                             E->m->mps_client_kernel_ns
-                                       : 0));
+                                  (P->cost.launch_ns + P->cost.kernel_ns));
             break;
         case SIM_OP_GRAPH:
             queue_pop(q);

@@ -88,6 +88,12 @@ bool sim_share_mode_parse(const char *s, SimShareMode *out, GError **error);
 char *sim_share_mode_help(void);
 /* "Under MPS", "Without MPS (time-sliced)", "As the scenario shares it". */
 const char *sim_share_mode_phrase(SimShareMode m);
+/* Whether mode @m makes a process an MPS client (@process_mps: what the
+ * process asks for; the run's mode may override it). */
+bool sim_share_mode_mps(SimShareMode m, bool process_mps);
+/* Whether an active thread percentage applies in mode @m (not when every
+ * process has its own context). */
+bool sim_share_mode_takes_pct(SimShareMode m);
 
 /* Run @sc on @m.  Fails on a kernel that fits on no SM, a deadlock, or the
  * time limit; the message names the process, stream and op.

@@ -56,7 +56,7 @@ static SimTime graph_spacing(const Engine *E, const Proc *P, SimNodeKind from,
     SimTime t = from == SIM_NODE_MEMSET ? m->graph_from_memset_ns
                 : to == SIM_NODE_MEMSET ? m->graph_to_memset_ns
                                         : m->graph_node_spacing_ns;
-    return t + (eng_proc_mps(P) ? m->mps_client_node_ns : 0);
+    return t + P->cost.node_ns;
 }
 
 static void schedule_node(Engine *E, NodeRt *n, SimTime when)
@@ -127,8 +127,7 @@ static void launch_node(Engine *E, NodeRt *n)
 {
     OpInst *in = node_inst(E, n);
     if (in->op->kind == SIM_OP_KERNEL)
-        eng_launch_kernel(
-            E, in, eng_proc_mps(in->proc) ? E->m->mps_client_kernel_ns : 0);
+        eng_launch_kernel(E, in, in->proc->cost.kernel_ns);
     else
         copy_submit(E, in);
 }

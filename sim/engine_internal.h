@@ -321,10 +321,21 @@ typedef enum {
     WAIT_ITERATION, /* the iteration's GPU work */
 } WaitKind;
 
+/* What a process pays on top of the model's times for how it shares the
+ * GPU (ShareOps.costs): per API call (launch, copy, event, graph), per
+ * synchronize, per kernel launch (latency after its queue), per graph
+ * node (spacing) and per kernel (stream or graph node).  An MPS client
+ * pays the model's mps_client_* times; a process in its own context
+ * nothing. */
+typedef struct {
+    SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns;
+} ShareCosts;
+
 struct Proc {
     const SimProcessSpec *spec;
     uint32_t index;
     const struct ShareOps *share; /* how it shares the GPU, from its start */
+    ShareCosts cost;              /* share->costs, from its start */
     Ctx *ctx;
     uint32_t client; /* MPS client number within the server */
     uint32_t connections;
@@ -456,7 +467,6 @@ OpInst *eng_inst_new(Engine *E);
 void eng_inst_release(Engine *E, OpInst *in);
 void eng_live_link(Proc *P, OpInst *in);
 void eng_launch_kernel(Engine *E, OpInst *in, SimTime latency);
-bool eng_proc_mps(const Proc *P);
 void eng_mark_queue(Engine *E, Queue *q);
 void eng_mark_ctx(Engine *E, Ctx *c);
 SimOpRecord *eng_record(Engine *E, const OpInst *in);
@@ -493,6 +503,8 @@ typedef struct ShareOps {
     void (*mark_queues)(Engine *E, Proc *P);
     /* A fatal fault in its kernel @kname: kill whom it kills. */
     void (*fault)(Engine *E, Proc *P, const char *kname, const char *own);
+    /* Its extra costs on @m (read once, when it starts, into Proc.cost). */
+    void (*costs)(const GpuModel *m, ShareCosts *out);
 } ShareOps;
 extern const ShareOps share_own, share_mps_volta, share_mps_prevolta;
 /* Its mechanism from the run's mode and the model (notes a fallback). */

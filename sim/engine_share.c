@@ -32,15 +32,19 @@ typedef struct {
     const char *alias;  /* also accepted, or NULL */
     const char *what;   /* in --help */
     const char *phrase; /* a sentence's start, in answers */
+    int mps;            /* 1: every process an MPS client, 0: none, -1:
+                           as each process says */
+    bool thread_pct;    /* an active thread percentage applies (a sweep
+                           sweeps it) */
 } ShareModeName;
 
 /* In the order messages and --help list them. */
 static const ShareModeName mode_names[] = {
     {SIM_SHARE_TIMESLICE, "timeslice", "time-slicing", "own contexts",
-     "Without MPS (time-sliced)"},
-    {SIM_SHARE_MPS, "mps", NULL, "MPS clients", "Under MPS"},
+     "Without MPS (time-sliced)", 0, false},
+    {SIM_SHARE_MPS, "mps", NULL, "MPS clients", "Under MPS", 1, true},
     {SIM_SHARE_AS_SCENARIO, "scenario", NULL, "as each process says",
-     "As the scenario shares it"},
+     "As the scenario shares it", -1, true},
 };
 
 static const ShareModeName *mode_entry(SimShareMode m)
@@ -59,6 +63,17 @@ const char *sim_share_mode_name(SimShareMode m)
 const char *sim_share_mode_phrase(SimShareMode m)
 {
     return mode_entry(m)->phrase;
+}
+
+bool sim_share_mode_mps(SimShareMode m, bool process_mps)
+{
+    int v = mode_entry(m)->mps;
+    return v < 0 ? process_mps : v == 1;
+}
+
+bool sim_share_mode_takes_pct(SimShareMode m)
+{
+    return mode_entry(m)->thread_pct;
 }
 
 /* "timeslice, mps or scenario"; with @what, each name's meaning in
@@ -151,9 +166,29 @@ static void own_fault(Engine *E, Proc *P, const char *kname, const char *own)
     eng_kill_proc(E, P, own);
 }
 
+/* Nothing on top of the model's own times. */
+static void own_costs(const GpuModel *m, ShareCosts *out)
+{
+    (void)m;
+    *out = (ShareCosts){0, 0, 0, 0, 0};
+}
+
 /* ------------------------------------------------------------------------
  * MPS clients (both kinds)
  * ------------------------------------------------------------------------ */
+
+/* The model's measured client costs (README, MPS clients): each call
+ * crosses into the server, each kernel runs through it. */
+static void mps_costs(const GpuModel *m, ShareCosts *out)
+{
+    *out = (ShareCosts){
+        .api_ns = m->mps_client_api_ns,
+        .sync_ns = m->mps_client_sync_ns,
+        .launch_ns = m->mps_client_launch_ns,
+        .node_ns = m->mps_client_node_ns,
+        .kernel_ns = m->mps_client_kernel_ns,
+    };
+}
 
 static bool mps_admit(Engine *E, Proc *P, uint64_t *need)
 {
@@ -273,10 +308,7 @@ static void volta_attach(Engine *E, Proc *P, SimProcResult *r)
                         "MPS client '%s': active thread percentage %g%% "
                         "-> %u of %u SMs (rounded %s to whole TPCs of %u)",
                         P->spec->name, pct, cap, m->sm_count,
-                        m->mps_pct_rounding == SIM_ROUND_DOWN ? "down"
-                        : m->mps_pct_rounding == SIM_ROUND_UP ? "up"
-                                                              : "to nearest",
-                        m->sms_per_tpc);
+                        sim_gpu_model_rounding_phrase(m), m->sms_per_tpc);
     }
     mps_limit(E, P, r, cap, pct);
     P->queue_base = c->queues->len;
@@ -332,6 +364,7 @@ const ShareOps share_own = {
     .map_stream = own_map_stream,
     .mark_queues = own_mark_queues,
     .fault = own_fault,
+    .costs = own_costs,
 };
 
 const ShareOps share_mps_volta = {
@@ -344,6 +377,7 @@ const ShareOps share_mps_volta = {
     .map_stream = own_map_stream,
     .mark_queues = own_mark_queues,
     .fault = mps_fault,
+    .costs = mps_costs,
 };
 
 const ShareOps share_mps_prevolta = {
@@ -356,22 +390,13 @@ const ShareOps share_mps_prevolta = {
     .map_stream = prevolta_map_stream,
     .mark_queues = prevolta_mark_queues,
     .fault = mps_fault,
+    .costs = mps_costs,
 };
-
-/* Whether the run's mode makes @P an MPS client. */
-static bool wants_mps(const Engine *E, const Proc *P)
-{
-    switch (E->opt.mode) {
-    case SIM_SHARE_TIMESLICE: return false;
-    case SIM_SHARE_MPS: return true;
-    default: return P->spec->mps;
-    }
-}
 
 const ShareOps *share_ops_for(Engine *E, const Proc *P)
 {
     const GpuModel *m = E->m;
-    if (!wants_mps(E, P))
+    if (!sim_share_mode_mps(E->opt.mode, P->spec->mps))
         return &share_own;
     if (!m->mps_supported) {
         sim_result_note(E->res,

@@ -41,6 +41,9 @@ static const char *const placement_names[] = {"most-free", "fill-first",
                                               "round-robin", NULL};
 static const char *const preemption_names[] = {"instruction", "block", NULL};
 static const char *const rounding_names[] = {"down", "up", "nearest", NULL};
+/* The same as words in messages ("rounded to nearest"). */
+static const char *const rounding_phrases[] = {"down", "up", "to nearest",
+                                               NULL};
 static const char *const mps_assign_names[] = {"dynamic", "static", NULL};
 
 #define OFF(f) offsetof(GpuModel, f)
@@ -704,4 +707,10 @@ void sim_gpu_model_describe(const GpuModel *m, GString *out)
         g_string_append_printf(out, "  %-32s %-10s %s\n", f->key, val,
                                src ? src : "");
     }
+}
+
+const char *sim_gpu_model_rounding_phrase(const GpuModel *m)
+{
+    g_assert((size_t)m->mps_pct_rounding < G_N_ELEMENTS(rounding_phrases) - 1);
+    return rounding_phrases[m->mps_pct_rounding];
 }

@@ -225,6 +225,11 @@ double sim_gpu_model_warp_speed(const GpuModel *m, double L);
  * SM's maximum warps (or Tmax with a hard knee). */
 double sim_gpu_model_load_for_share(const GpuModel *m, double share);
 
+/* How the model rounds an active thread percentage to whole TPCs, as
+ * words after "rounded": "down", "up" or "to nearest".
+ * Returns: (transfer none). */
+const char *sim_gpu_model_rounding_phrase(const GpuModel *m);
+
 /* The SM count an MPS client at @pct percent (0 < pct <= 100) may use, per
  * the model's TPC granularity and rounding rule; at least one TPC. */
 uint32_t sim_gpu_model_mps_sm_limit(const GpuModel *m, double pct);
