@@ -23,6 +23,7 @@
 #include "slo.h"
 #include "sweep.h"
 #include "sweep_report.h"
+#include "validate.h"
 
 /* The public codes are the internal ones, value for value. */
 G_STATIC_ASSERT(HQSIM_ERROR_IO == (int)SIM_ERROR_IO);
@@ -33,6 +34,7 @@ G_STATIC_ASSERT(HQSIM_ERROR_DEADLOCK == (int)SIM_ERROR_DEADLOCK);
 G_STATIC_ASSERT(HQSIM_ERROR_NOFIT == (int)SIM_ERROR_NOFIT);
 G_STATIC_ASSERT(HQSIM_ERROR_USAGE == (int)SIM_ERROR_USAGE);
 G_STATIC_ASSERT(HQSIM_ERROR_LIMIT == (int)SIM_ERROR_LIMIT);
+G_STATIC_ASSERT(HQSIM_ERROR_CANCELLED == (int)SIM_ERROR_CANCELLED);
 
 const char *hqsim_version(void)
 {
@@ -56,11 +58,13 @@ void hqsim_free(void *p)
 /* The commands this API runs. */
 #define API_COMMANDS                                                           \
     (PLAN_CMD_RUN | PLAN_CMD_COMPARE | PLAN_CMD_SWEEP | PLAN_CMD_IMPORT |      \
-     PLAN_CMD_REPLAY)
+     PLAN_CMD_REPLAY | PLAN_CMD_VALIDATE)
 
 struct HqsimOptions {
     GHashTable *values; /* option name -> its text (both owned) */
+    /* At most one of the two is set. */
     HqsimProgressFn progress;
+    HqsimProgressStopFn progress_stop;
     void *progress_data;
 };
 
@@ -87,8 +91,8 @@ gboolean hqsim_options_set(HqsimOptions *o, const char *name, const char *value,
     if (!row || row->cli_only) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "unknown option '%s' (the long options of hqsim run, "
-                    "compare, sweep, import and replay, but --quiet and "
-                    "--output)",
+                    "compare, sweep, import, replay and validate, but "
+                    "--quiet, --output and --markdown)",
                     name);
         return FALSE;
     }
@@ -103,7 +107,31 @@ void hqsim_options_set_progress(HqsimOptions *o, HqsimProgressFn fn, void *data)
 {
     g_return_if_fail(o);
     o->progress = fn;
+    o->progress_stop = NULL;
     o->progress_data = data;
+}
+
+void hqsim_options_set_progress_stop(HqsimOptions *o, HqsimProgressStopFn fn,
+                                     void *data)
+{
+    g_return_if_fail(o);
+    o->progress = NULL;
+    o->progress_stop = fn;
+    o->progress_data = data;
+}
+
+static bool has_progress(const HqsimOptions *o)
+{
+    return o && (o->progress || o->progress_stop);
+}
+
+/* Tell the caller's callback; false: it asks to stop. */
+static bool tell_progress(const HqsimOptions *o, uint64_t done, uint64_t total)
+{
+    if (o->progress_stop)
+        return o->progress_stop(done, total, o->progress_data) != FALSE;
+    o->progress(done, total, o->progress_data);
+    return true;
 }
 
 /* Read @src for @command into @s (cleared first): refuse options the
@@ -142,17 +170,9 @@ static bool opts_read(PlanSettings *s, const HqsimOptions *src,
 static GMutex write_lock;
 
 /* SimOptions.progress -> the caller's callback: GPU ops done of all. */
-static void run_progress(void *data, const SimProgress *p)
+static bool run_progress(void *data, const SimProgress *p)
 {
-    const HqsimOptions *o = data;
-    o->progress(p->ops_done, p->ops_total, o->progress_data);
-}
-
-/* The sweep pool's progress: configurations done of all. */
-static void sweep_progress(uint32_t done, uint32_t total, gpointer data)
-{
-    const HqsimOptions *o = data;
-    o->progress(done, total, o->progress_data);
+    return tell_progress(data, p->ops_done, p->ops_total);
 }
 
 static int count_files(const char *const *files)
@@ -225,7 +245,7 @@ static HqsimResult *result_run(const char *const *files, const PlanSettings *s,
         SimOptions so;
         plan_settings_sim(s, &so);
         so.mode = m[i];
-        if (o && o->progress) {
+        if (has_progress(o)) {
             so.progress = run_progress;
             so.progress_data = (void *)o;
         }
@@ -414,23 +434,46 @@ void hqsim_sweep_free(HqsimSweep *s)
     g_free(s);
 }
 
+/* One sweep under way: its configurations and whether the caller's
+ * progress callback stopped it (then no configuration starts). */
+typedef struct {
+    SimSweep *sw;
+    const HqsimOptions *o;
+    gint stopped; /* atomic: set on the calling thread, read on workers */
+} SweepCall;
+
 static void sweep_one(uint32_t item, gpointer data)
 {
-    sim_sweep_run_config(data, item);
+    SweepCall *c = data;
+    if (!g_atomic_int_get(&c->stopped))
+        sim_sweep_run_config(c->sw, item);
+}
+
+/* The sweep pool's progress: configurations done of all. */
+static void sweep_progress(uint32_t done, uint32_t total, gpointer data)
+{
+    SweepCall *c = data;
+    if (!g_atomic_int_get(&c->stopped) && !tell_progress(c->o, done, total))
+        g_atomic_int_set(&c->stopped, 1);
 }
 
 /* Run every configuration of @sw as cli/cmd_sweep.c does on one rank:
- * fails if the sweep's events limit stopped it or every configuration
- * failed. */
+ * fails if the progress callback stopped it, the sweep's events limit
+ * stopped it or every configuration failed. */
 static bool sweep_run(SimSweep *sw, const PlanSettings *s,
                       const HqsimOptions *o, GError **error)
 {
     g_autofree uint32_t *order = sim_sweep_schedule(sw);
     uint32_t threads =
         s->threads > 0 ? (uint32_t)s->threads : sim_pool_default_threads(1);
-    bool progress = o && o->progress;
-    sim_pool_run(order, sw->n_configs, threads, sweep_one, sw,
-                 progress ? sweep_progress : NULL, (gpointer)o);
+    SweepCall call = {sw, o, 0};
+    sim_pool_run(order, sw->n_configs, threads, sweep_one, &call,
+                 has_progress(o) ? sweep_progress : NULL, &call);
+    if (g_atomic_int_get(&call.stopped)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_CANCELLED,
+                    "sweep stopped by the progress callback");
+        return false;
+    }
     if (sim_sweep_budget_hit(sw))
         return sim_sweep_budget_fail(sw, error);
     uint32_t failed = 0;
@@ -569,5 +612,159 @@ char *hqsim_replay(const char *const *files, const HqsimOptions *o,
         cJSON_free(printed);
     }
     cJSON_Delete(rows);
+    return text;
+}
+
+/* ------------------------------------------------------------------------
+ * Validate
+ * ------------------------------------------------------------------------ */
+
+/* The public struct first, so that its address is the whole's. */
+typedef struct {
+    HqsimValidation pub;
+    GPtrArray *rows; /* SimValRow: the strings the public rows point to */
+} Validation;
+
+void hqsim_validation_free(HqsimValidation *v)
+{
+    if (!v)
+        return;
+    Validation *V = (Validation *)v;
+    for (uint32_t i = 0; i < v->n_rows; i++)
+        g_free(v->rows[i]);
+    g_free(v->rows);
+    g_free(v->dir);
+    g_free(v->gpu);
+    g_ptr_array_unref(V->rows);
+    g_free(V);
+}
+
+static HqsimValidationSummary summary_of(const SimValSummary *s)
+{
+    return (HqsimValidationSummary){
+        .n = s->n,
+        .over5 = s->over5,
+        .over15 = s->over15,
+        .within10 = s->within10,
+        .ends = s->ends,
+        .ends_within10 = s->ends_within10,
+        .median_abs_error = s->median_abs_err,
+        .max_abs_error = s->max_abs_err,
+        .median_end_error = s->median_end_err,
+    };
+}
+
+HqsimValidation *hqsim_validate(const char *dir, const HqsimOptions *o,
+                                GError **error)
+{
+    g_return_val_if_fail(dir, NULL);
+    g_auto(PlanSettings) s = {0};
+    if (!opts_read(&s, o, PLAN_CMD_VALIDATE, error))
+        return NULL;
+    g_autoptr(GpuModel) m = NULL;
+    GPtrArray *rows = plan_settings_validate(&s, dir, &m, error);
+    if (!rows)
+        return NULL;
+    Validation *V = g_new0(Validation, 1);
+    HqsimValidation *v = &V->pub;
+    V->rows = rows;
+    v->dir = g_strdup(dir);
+    v->gpu = g_strdup(m->name);
+    v->n_rows = rows->len;
+    v->rows = g_new0(HqsimValidationRow *, MAX(rows->len, 1));
+    for (guint i = 0; i < rows->len; i++) {
+        const SimValRow *r = g_ptr_array_index(rows, i);
+        HqsimValidationRow *p = v->rows[i] = g_new0(HqsimValidationRow, 1);
+        *p = (HqsimValidationRow){
+            .id = r->id,
+            .category = r->category,
+            .measures = r->measures,
+            .calibration = r->calibration,
+            .skipped = r->skipped,
+            .processes = r->processes,
+            .ops = r->ops,
+            .iterations = r->iterations,
+            .measured_ms = r->meas_ms,
+            .predicted_ms = r->pred_ms,
+            .error = r->err,
+            .end_error = r->end_err,
+            .ends = r->ends,
+            .ends_within10 = r->ends_within10,
+        };
+    }
+    SimValSummary pred = sim_validate_summary(rows, false);
+    SimValSummary cal = sim_validate_summary(rows, true);
+    v->prediction = summary_of(&pred);
+    v->calibration = summary_of(&cal);
+    return v;
+}
+
+HqsimValidationSummary hqsim_validation_summary(const HqsimValidation *v,
+                                                gboolean calibration,
+                                                const char *category)
+{
+    g_return_val_if_fail(v, (HqsimValidationSummary){0});
+    const Validation *V = (const Validation *)v;
+    SimValSummary s =
+        sim_validate_summary_of(V->rows, calibration != FALSE, category);
+    return summary_of(&s);
+}
+
+static cJSON *summary_json(const HqsimValidationSummary *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", s->n);
+    cJSON_AddNumberToObject(o, "over5", s->over5);
+    cJSON_AddNumberToObject(o, "over15", s->over15);
+    cJSON_AddNumberToObject(o, "within10", s->within10);
+    cJSON_AddNumberToObject(o, "ends", s->ends);
+    cJSON_AddNumberToObject(o, "ends_within10", s->ends_within10);
+    cJSON_AddNumberToObject(o, "median_abs_error", s->median_abs_error);
+    cJSON_AddNumberToObject(o, "max_abs_error", s->max_abs_error);
+    cJSON_AddNumberToObject(o, "median_end_error", s->median_end_error);
+    return o;
+}
+
+/* A text or null. */
+static cJSON *text_or_null(const char *s)
+{
+    return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+char *hqsim_validation_json(const HqsimValidation *v)
+{
+    g_return_val_if_fail(v, NULL);
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "dir", v->dir);
+    cJSON_AddStringToObject(doc, "gpu", v->gpu);
+    cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
+    for (uint32_t i = 0; i < v->n_rows; i++) {
+        const HqsimValidationRow *r = v->rows[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", r->id);
+        cJSON_AddItemToObject(o, "category", text_or_null(r->category));
+        cJSON_AddItemToObject(o, "measures", text_or_null(r->measures));
+        cJSON_AddStringToObject(o, "role",
+                                r->calibration ? "calibration" : "prediction");
+        cJSON_AddItemToObject(o, "skipped", text_or_null(r->skipped));
+        cJSON_AddNumberToObject(o, "processes", r->processes);
+        cJSON_AddNumberToObject(o, "ops", r->ops);
+        cJSON_AddNumberToObject(o, "iterations", r->iterations);
+        cJSON_AddNumberToObject(o, "measured_ms", r->measured_ms);
+        cJSON_AddNumberToObject(o, "predicted_ms", r->predicted_ms);
+        cJSON_AddNumberToObject(o, "error", r->error);
+        cJSON_AddNumberToObject(o, "end_error", r->end_error);
+        cJSON_AddNumberToObject(o, "ends", r->ends);
+        cJSON_AddNumberToObject(o, "ends_within10", r->ends_within10);
+        cJSON_AddItemToArray(rows, o);
+    }
+    cJSON_AddItemToObject(doc, "prediction", summary_json(&v->prediction));
+    cJSON_AddItemToObject(doc, "calibration", summary_json(&v->calibration));
+    /* The caller frees with hqsim_free (g_free): copy out of cJSON's
+     * allocator. */
+    char *printed = cJSON_Print(doc);
+    char *text = g_strdup(printed);
+    cJSON_free(printed);
+    cJSON_Delete(doc);
     return text;
 }

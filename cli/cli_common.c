@@ -133,8 +133,8 @@ static void progress_status(const CliProgress *c, const SimProgress *p,
             c->max_events, c->placements);
 }
 
-/* The SimOptions.progress hook. */
-static void cli_progress_cb(void *data, const SimProgress *p)
+/* The SimOptions.progress hook.  It never stops the run (SIGINT does). */
+static bool cli_progress_cb(void *data, const SimProgress *p)
 {
     CliProgress *c = data;
     gint64 now = g_get_monotonic_time();
@@ -148,20 +148,21 @@ static void cli_progress_cb(void *data, const SimProgress *p)
          * runs together), the redrawn line from each run's. */
         if (c->style == CLI_PROGRESS_REDRAWN)
             c->start_us = c->last_us = 0;
-        return;
+        return true;
     }
     if (c->style == CLI_PROGRESS_LINES) {
         if (!sim_cli_status_due(c->start_us, c->last_us, now, c->always))
-            return;
+            return true;
         progress_status(c, p, now);
     } else {
         if (!c->always && (now - c->start_us < PROGRESS_DELAY_US ||
                            now - c->last_us < PROGRESS_PERIOD_US))
-            return;
+            return true;
         progress_redraw(c, p);
     }
     c->last_us = now;
     fflush(stderr);
+    return true;
 }
 
 /* A terminal gets the redrawn line, anything else the status lines unless

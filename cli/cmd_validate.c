@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "error.h"
 #include "outfile.h"
@@ -134,43 +135,28 @@ static void summary(GPtrArray *rows, GString *o)
 
 int sim_cmd_validate(int argc, char **argv)
 {
-    char *gpu = NULL, *filter = NULL, *markdown = NULL, *models = NULL;
-    gboolean measured_blocks = FALSE;
-    GOptionEntry entries[] = {
-        {"gpu", 'g', 0, G_OPTION_ARG_STRING, &gpu,
-         "GPU model to predict with (default h100-sxm)", "MODEL"},
-        {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models,
-         "Folder of GPU model files", "DIR"},
-        {"filter", 'f', 0, G_OPTION_ARG_STRING, &filter,
-         "Only experiments whose id matches this regular expression", "RE"},
-        {"measured-block-times", 0, 0, G_OPTION_ARG_NONE, &measured_blocks,
-         "Give timer kernels their measured median block time instead of "
-         "the nominal one (separates input errors from scheduling errors)",
-         NULL},
-        {"markdown", 0, 0, G_OPTION_ARG_FILENAME, &markdown,
-         "Also write the table as Markdown to FILE", "FILE"},
-        G_OPTION_ENTRY_NULL};
+    g_auto(PlanSettings) o = {0};
+    g_auto(GStrv) dirs = NULL;
     int status = 0;
-    if (!sim_cli_parse("validate", "[DIR]",
-                       "Replays every measured experiment in DIR (default "
-                       "traces/measured/h100) with the same host calls at "
-                       "the same times, and compares makespans and op end "
-                       "times with the measurements.",
-                       entries, &argc, &argv, &status))
+    if (!sim_cli_parse_settings(
+            "validate", "[DIR]",
+            "Replays every measured experiment in DIR (default "
+            "traces/measured/h100) with the same host calls at the same "
+            "times, and compares makespans and op end times with the "
+            "measurements.",
+            &o, PLAN_CMD_VALIDATE, &dirs, &argc, &argv, &status))
         return status;
     g_autoptr(GError) error = NULL;
-    g_autofree char *dir = argc > 1
-                               ? g_strdup(argv[1])
+    g_autofree char *dir = dirs && dirs[0]
+                               ? g_strdup(dirs[0])
 #ifdef HQSIM_SOURCE_DIR
                                : g_build_filename(HQSIM_SOURCE_DIR, "traces",
                                                   "measured", "h100", NULL);
 #else
                                : g_strdup("traces/measured/h100");
 #endif
-    g_autoptr(GpuModel) m =
-        sim_gpu_model_find(gpu ? gpu : "h100-sxm", models, &error);
-    GPtrArray *rows =
-        m ? sim_validate(dir, m, filter, measured_blocks, &error) : NULL;
+    g_autoptr(GpuModel) m = NULL;
+    g_autoptr(GPtrArray) rows = plan_settings_validate(&o, dir, &m, &error);
     if (rows) {
         g_autoptr(GString) out = g_string_new(NULL);
         g_string_append_printf(out, "hqsim validate: %s against %s (%s)\n\n",
@@ -181,20 +167,15 @@ int sim_cmd_validate(int argc, char **argv)
         g_string_append_c(out, '\n');
         summary(rows, out);
         fputs(out->str, stdout);
-        if (markdown) {
+        if (o.markdown) {
             g_autoptr(GString) md = g_string_new(NULL);
             table(rows, md, true);
             g_string_append_c(md, '\n');
             by_category(rows, md, true);
             g_string_append_c(md, '\n');
             summary(rows, md);
-            sim_write_file_atomic(markdown, md->str, md->len, &error);
+            sim_write_file_atomic(o.markdown, md->str, md->len, &error);
         }
-        g_ptr_array_free(rows, TRUE);
     }
-    g_free(gpu);
-    g_free(filter);
-    g_free(markdown);
-    g_free(models);
     return error ? sim_cli_report_error(error) : 0;
 }

@@ -2,8 +2,10 @@
  * NVIDIA GPU (time-slicing or MPS), from a scenario or profiler traces.
  *
  * This header is the whole public surface: it includes no internal header,
- * and every type it names is opaque, so a program built against it keeps
- * working when the engine's structures change.  Build with
+ * and every type it names is opaque but the validation's plain result
+ * structures (HqsimValidation*, read-only, allocated by the library), so a
+ * program built against it keeps working when the engine's structures
+ * change.  Build with
  *     cc prog.c -Iinclude $(pkg-config --cflags glib-2.0) build/libhqsim.so
  *
  * What it does is what the command line does, through the same code:
@@ -12,6 +14,7 @@
  *   hqsim_sweep    = `hqsim sweep FILE... [options]`
  *   hqsim_import   = `hqsim import FILE... -o - [options]`
  *   hqsim_replay   = `hqsim replay FILE... [options]` (as JSON)
+ *   hqsim_validate = `hqsim validate DIR [options]`
  * Options are the commands' long options by name, values as text
  * (hqsim_options_set), and results give the numbers the commands print;
  * hqsim_result_json / hqsim_sweep_json are byte for byte the files that
@@ -52,9 +55,10 @@ extern "C" {
 /* This header's version: the major changes only when a declaration here
  * changes incompatibly (and then so does the library's soname). */
 #define HQSIM_API_MAJOR 1
-#define HQSIM_API_MINOR 1
+#define HQSIM_API_MINOR 2
 
-/* The library's version text ("1.0").  Returns: (transfer none). */
+/* The API version the library implements, "MAJOR.MINOR" ("1.2").
+ * Returns: (transfer none). */
 const char *hqsim_version(void);
 
 /* ------------------------------------------------------------------------
@@ -74,6 +78,7 @@ typedef enum {
     HQSIM_ERROR_NOFIT,       /* a kernel fits on no SM */
     HQSIM_ERROR_USAGE,       /* a bad option name or value */
     HQSIM_ERROR_LIMIT,       /* asks for more than a stated limit */
+    HQSIM_ERROR_CANCELLED,   /* stopped by its progress callback (1.2) */
 } HqsimErrorCode;
 
 /* ------------------------------------------------------------------------
@@ -121,9 +126,24 @@ gboolean hqsim_options_set(HqsimOptions *o, const char *name, const char *value,
 typedef void (*HqsimProgressFn)(uint64_t done, uint64_t total, void *data);
 
 /* Call @fn (NULL: none) with @data (not owned; it must outlive the runs
- * made with @o) as commands made with @o progress. */
+ * made with @o) as commands made with @o progress.  Replaces a callback
+ * set by hqsim_options_set_progress_stop. */
 void hqsim_options_set_progress(HqsimOptions *o, HqsimProgressFn fn,
                                 void *data);
+
+/* A progress callback that can stop the work (1.2): return TRUE to go on,
+ * FALSE to stop.  Called as HqsimProgressFn is. */
+typedef gboolean (*HqsimProgressStopFn)(uint64_t done, uint64_t total,
+                                        void *data);
+
+/* As hqsim_options_set_progress, but once @fn returns FALSE the command
+ * stops: a run at once (within SIM_PROGRESS_EVENTS engine events), a
+ * sweep once the configurations under way finish (no new one starts).
+ * It then fails with HQSIM_ERROR_CANCELLED, returns no result and writes
+ * no output file.  Replaces a callback set by hqsim_options_set_progress.
+ * (1.2) */
+void hqsim_options_set_progress_stop(HqsimOptions *o, HqsimProgressStopFn fn,
+                                     void *data);
 
 /* ------------------------------------------------------------------------
  * Work limits: `hqsim --limit NAME=N`, process-wide
@@ -268,6 +288,78 @@ char *hqsim_import(const char *const *files, const HqsimOptions *o,
  * Returns: (transfer full) (nullable): free with hqsim_free(). */
 char *hqsim_replay(const char *const *files, const HqsimOptions *o,
                    GError **error);
+
+/* ------------------------------------------------------------------------
+ * Validating against measurements: `hqsim validate DIR` (1.2).  Options
+ * as the command's: "gpu" (default h100-sxm), "models-dir", "filter" (a
+ * regular expression on experiment ids), "measured-block-times".
+ * ------------------------------------------------------------------------ */
+
+/* One measured experiment, replayed (or skipped). */
+typedef struct {
+    char *id;             /* the experiment's id in the manifest */
+    char *category;       /* "contention/sm", "mps"... */
+    char *measures;       /* what it measures (the manifest's words) */
+    gboolean calibration; /* TRUE: used to derive the model's values
+                             (fitted); FALSE: a prediction */
+    char *skipped;        /* why it was not replayed; NULL: replayed */
+    uint32_t processes, ops, iterations;
+    double measured_ms;     /* median over iterations of the makespan */
+    double predicted_ms;    /* the same, simulated */
+    double error;           /* median over iterations of (predicted -
+                             measured) / measured */
+    double end_error;       /* median over GPU ops of |end time error| /
+                             the iteration's measured span */
+    uint32_t ends;          /* GPU op end times compared */
+    uint32_t ends_within10; /* of which within 10% of the span */
+} HqsimValidationRow;
+
+/* Over the replayed experiments of one role (and category). */
+typedef struct {
+    uint32_t n;                             /* experiments */
+    uint32_t over5, over15, within10;       /* |error| > 5%, > 15%, <= 10% */
+    uint32_t ends, ends_within10;           /* as in the rows, summed */
+    double median_abs_error, max_abs_error; /* of |error| */
+    double median_end_error;                /* median of the rows' end_error
+                                           (medians: NaN when n is 0) */
+} HqsimValidationSummary;
+
+/* Every experiment of the data set, in the manifest's order, and the
+ * summaries the command prints.  The structures are read-only; they
+ * change only with the major version. */
+typedef struct {
+    char *dir; /* the data set */
+    char *gpu; /* the model's name ("h100-sxm") */
+    uint32_t n_rows;
+    HqsimValidationRow **rows; /* (transfer none): n_rows rows */
+    HqsimValidationSummary prediction, calibration;
+} HqsimValidation;
+
+/* `hqsim validate DIR`: replay every measured experiment of data set @dir
+ * (a folder with a manifest.json: traces/measured/h100 of the source
+ * tree) with the same host calls at the same times, and compare
+ * makespans and op end times with the measurements.
+ * Returns: (transfer full) (nullable): free with hqsim_validation_free(),
+ * which frees the rows and their strings with it. */
+HqsimValidation *hqsim_validate(const char *dir, const HqsimOptions *o,
+                                GError **error);
+void hqsim_validation_free(HqsimValidation *v); /* NULL is fine */
+
+/* The summary over the replayed experiments of @category ("contention/":
+ * every category under it; NULL: all), fitted (@calibration TRUE) or
+ * predicted: a line of `hqsim validate`'s per-category table. */
+HqsimValidationSummary hqsim_validation_summary(const HqsimValidation *v,
+                                                gboolean calibration,
+                                                const char *category);
+
+/* The whole validation as JSON: {"dir", "gpu", "rows": [{id, category,
+ * measures, role ("calibration" or "prediction"), skipped (null: replayed),
+ * processes, ops, iterations, measured_ms, predicted_ms, error,
+ * end_error, ends, ends_within10}], "prediction": {summary},
+ * "calibration": {summary}}, the summaries' keys those of
+ * HqsimValidationSummary.
+ * Returns: (transfer full): free with hqsim_free(). */
+char *hqsim_validation_json(const HqsimValidation *v);
 
 /* Free a string this API returned (transfer full).  NULL is fine. */
 void hqsim_free(void *p);

@@ -15,6 +15,7 @@
 #define IMPORT PLAN_CMD_IMPORT
 #define REPLAY PLAN_CMD_REPLAY
 #define SWEEP PLAN_CMD_SWEEP
+#define VALIDATE PLAN_CMD_VALIDATE
 #define ALL (RUN | SWEEP)
 #define AT(field) offsetof(PlanSettings, field)
 
@@ -33,6 +34,8 @@ static const PlanOption rows[] = {
      false},
     {"gpu", 'g', REPLAY, PLAN_ARG_TEXT, AT(gpu), "MODEL",
      "GPU model (default: the one closest to the traced GPU)", false},
+    {"gpu", 'g', VALIDATE, PLAN_ARG_TEXT, AT(gpu), "MODEL",
+     "GPU model to predict with (default h100-sxm)", false},
     {"output", 'o', IMPORT, PLAN_ARG_FILE, AT(output), "FILE",
      "Write the native scenario to FILE ('-' for stdout); written to a "
      "temporary name and renamed",
@@ -41,8 +44,9 @@ static const PlanOption rows[] = {
      "Read every file as F (hqsim, nvprof, nsys-csv, nsys-sqlite, ncu, "
      "kineto) instead of detecting it from its content",
      false},
-    {"models-dir", 0, ALL | IMPORT | REPLAY, PLAN_ARG_FILE, AT(models_dir),
-     "DIR", "Folder of GPU model files (default: the bundled models/)", false},
+    {"models-dir", 0, ALL | IMPORT | REPLAY | VALIDATE, PLAN_ARG_FILE,
+     AT(models_dir), "DIR",
+     "Folder of GPU model files (default: the bundled models/)", false},
     {"mode", 'm', PLAN_CMD_RUN, PLAN_ARG_TEXT, AT(mode), "MODE",
      "How processes share the GPU: %s", false},
     {"modes", 'm', PLAN_CMD_COMPARE | SWEEP, PLAN_ARG_TEXT, AT(modes), "M1,M2",
@@ -148,6 +152,15 @@ static const PlanOption rows[] = {
      false},
     {"each", 0, REPLAY, PLAN_ARG_FLAG, AT(each), NULL,
      "Replay each file on its own (default: all files as one workload)", false},
+    {"filter", 'f', VALIDATE, PLAN_ARG_TEXT, AT(filter), "RE",
+     "Only experiments whose id matches this regular expression", false},
+    {"measured-block-times", 0, VALIDATE, PLAN_ARG_FLAG, AT(measured_blocks),
+     NULL,
+     "Give timer kernels their measured median block time instead of "
+     "the nominal one (separates input errors from scheduling errors)",
+     false},
+    {"markdown", 0, VALIDATE, PLAN_ARG_FILE, AT(markdown), "FILE",
+     "Also write the table as Markdown to FILE", true},
     {"quiet", 'q', ALL | IMPORT, PLAN_ARG_FLAG, AT(quiet), NULL,
      "No text summary, table or import summary on stdout, and no status "
      "lines of a long run on stderr",
@@ -217,7 +230,8 @@ const PlanOption *plan_opt_find(const char *name, PlanCommand command)
 
 bool plan_opt_known(const char *name)
 {
-    return plan_opt_find(name, RUN | SWEEP | IMPORT | REPLAY) != NULL;
+    return plan_opt_find(name, RUN | SWEEP | IMPORT | REPLAY | VALIDATE) !=
+           NULL;
 }
 
 static bool numeric(PlanArgType t)
@@ -562,4 +576,17 @@ bool plan_settings_replay(const PlanSettings *s, char *const *files,
         sim_replay_stats_clear(&st);
     }
     return true;
+}
+
+GPtrArray *plan_settings_validate(const PlanSettings *s, const char *dir,
+                                  GpuModel **model, GError **error)
+{
+    *model =
+        sim_gpu_model_find(s->gpu ? s->gpu : "h100-sxm", s->models_dir, error);
+    GPtrArray *exps =
+        *model ? sim_validate(dir, *model, s->filter, s->measured_blocks, error)
+               : NULL;
+    if (!exps)
+        g_clear_pointer(model, sim_gpu_model_free);
+    return exps;
 }

@@ -1,5 +1,6 @@
 /* options.h -- the one table of the options of the commands that read
- * workloads (`run`, `compare`, `sweep`, `import`, `replay`), shared by
+ * workloads (`run`, `compare`, `sweep`, `import`, `replay`, `validate`),
+ * shared by
  * the command line (cli/), the C API (api/hqsim.c) and, through `hqsim
  * COMMAND --help`, the man page and the bash completion
  * (tests/test_e2e_options.c checks the three list the table's options).
@@ -30,6 +31,7 @@
 #include "scenario.h"
 #include "slo.h"
 #include "sweep.h"
+#include "validate.h"
 
 /* The commands, as bits of PlanOption.commands. */
 typedef enum {
@@ -38,6 +40,7 @@ typedef enum {
     PLAN_CMD_SWEEP = 1u << 2,
     PLAN_CMD_IMPORT = 1u << 3,
     PLAN_CMD_REPLAY = 1u << 4,
+    PLAN_CMD_VALIDATE = 1u << 5,
 } PlanCommand;
 
 /* How an option's text is read (plan_opt_set). */
@@ -96,6 +99,10 @@ typedef struct {
     char **process; /* import --process P..., NULL-terminated */
     double launch_latency_us, from_ms, to_ms; /* when given (below) */
     bool pin_held, each;
+    /* validate */
+    char *filter;         /* --filter RE: experiments whose id matches */
+    bool measured_blocks; /* --measured-block-times */
+    char *markdown;       /* --markdown FILE */
     /* given[i]: row i of the table was set (for options whose every value
      * means something, such as --from-ms 0) */
     bool given[PLAN_MAX_OPTIONS];
@@ -187,6 +194,14 @@ bool plan_settings_replay(const PlanSettings *s, char *const *files,
                           void (*row)(const char *name,
                                       const SimReplayStats *st, void *data),
                           void *data, GError **error);
+
+/* `validate`: replay every measured experiment of data set @dir (a
+ * folder with a manifest.json, sim/validate.h) that --filter keeps, on
+ * --gpu (default h100-sxm).  *model (transfer full) gets the model.
+ * Returns: (transfer full) (nullable): a GPtrArray of SimValRow, in the
+ * manifest's order. */
+GPtrArray *plan_settings_validate(const PlanSettings *s, const char *dir,
+                                  GpuModel **model, GError **error);
 
 /* Write the output files the settings name (--json, --csv, --perfetto,
  * --picture, --report) for one run or a comparison of @n runs: all of

@@ -1215,10 +1215,14 @@ static uint64_t count_gpu_ops(const Engine *E)
     return total;
 }
 
-static void report_progress(const Engine *E, bool finished)
+/* Tell the progress hook where the run stands; it may stop the run. */
+static void report_progress(Engine *E, bool finished)
 {
     SimProgress p = {E->now, E->n_events, E->ops_done, finished, E->ops_total};
-    E->opt.progress(E->opt.progress_data, &p);
+    if (!E->opt.progress(E->opt.progress_data, &p))
+        fail(E, SIM_ERROR_CANCELLED,
+             "stopped by the progress callback at %.3f ms of simulated time",
+             sim_time_to_ms(E->now));
 }
 
 /* The limits one run stops at (bounds.h). */
@@ -1356,8 +1360,11 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
         E.now = ev->when;
         sim_eventq_pop(&E.q);
         E.n_events++;
-        if (E.opt.progress && E.n_events % SIM_PROGRESS_EVENTS == 0)
+        if (E.opt.progress && E.n_events % SIM_PROGRESS_EVENTS == 0) {
             report_progress(&E, false);
+            if (E.error)
+                break;
+        }
         handle(&E, ev);
         if (E.error)
             break;
@@ -1391,6 +1398,8 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
                 g_error_new(SIM_ERROR, SIM_ERROR_DEADLOCK, "%s", msg->str);
         }
     }
+    if (!E.error && E.opt.progress)
+        report_progress(&E, true);
     SimResult *r = E.res;
     if (E.error) {
         g_propagate_error(error, E.error);
@@ -1398,8 +1407,6 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
         sim_result_free(r);
         return NULL;
     }
-    if (E.opt.progress)
-        report_progress(&E, true);
     result_finish(&E);
     engine_free(&E);
     return r;

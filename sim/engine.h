@@ -67,9 +67,11 @@ typedef struct {
                                   after every instant (tests; slow) */
     /* Optional hook (NULL: none), called from the event loop every
      * SIM_PROGRESS_EVENTS events and once at the end, with @progress_data.
-     * It observes only: it must not touch the engine or the scenario.  Its
-     * cost is one counter test per event. */
-    void (*progress)(void *data, const SimProgress *p);
+     * It observes only: it must not touch the engine or the scenario.  It
+     * returns false to stop the run, which then fails with
+     * SIM_ERROR_CANCELLED (the C API's caller stopping it).  Its cost is
+     * one counter test per event. */
+    bool (*progress)(void *data, const SimProgress *p);
     void *progress_data;
     /* Optional (NULL: none): an events limit this run shares with others
      * (a sweep's configurations, bounds.h), on top of its own. */

@@ -25,6 +25,8 @@ typedef enum {
     SIM_ERROR_USAGE,       /* bad command line */
     SIM_ERROR_LIMIT,       /* asks for more than a stated limit
                               (sim/bounds.h; --limit NAME=N raises it) */
+    SIM_ERROR_CANCELLED,   /* stopped by its progress hook (the C API's
+                              caller) */
 } SimErrorCode;
 
 #endif /* SIM_ERROR_H */

@@ -366,6 +366,178 @@ static void test_progress(void **state)
     hqsim_options_free(o);
 }
 
+/* Stops after @data calls (the count of calls so far goes in first). */
+typedef struct {
+    uint32_t calls, stop_at;
+    uint64_t done, total;
+} Stopper;
+
+static gboolean stop_after(uint64_t done, uint64_t total, void *data)
+{
+    Stopper *s = data;
+    s->calls++;
+    s->done = done;
+    s->total = total;
+    return s->calls < s->stop_at;
+}
+
+/* A callback that returns FALSE stops the work: a run at its next
+ * progress call (every 65536 engine events), mid-way, a sweep before its
+ * next configuration; both fail with HQSIM_ERROR_CANCELLED, no result and
+ * no output file.  Returning TRUE changes nothing. */
+static void test_progress_stop(void **state)
+{
+    (void)state;
+    char *dir = g_dir_make_tmp("hqsim-api-XXXXXX", NULL);
+    char *json_path = g_build_filename(dir, "out.json", NULL);
+    /* 4 processes x 4000 iterations: far more than 65536 events. */
+    HqsimOptions *o = opts((const char *const[]){
+        "iterations", "4000", "json", json_path, "mode", "mps", NULL});
+    Stopper st = {0, 1, 0, 0};
+    hqsim_options_set_progress_stop(o, stop_after, &st);
+    GError *e = NULL;
+    assert_null(hqsim_run(workload, o, &e));
+    assert_non_null(e);
+    assert_int_equal(e->code, HQSIM_ERROR_CANCELLED);
+    assert_non_null(strstr(e->message, "progress callback"));
+    g_error_free(e);
+    e = NULL;
+    assert_int_equal(st.calls, 1);
+    assert_true(st.done > 0 && st.done < st.total);
+    assert_false(g_file_test(json_path, G_FILE_TEST_EXISTS));
+
+    /* A sweep on one thread: the first configuration's call stops it. */
+    HqsimOptions *w = opts((const char *const[]){"processes", "1-3", "threads",
+                                                 "1", "modes", "mps", NULL});
+    Stopper sw = {0, 1, 0, 0};
+    hqsim_options_set_progress_stop(w, stop_after, &sw);
+    assert_null(hqsim_sweep(workload, w, &e));
+    assert_non_null(e);
+    assert_int_equal(e->code, HQSIM_ERROR_CANCELLED);
+    g_error_free(e);
+    e = NULL;
+    assert_int_equal(sw.calls, 1);
+    assert_int_equal(sw.done, 1);
+    assert_int_equal(sw.total, 3);
+    /* Going on to the end: the sweep completes, the last call at 3 of 3. */
+    sw = (Stopper){0, UINT32_MAX, 0, 0};
+    HqsimSweep *s = hqsim_sweep(workload, w, &e);
+    assert_null(e);
+    assert_non_null(s);
+    assert_int_equal(sw.done, 3);
+    hqsim_sweep_free(s);
+    hqsim_options_free(w);
+    hqsim_options_free(o);
+    assert_int_equal(g_rmdir(dir), 0);
+    g_free(json_path);
+    g_free(dir);
+}
+
+/* Validation against the measured H100 data bundled in the tree: a few
+ * experiments through the "filter" option (three predictions of the
+ * connections category, one calibration, one excluded with its reason in
+ * calibration.txt).  Every row is in the result with its role, the
+ * summaries count what the rows say, the JSON holds the same numbers,
+ * and bad input fails as the command does. */
+static void test_validate(void **state)
+{
+    (void)state;
+    const char *data = SRC "traces/measured/h100";
+    HqsimOptions *o = opts((const char *const[]){
+        "filter", "^hq_df32_c(1|2|4)$|^cp_bidir$|^ts2_full$", NULL});
+    GError *e = NULL;
+    HqsimValidation *v = hqsim_validate(data, o, &e);
+    assert_null(e);
+    assert_non_null(v);
+    assert_string_equal(v->gpu, "h100-sxm");
+    assert_string_equal(v->dir, data);
+    assert_int_equal(v->n_rows, 5);
+    uint32_t pred = 0, cal = 0, skipped = 0;
+    double max_err = 0;
+    for (uint32_t i = 0; i < v->n_rows; i++) {
+        const HqsimValidationRow *r = v->rows[i];
+        if (r->skipped) {
+            /* calibration.txt's "!ts2_full reason" line */
+            assert_string_equal(r->id, "ts2_full");
+            assert_non_null(strstr(r->skipped, "switch cost"));
+            skipped++;
+            continue;
+        }
+        assert_true(r->measured_ms > 0 && r->predicted_ms > 0);
+        assert_true(r->ends > 0 && r->ends_within10 <= r->ends);
+        assert_true(r->processes >= 1 && r->iterations >= 1);
+        if (r->calibration) {
+            assert_string_equal(r->id, "cp_bidir");
+            assert_string_equal(r->category, "copies");
+            cal++;
+        } else {
+            assert_string_equal(r->category, "connections");
+            max_err = fmax(max_err, fabs(r->error));
+            pred++;
+        }
+    }
+    assert_int_equal(pred, 3);
+    assert_int_equal(cal, 1);
+    assert_int_equal(skipped, 1);
+    assert_int_equal(v->prediction.n, 3);
+    assert_int_equal(v->calibration.n, 1);
+    assert_true(v->prediction.max_abs_error == max_err);
+    HqsimValidationSummary c =
+        hqsim_validation_summary(v, FALSE, "connections");
+    assert_int_equal(c.n, 3);
+    assert_true(c.median_abs_error == v->prediction.median_abs_error);
+    assert_int_equal(hqsim_validation_summary(v, TRUE, "connections").n, 0);
+    assert_int_equal(hqsim_validation_summary(v, TRUE, NULL).n, 1);
+
+    char *json = hqsim_validation_json(v);
+    cJSON *doc = cJSON_Parse(json);
+    assert_non_null(doc);
+    const cJSON *rows = cJSON_GetObjectItem(doc, "rows");
+    assert_int_equal(cJSON_GetArraySize(rows), 5);
+    for (uint32_t i = 0; i < v->n_rows; i++) {
+        const cJSON *j = cJSON_GetArrayItem(rows, (int)i);
+        assert_string_equal(cJSON_GetObjectItem(j, "id")->valuestring,
+                            v->rows[i]->id);
+        assert_string_equal(cJSON_GetObjectItem(j, "role")->valuestring,
+                            v->rows[i]->calibration ? "calibration"
+                                                    : "prediction");
+        if (!v->rows[i]->skipped)
+            assert_close(num(j, "predicted_ms"), v->rows[i]->predicted_ms);
+    }
+    assert_int_equal(num(cJSON_GetObjectItem(doc, "prediction"), "n"), 3);
+    cJSON_Delete(doc);
+    hqsim_free(json);
+    hqsim_validation_free(v);
+
+    /* --markdown is the command line's alone; a bad regular expression,
+     * a missing data set and an unknown model fail. */
+    assert_false(hqsim_options_set(o, "markdown", "x.md", &e));
+    assert_usage(e, "'markdown'");
+    e = NULL;
+    assert_true(hqsim_options_set(o, "filter", "(", NULL));
+    assert_null(hqsim_validate(data, o, &e));
+    assert_usage(e, "--filter");
+    e = NULL;
+    assert_true(hqsim_options_set(o, "filter", NULL, NULL));
+    assert_null(hqsim_validate(SRC "tests/data/no-such-dir", o, &e));
+    assert_int_equal(e->code, HQSIM_ERROR_IO);
+    assert_non_null(strstr(e->message, "manifest.json"));
+    g_error_free(e);
+    e = NULL;
+    assert_true(hqsim_options_set(o, "gpu", "no-such-gpu", NULL));
+    assert_null(hqsim_validate(data, o, &e));
+    assert_non_null(e);
+    assert_non_null(strstr(e->message, "no-such-gpu"));
+    g_error_free(e);
+    e = NULL;
+    /* A run's option is not validate's. */
+    assert_true(hqsim_options_set(o, "gpu", NULL, NULL));
+    assert_true(hqsim_options_set(o, "processes", "2", NULL));
+    assert_null(hqsim_validate(data, o, &e));
+    assert_usage(e, "'processes'");
+    hqsim_options_free(o);
+}
+
 /* A work limit set through the API stops a run that needs more, with the
  * command line's message; reset, the run goes through. */
 static void test_limits(void **state)
@@ -375,7 +547,9 @@ static void test_limits(void **state)
     assert_true(hqsim_limit_set("ops", "10", &e));
     assert_null(hqsim_run(workload, NULL, &e));
     assert_non_null(e);
-    /* (The scenario reader reports it, as a field out of bounds.) */
+    /* The scenario reader finds it, at the line of the ops, and reports
+     * it as a limit, not as a bad field. */
+    assert_int_equal(e->code, HQSIM_ERROR_LIMIT);
     assert_non_null(strstr(e->message, "b-mps-lower-util-faster.json:8:"));
     assert_non_null(strstr(e->message, "(limit 'ops' = 10; raise it with "
                                        "--limit ops=N)"));
@@ -469,6 +643,8 @@ int main(void)
         cmocka_unit_test(test_progress),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_import_replay),
+        cmocka_unit_test(test_progress_stop),
+        cmocka_unit_test(test_validate),
     };
     assert_non_null(hqsim_version());
     return cmocka_run_group_tests(tests, NULL, NULL);

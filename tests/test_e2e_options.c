@@ -1,5 +1,5 @@
 /* test_e2e_options.c -- one table of options (plan/options.h) behind
- * `hqsim run|compare|sweep|import|replay --help`, the man page (doc/man.sh, generated
+ * `hqsim run|compare|sweep|import|replay|validate --help`, the man page (doc/man.sh, generated
  * from --help) and the bash completion (contrib/hqsim.bash, from --help
  * at completion time): each lists exactly the table's long options for
  * the command (GOption's own --help aside), and --help shows each row's
@@ -23,7 +23,7 @@ static const struct {
 } commands[] = {
     {"run", PLAN_CMD_RUN},       {"compare", PLAN_CMD_COMPARE},
     {"sweep", PLAN_CMD_SWEEP},   {"import", PLAN_CMD_IMPORT},
-    {"replay", PLAN_CMD_REPLAY},
+    {"replay", PLAN_CMD_REPLAY}, {"validate", PLAN_CMD_VALIDATE},
 };
 
 /* g_ptr_array_sort passes pointers to the elements; sort(1) in the C

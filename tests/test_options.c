@@ -18,9 +18,9 @@
 #include "sweep_report.h"
 #include "viz.h"
 
-static const PlanCommand commands[] = {PLAN_CMD_RUN, PLAN_CMD_COMPARE,
-                                       PLAN_CMD_SWEEP, PLAN_CMD_IMPORT,
-                                       PLAN_CMD_REPLAY};
+static const PlanCommand commands[] = {PLAN_CMD_RUN,    PLAN_CMD_COMPARE,
+                                       PLAN_CMD_SWEEP,  PLAN_CMD_IMPORT,
+                                       PLAN_CMD_REPLAY, PLAN_CMD_VALIDATE};
 
 /* One row per long name and per short name within each command; every
  * row has help, and a number has a range row (sim/optrange.c). */

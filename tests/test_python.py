@@ -139,12 +139,76 @@ class Binding(unittest.TestCase):
         self.assertGreater(seen[-1][1], 0)
         self.assertEqual(got, cli("run", WORKERS))
 
+    def test_progress_exception(self):
+        # An exception in the callback stops the run at that call and is
+        # raised again by the call; no output file is written.
+        class Stop(Exception):
+            pass
+        seen = []
+
+        def stop(done, total):
+            seen.append((done, total))
+            raise Stop("enough at %d of %d" % (done, total))
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(Stop) as ctx:
+                hqsim.run(WORKERS, iterations=4000, json=d + "/r.json",
+                          progress=stop)
+            self.assertEqual(os.listdir(d), [])
+        self.assertEqual(len(seen), 1)
+        done, total = seen[0]
+        self.assertTrue(0 < done < total)
+        self.assertIn("enough at", str(ctx.exception))
+        # A sweep stops before its next configuration.
+        seen = []
+        with self.assertRaises(Stop):
+            hqsim.sweep(WORKERS, processes="1-3", modes="mps", threads=1,
+                        progress=stop)
+        self.assertEqual(seen, [(1, 3)])
+        # The library is left as it was: the next call runs through.
+        self.assertEqual(hqsim.run(WORKERS), cli("run", WORKERS))
+
+    def test_validate(self):
+        # `hqsim validate` on bundled measured data: the table's numbers,
+        # row by row, and its summary line.
+        data, pick = "traces/measured/h100", "^hq_df32_c(1|2|4)$|^cp_bidir$"
+        got = hqsim.validate(data, filter=pick)
+        out = subprocess.run([HQSIM, "validate", data, "--filter", pick],
+                             cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.splitlines()
+        table = [line.split() for line in out[3:3 + len(got["rows"])]]
+        self.assertEqual(got["gpu"], "h100-sxm")
+        self.assertEqual(len(got["rows"]), 4)
+        for r, t in zip(got["rows"], table):
+            role = "calib" if r["role"] == "calibration" else "valid"
+            self.assertEqual([r["id"], r["category"], role,
+                              str(r["processes"])], t[:4])
+            self.assertEqual("%.3f" % r["measured_ms"], t[4])
+            self.assertEqual("%.3f" % r["predicted_ms"], t[5])
+            self.assertEqual("%+.1f%%" % (100 * r["error"]), t[6])
+            self.assertIsNone(r["skipped"])
+        p = got["prediction"]
+        self.assertEqual(p["n"], 3)
+        c = got["calibration"]
+        self.assertIn("prediction : 3 experiments; makespan error median "
+                      "%.1f%%, largest %.1f%%" % (100 * p["median_abs_error"],
+                                                  100 * p["max_abs_error"]),
+                      "\n".join(out))
+        self.assertIn("calibration: 1 experiments; makespan error median "
+                      "%.1f%%" % (100 * c["median_abs_error"]),
+                      "\n".join(out))
+        self.assertEqual(got["calibration"]["n"], 1)
+        with self.assertRaises(hqsim.HqsimError) as ctx:
+            hqsim.validate("tests/data/no-such-dir")
+        self.assertEqual(ctx.exception.code, "io")
+        self.assertIn("manifest.json", ctx.exception.message)
+
     def test_limits(self):
         try:
             hqsim.set_limit("ops", 10)
             with self.assertRaises(hqsim.HqsimError) as ctx:
                 hqsim.run(WORKERS)
             self.assertIn("(limit 'ops' = 10;", ctx.exception.message)
+            self.assertEqual(ctx.exception.code, "limit")
         finally:
             hqsim.reset_limits()
         self.assertGreater(hqsim.run(WORKERS)["run"]["makespan_ms"], 0)

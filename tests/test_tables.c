@@ -82,6 +82,16 @@ static void test_share_mode_names(void **state)
         assert_int_equal(back, modes[i]);
         assert_non_null(sim_share_mode_phrase(modes[i]));
     }
+    /* What each mode decides: which processes are MPS clients (none, all,
+     * those that ask), and whether a thread percentage applies. */
+    for (int asks = 0; asks < 2; asks++) {
+        assert_false(sim_share_mode_mps(SIM_SHARE_TIMESLICE, asks));
+        assert_true(sim_share_mode_mps(SIM_SHARE_MPS, asks));
+        assert_int_equal(sim_share_mode_mps(SIM_SHARE_AS_SCENARIO, asks), asks);
+    }
+    assert_false(sim_share_mode_takes_pct(SIM_SHARE_TIMESLICE));
+    assert_true(sim_share_mode_takes_pct(SIM_SHARE_MPS));
+    assert_true(sim_share_mode_takes_pct(SIM_SHARE_AS_SCENARIO));
     char *help = sim_share_mode_help();
     assert_string_equal(help, "timeslice (own contexts), mps (MPS clients) "
                               "or scenario (as each process says)");

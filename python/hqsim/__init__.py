@@ -16,9 +16,12 @@ as plain dicts and lists.  Errors raise HqsimError, whose message names the
 file, line and field.  Output options write files as the command line does
 (json="out.json", picture="t.png", report="r.html"; sweep: plot=...).
 progress=f calls f(done, total) as the work goes (GPU ops of the run under
-way; a sweep's configurations).  set_limit("ops", "5M") raises one of the
-process-wide work limits (`hqsim --limit ops=5M`), reset_limits() restores
-them.
+way; a sweep's configurations); an exception f raises stops the work (a
+sweep once the configurations under way finish) and is raised again by
+the call, with no result and no output file.  set_limit("ops", "5M")
+raises one of the process-wide work limits (`hqsim --limit ops=5M`),
+reset_limits() restores them.  validate(DIR) is `hqsim validate DIR`:
+measured experiments replayed and compared, as dicts.
 
 The library is found through $HQSIM_LIB (a path to libhqsim.so), else
 build/libhqsim.so of the source tree this package sits in, else the
@@ -28,12 +31,12 @@ import ctypes
 import json
 import os
 
-__all__ = ["run", "compare", "sweep", "import_trace", "replay", "HqsimError",
-           "version", "set_limit", "reset_limits"]
+__all__ = ["run", "compare", "sweep", "import_trace", "replay", "validate",
+           "HqsimError", "version", "set_limit", "reset_limits"]
 
 # include/hqsim.h's HqsimErrorCode, in order.
 _CODES = ["io", "parse", "invalid", "unsupported", "deadlock", "nofit",
-          "usage", "limit"]
+          "usage", "limit", "cancelled"]
 
 
 class HqsimError(Exception):
@@ -42,7 +45,8 @@ class HqsimError(Exception):
     message: what went wrong, naming the file, line and field where there
     is one ("x.json:8: process 'a': field 'start_us': ...").
     code: "io", "parse", "invalid", "unsupported", "deadlock", "nofit",
-    "usage" (a bad option) or "limit".
+    "usage" (a bad option), "limit" or "cancelled" (stopped by a progress
+    callback).
     """
 
     def __init__(self, message, code):
@@ -57,8 +61,8 @@ class _GError(ctypes.Structure):
 
 
 _GErrorP = ctypes.POINTER(_GError)
-# include/hqsim.h's HqsimProgressFn.
-_PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64,
+# include/hqsim.h's HqsimProgressStopFn: FALSE stops the work.
+_PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64,
                              ctypes.c_void_p)
 
 
@@ -82,7 +86,7 @@ def _load():
         ("hqsim_options_new", vp, []),
         ("hqsim_options_free", None, [vp]),
         ("hqsim_options_set", ctypes.c_int, [vp, cp, cp, err]),
-        ("hqsim_options_set_progress", None, [vp, _PROGRESS, vp]),
+        ("hqsim_options_set_progress_stop", None, [vp, _PROGRESS, vp]),
         ("hqsim_limit_set", ctypes.c_int, [cp, cp, err]),
         ("hqsim_limits_reset", None, []),
         ("hqsim_run", vp, [cpp, vp, err]),
@@ -94,6 +98,9 @@ def _load():
         ("hqsim_sweep_free", None, [vp]),
         ("hqsim_import", vp, [cpp, vp, err]),
         ("hqsim_replay", vp, [cpp, vp, err]),
+        ("hqsim_validate", vp, [cp, vp, err]),
+        ("hqsim_validation_json", vp, [vp]),
+        ("hqsim_validation_free", None, [vp]),
         ("hqsim_free", None, [vp]),
         # GLib's, reached through libhqsim's dependencies.
         ("g_error_free", None, [_GErrorP]),
@@ -108,7 +115,7 @@ _lib = _load()
 
 
 def version():
-    """The library's API version ("1.1")."""
+    """The library's API version ("1.2")."""
     return _lib.hqsim_version().decode()
 
 
@@ -160,18 +167,34 @@ def _json_of(p):
         _lib.hqsim_free(p)
 
 
+class _Progress:
+    """The C callback around progress=f: an exception f raises is kept,
+    and the callback returns FALSE, which stops the work (ctypes would
+    otherwise print the exception and go on)."""
+
+    def __init__(self, f):
+        self.f, self.raised = f, None
+        self.hook = _PROGRESS(self._call)  # alive as long as this object
+
+    def _call(self, done, total, _):
+        try:
+            self.f(done, total)
+            return 1
+        except BaseException as e:  # KeyboardInterrupt stops it too
+            self.raised = e
+            return 0
+
+
 def _call(entry, to_json, free, files, options):
     """Set @options, call @entry on @files, return its JSON as dicts
     (@to_json and @free None: @entry returns the JSON text itself)."""
     opts = _lib.hqsim_options_new()
+    progress = options.pop("progress", None)
+    hook = _Progress(progress) if progress else None
     try:
         err = _GErrorP()
-        progress = options.pop("progress", None)
-        # Kept alive (a local) until the call returns.
-        hook = _PROGRESS(lambda done, total, _: progress(done, total)) \
-            if progress else None
         if hook:
-            _lib.hqsim_options_set_progress(opts, hook, None)
+            _lib.hqsim_options_set_progress_stop(opts, hook.hook, None)
         for name, value in options.items():
             if value is None:
                 continue
@@ -179,7 +202,16 @@ def _call(entry, to_json, free, files, options):
             if not _lib.hqsim_options_set(opts, key, _text(value).encode(),
                                           ctypes.byref(err)):
                 _raise(err)
-        handle = entry(_files(files), opts, ctypes.byref(err))
+        handle = entry(files, opts, ctypes.byref(err))
+        if hook and hook.raised:
+            # The callback's exception, not the "cancelled" it caused.
+            if handle and free:
+                free(handle)
+            elif handle:
+                _lib.hqsim_free(handle)
+            if not handle:
+                _lib.g_error_free(err)
+            raise hook.raised
         if not handle:
             _raise(err)
         if to_json is None:
@@ -198,7 +230,7 @@ def run(files, mode=None, **options):
     mode: "scenario" (default: as each process says), "timeslice" or "mps".
     """
     return _call(_lib.hqsim_run, _lib.hqsim_result_json,
-                 _lib.hqsim_result_free, files, dict(options, mode=mode))
+                 _lib.hqsim_result_free, _files(files), dict(options, mode=mode))
 
 
 def compare(files, modes=None, **options):
@@ -206,7 +238,7 @@ def compare(files, modes=None, **options):
     and the ratios of the last to the first.  modes: a list or "a,b"
     (default timeslice, mps)."""
     return _call(_lib.hqsim_compare, _lib.hqsim_result_json,
-                 _lib.hqsim_result_free, files, dict(options, modes=modes))
+                 _lib.hqsim_result_free, _files(files), dict(options, modes=modes))
 
 
 def sweep(files, **options):
@@ -216,7 +248,7 @@ def sweep(files, **options):
     slo_throughput).  List options take lists: processes=[1, 2, 4] or
     "1-8"."""
     return _call(_lib.hqsim_sweep, _lib.hqsim_sweep_json,
-                 _lib.hqsim_sweep_free, files, options)
+                 _lib.hqsim_sweep_free, _files(files), options)
 
 
 def import_trace(files, **options):
@@ -224,7 +256,7 @@ def import_trace(files, **options):
     files: several processes), as dicts.  Options: gpu, format,
     process=[pid or name, ...], launch_latency_us, from_ms, to_ms,
     pin_held."""
-    return _call(_lib.hqsim_import, None, None, files, options)
+    return _call(_lib.hqsim_import, None, None, _files(files), options)
 
 
 def replay(files, **options):
@@ -233,4 +265,21 @@ def replay(files, **options):
     per file) of trace, gpu, ops, recorded_ms, simulated_ms,
     makespan_error, median_end_error, worst_end_error.  Options: gpu,
     as_recorded, pin_held, each."""
-    return _call(_lib.hqsim_replay, None, None, files, options)
+    return _call(_lib.hqsim_replay, None, None, _files(files), options)
+
+
+def validate(dir, **options):
+    """`hqsim validate DIR`: replay every measured experiment of the data
+    set @dir (a folder with a manifest.json, e.g. traces/measured/h100 of
+    the source tree) and compare with the measurements.  A dict: dir, gpu,
+    rows (one per experiment, in the manifest's order: id, category,
+    measures, role "prediction" or "calibration", skipped (None, or why
+    it was not replayed), processes, ops, iterations, measured_ms,
+    predicted_ms, error (median over iterations of predicted / measured -
+    1), end_error, ends, ends_within10) and the summaries "prediction"
+    and "calibration" (n, over5, over15, within10, ends, ends_within10,
+    median_abs_error, max_abs_error, median_end_error).  Options: gpu,
+    models_dir, filter (a regular expression on ids),
+    measured_block_times."""
+    return _call(_lib.hqsim_validate, _lib.hqsim_validation_json,
+                 _lib.hqsim_validation_free, os.fsencode(dir), options)
