@@ -161,6 +161,11 @@ def rules(m, h):
     out.append(('sm_saturation_warps', round(h['sm_saturation_warps'] * k, 2),
                 src))
     out.append(('sm_issue_share_saturated', h['sm_issue_share_saturated'], src))
+    out.append(('sm_issue_share_max', h['sm_issue_share_max'],
+                'rule issue: the H100\'s measured ceiling (ILP-4 FMA keeps '
+                '97.6%% of issue slots busy, i_ncu, FINDINGS.md §16, §19) for '
+                'an SM of %d warp schedulers (H100: 4); not measured on this '
+                'GPU' % sched))
     out.append(('sm_age_priority_warps',
                 round(h['sm_age_priority_warps'] * k, 2),
                 'rule issue: the calibrated H100 value (older blocks issue '

@@ -106,6 +106,9 @@ struct KernelRt {
     bool greedy;             /* its warps issue more than dependent chains
                              would: they hold the SM's schedulers
                              (engine_issue.c) */
+    double issue_slots;      /* share of an SM's issue slots one block keeps
+                             busy alone (its SM intensity over its blocks
+                             per SM; 0: unknown) */
     double dram_p;           /* DRAM pressure per resident block, in units of
                              the achievable bandwidth; 0: none (engine_dram.c) */
     double dram_speed_alone; /* bandwidth per unit pressure when alone */
@@ -147,6 +150,8 @@ typedef struct Group {
     double remaining; /* work per block left (loose groups only) */
     double speed;     /* per-warp speed of its warps on its SM, in
                              lone-warp speeds (engine_issue.c) */
+    double turns;     /* share of the SM's issue cycles its warps may take
+                         at all: those greedy warps leave (engine_issue.c) */
     SimTime placed;
     uint8_t sub_warps[SIM_MAX_SUBPARTITIONS]; /* warps per register
                                                  sub-partition, all blocks */

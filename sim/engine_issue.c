@@ -81,12 +81,36 @@ static double priority_weight(const GpuModel *m, double L)
     return 1 - exp(-x * x);
 }
 
+/* The share of @sm's issue cycles greedy warps leave to the others: what
+ * their blocks keep busy alone (Nsight Compute's issue slots) short of the
+ * ceiling a warp that never stalls reaches (sm_issue_share_max); 1 without
+ * greedy groups or a ceiling. */
+static double free_turns(const GpuModel *m, const SmRt *sm)
+{
+    const double top = m->sm_issue_share_max;
+    double busy = 0;
+    for (const Group *g = sm->groups; g; g = g->next)
+        if (g->k->greedy)
+            busy += g->count * g->k->issue_slots;
+    if (top <= 0 || busy <= 0)
+        return 1;
+    return MIN(MAX(1 - busy / top, 1e-9), 1.0);
+}
+
 bool issue_share(const GpuModel *m, SmRt *sm)
 {
     const double L = sm->load;
     const double T = sim_gpu_model_issue_rate(m, L);
     const double prop = L > 0 ? T / L : 1.0; /* per-warp, proportional */
     const double f = priority_weight(m, L);
+    const double turns = free_turns(m, sm);
+    /* What the others may issue beside greedy groups that hold turns of
+     * their own: the free turns at the SM's full issue rate (lone-warp
+     * speeds), at most T(L).  Without free-turn data (turns 1): T(L). */
+    const double To = turns < 1 ? MIN(T, turns * m->sm_issue_share_max /
+                                             m->sm_issue_share_saturated *
+                                             m->sm_saturation_warps)
+                                : T;
     /* Demand alone of the greedy groups and of all groups. */
     double Dg = 0, D = 0;
     if (f > 0)
@@ -105,18 +129,24 @@ bool issue_share(const GpuModel *m, SmRt *sm)
         double speed = prop;
         if (f > 0 && Li > 1e-12) {
             /* demand ranked ahead of g */
-            const double S = g->k->greedy ? Dg - Yg - Di : D - Yo - Di;
-            const double strict = MIN(Di, MAX(T - MAX(S, 0.0), 0.0));
+            const bool beside = turns < 1 && !g->k->greedy && g->k->dram_p > 0;
+            const double S = g->k->greedy ? Dg - Yg - Di
+                             : beside     ? D - Dg - Yo - Di
+                                          : D - Yo - Di;
+            const double cap = beside ? To : T;
+            const double strict = MIN(Di, MAX(cap - MAX(S, 0.0), 0.0));
             speed = (1 - f) * prop + f * strict / Li;
         }
         /* never 0: the group still holds its resources and is timed by a
          * finite (if distant) event */
         g->speed = MAX(speed, 1e-9 * prop);
+        g->turns = g->k->greedy ? 1.0 : turns;
         if (g->k->greedy)
             Yg += Di;
         else
             Yo += Di;
-        if (!g->k->fixed_time && g->speed < g->k->speed_alone * (1 - 1e-12))
+        if (!g->k->fixed_time &&
+            (g->speed < g->k->speed_alone * (1 - 1e-12) || g->turns < 1))
             slowed = true;
     }
     return slowed;

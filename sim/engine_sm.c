@@ -96,11 +96,17 @@ static double group_rate(const SmRt *sm, const Group *g)
         return 1.0;
     const KernelRt *k = g->k;
     double r = dram_rate(sm->ctx, k); /* 1 without DRAM demand */
-    if (g->speed >= k->speed_alone)
+    if (g->speed >= k->speed_alone && g->turns >= 1)
         return r;
     /* the issuing part of its time stretches by speed_alone / speed */
     double u = k->issue_frac;
-    return r / ((1 - u) + u * k->speed_alone / g->speed);
+    if (g->turns >= 1)
+        return r / ((1 - u) + u * k->speed_alone / g->speed);
+    /* Beside greedy warps (engine_issue.c) each of its instructions
+     * waits for a cycle they leave free, and all of them together issue
+     * no more than those cycles hold (speed / speed_alone of its need). */
+    double wait = r / ((1 - u) + u / g->turns);
+    return MIN(wait, r * MIN(g->speed / k->speed_alone, 1.0));
 }
 
 double sm_group_rate(const SmRt *sm, const Group *g)
@@ -112,7 +118,8 @@ double sm_group_rate(const SmRt *sm, const Group *g)
 static bool sm_slows(const SmRt *sm)
 {
     for (const Group *g = sm->groups; g; g = g->next)
-        if (!g->k->fixed_time && g->speed < g->k->speed_alone * (1 - 1e-12))
+        if (!g->k->fixed_time &&
+            (g->speed < g->k->speed_alone * (1 - 1e-12) || g->turns < 1))
             return true;
     return false;
 }
@@ -334,6 +341,7 @@ static Group *group_new(Engine *E)
     else
         g = g_new(Group, 1);
     memset(g, 0, sizeof *g);
+    g->turns = 1; /* every issue cycle, until issue_share says otherwise */
     return g;
 }
 
@@ -619,6 +627,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     k->issue_frac = MIN(1.0, alone / (double)(per_sm * occ.needs.warps));
     k->speed_alone = sim_gpu_model_warp_speed(m, alone);
     k->greedy = issue_greedy(m, alone, (double)(per_sm * occ.needs.warps));
+    k->issue_slots = ks->sm_intensity / (double)per_sm;
     dram_prepare_kernel(E, k, k->work * (double)waves, MIN(k->blocks, S * o));
     if (ks->duration_ns) /* a faster partial last wave (engine_dram.c) */
         k->work = dram_work(E, k, (double)ks->duration_ns, k->blocks / (S * o),

@@ -81,6 +81,7 @@ static const FieldSpec model_fields[] = {
     {"sm_age_priority_warps", F_F64, OFF(sm_age_priority_warps), 0, 1024, NULL},
     {"sm_issue_share_saturated", F_F64, OFF(sm_issue_share_saturated), 0.01, 1,
      NULL},
+    {"sm_issue_share_max", F_F64, OFF(sm_issue_share_max), 0, 1, NULL},
     {"submit_latency_us", F_TIME_US, OFF(submit_latency_ns), 0, 1e5, NULL},
     {"kernel_launch_latency_us", F_TIME_US, OFF(kernel_launch_latency_ns), 0,
      1e5, NULL},

@@ -97,6 +97,8 @@ typedef struct GpuModel {
                                          over which older warps take
                                          priority (engine_issue.c); 0: off,
                                          proportional sharing */
+    double sm_issue_share_max;        /* share of issue slots busy of a kernel
+                                  whose warps never stall (0: unknown) */
     double sm_issue_share_saturated;  /* share of issue slots busy (as
                                          Nsight Compute counts them) when
                                          the SM is saturated: a kernel's

@@ -508,6 +508,55 @@ static void test_engine_dram_shared_in_proportion(void **state)
     assert_in_range(test_op(r2, 0, 1)->end_ns, MS(1), MS(1) + 2);
 }
 
+/* Free turns beside a greedy kernel (engine_issue.c), H100 curve, lambda
+ * 18, sm_issue_share_saturated 0.579.  A greedy "gemm" (8 warps, 84.6% of
+ * issue slots alone: it counts as saturating; 48 KiB of shared memory, so
+ * its SMs take a carveout the add may join) runs on each of the 4 SMs from
+ * 0; a memory-bound "add" (4 warps, 3.3% of the slots: 0.45026 lone warps'
+ * worth, so it issues u = 0.45026 / 4 = 0.112565 of its time; 1 GB/s of
+ * DRAM, far from the 1000 GB/s the GPU has) joins them at 100 us; both
+ * take 1 ms alone.
+ *  - With the ceiling sm_issue_share_max 0.976 the gemm leaves 1 - 0.846 /
+ *    0.976 = 0.133197 of the issue cycles free; the add's issuing part
+ *    waits for them: rate 1 / ((1 - u) + u / 0.133197) = 0.577188, while
+ *    the gemm keeps its speed alone and ends at 1 ms.  By then the add has
+ *    done 900 x 0.577188 = 519.47 us of its work; the other 480.53 us it
+ *    does at full speed: it ends at 1480.53 us.
+ *  - Without a ceiling (0: greedy warps leave nothing) the add waits for
+ *    the gemm (its rate is ~1e-5 of alone: priority weight 1 - e^-9.87)
+ *    and ends near 2 ms. */
+static void test_engine_free_turns_beside_greedy(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    f->m->sm_age_priority_warps = 18;
+    f->m->sm_issue_share_saturated = 0.579;
+    f->m->dram_achievable_gbps = 1000;
+    for (int on = 0; on <= 1; on++) {
+        f->m->sm_issue_share_max = on ? 0.976 : 0;
+        g_autoptr(SimScenario) sc = sim_scenario_new("t", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp gemm = test_kernel(0, "gemm", 4, 256, MS(1));
+        gemm.u.kernel.sm_intensity = 0.846;
+        /* its shared memory sets a carveout the add may join (§3) */
+        gemm.u.kernel.dynamic_smem_bytes = 48 * 1024;
+        SimOp add = mem_kernel(1, "add", 4, 128, 0.001);
+        add.u.kernel.sm_intensity = 0.033;
+        SimOp gap = test_gap(US(100));
+        sim_process_add_op(p, &gemm);
+        sim_process_add_op(p, &gap);
+        sim_process_add_op(p, &add);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        assert_in_range(test_op(r, 0, 0)->end_ns, MS(1), US(1001));
+        SimTime a = test_op(r, 0, 2)->end_ns;
+        if (on)
+            assert_in_range(a, US(1480), US(1481));
+        else
+            assert_in_range(a, US(1990), US(2001));
+    }
+}
+
 /* Copies: 100 MB at 10 GB/s = 10 ms.  H2D, a 10 ms kernel and D2H on
  * three streams overlap: 10 ms.  Two H2D copies share the one H2D engine:
  * 20 ms.  A pageable copy (half speed, 1 MB = 0.2 ms) holds the host, so a
@@ -1042,6 +1091,7 @@ int main(void)
         T(test_engine_priority_orders_dispatch),
         T(test_engine_mps_thread_percentage_caps_sms),
         T(test_engine_timeslice_vs_mps),
+        T(test_engine_free_turns_beside_greedy),
         T(test_engine_block_boundary_preemption),
         T(test_engine_idle_yield_delays_switch),
         T(test_engine_contention_slows_coresident_blocks),

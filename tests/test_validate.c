@@ -197,6 +197,14 @@ static void test_validate_mechanisms(void **state)
         {"i_older_fma", 0.03},
         {"i_behind", 0.03},
         {"j_behind_fma", 0.03},
+        /* free turns beside a greedy kernel (engine_issue.c, FINDINGS.md
+         * §19): an add beside an fp32 GEMM that leaves 13% of the issue
+         * cycles runs alongside it (+50% before, when the GEMM held the
+         * SM), while the triad beside an ILP-4 kernel that leaves almost
+         * none still waits for it (i_fma4_tri above) */
+        {"l_mm32_add", 0.05},
+        {"ls_mm32_add", 0.05},
+        {"j_tri_fma4", 0.03},
     };
     for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
         const SimValRow *hit = NULL;
