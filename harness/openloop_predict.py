@@ -22,6 +22,7 @@ arrivals at the measured rate instead (--arrival-rate R --iterations max(40, 240
 Writes OUT.csv: the measured columns, the predicted ones and the errors (%).
 """
 import argparse
+import concurrent.futures
 import csv
 import json
 import os
@@ -41,6 +42,8 @@ ap.add_argument("--refit", action="store_true")
 ap.add_argument("--total", type=int, default=240, help="requests simulated per row, all processes")
 ap.add_argument("--arrivals", default=os.path.join(ROOT, "traces/measured/h100/openloop/arrivals"))
 ap.add_argument("--poisson", action="store_true")
+ap.add_argument("--jobs", type=int, default=1,
+                help="rows simulated at once (each row is one hqsim process; the output order is the same)")
 ap.add_argument("--ncu", default=os.path.join(ROOT, "traces/measured/h100/openloop/ncu"),
                 help="folder of <config>.csv.gz (harness/ncu_request.py), given to hqsim with the trace where present, "
                      "so every kernel has its measured issue share and DRAM throughput; '' for none")
@@ -82,11 +85,29 @@ def fit(cfg, meas):
     return round((lo * hi) ** 0.5, 4)
 
 
+def predict_row(job):
+    """One row of the output: the measured row, its prediction and the errors."""
+    cfg, r, base, hs = job
+    n = int(r["n"])
+    rate = float(r["rate_per_s_per_process"]) if r["rate_per_s_per_process"] else None
+    iters = max(40, a.total // n)
+    times = None
+    if rate and not a.poisson:
+        times = os.path.join(a.arrivals, f"{r['sharing']}_n{n}_{cfg}_{r['loop']}.json.gz")
+    thr, p50, p90, p99 = sim(cfg, n, r["sharing"], hs, rate, iters, times)
+    m = [float(r[k]) for k in ("throughput_per_s_per_process", "lat_p50_ms", "lat_p90_ms", "lat_p99_ms")]
+    fitted = "fitted" if r is base else "predicted"
+    e = [100 * (p / q - 1) for p, q in zip((thr, p50, p90, p99), m)]
+    return [cfg, r["sharing"], n, r["loop"], r["rate_per_s_per_process"], fitted, hs,
+            *(f"{x:.4g}" for x in m), f"{thr:.4g}", f"{p50:.4g}", f"{p90:.4g}", f"{p99:.4g}",
+            *(f"{x:+.1f}" for x in e)]
+
+
 def main():
     rows = list(csv.DictReader(open(a.summary)))
     want = set(a.configs.split(",")) if a.configs else None
     fits = json.load(open(a.fits)) if os.path.exists(a.fits) else {}
-    out = []
+    out, jobs = [], []
     for cfg in sorted({r["config"] for r in rows}):
         if want and cfg not in want:
             continue
@@ -98,23 +119,11 @@ def main():
             with open(a.fits, "w") as f:
                 json.dump(fits, f, indent=1, sort_keys=True)
         hs = fits[cfg]
-        for r in rows:
-            if r["config"] != cfg:
-                continue
-            n = int(r["n"])
-            rate = float(r["rate_per_s_per_process"]) if r["rate_per_s_per_process"] else None
-            iters = max(40, a.total // n)
-            times = None
-            if rate and not a.poisson:
-                times = os.path.join(a.arrivals, f"{r['sharing']}_n{n}_{cfg}_{r['loop']}.json.gz")
-            thr, p50, p90, p99 = sim(cfg, n, r["sharing"], hs, rate, iters, times)
-            m = [float(r[k]) for k in ("throughput_per_s_per_process", "lat_p50_ms", "lat_p90_ms", "lat_p99_ms")]
-            fitted = "fitted" if r is base else "predicted"
-            e = [100 * (p / q - 1) for p, q in zip((thr, p50, p90, p99), m)]
-            out.append([cfg, r["sharing"], n, r["loop"], r["rate_per_s_per_process"], fitted, hs,
-                        *(f"{x:.4g}" for x in m), f"{thr:.4g}", f"{p50:.4g}", f"{p90:.4g}", f"{p99:.4g}",
-                        *(f"{x:+.1f}" for x in e)])
-            print(",".join(str(x) for x in out[-1]), flush=True)
+        jobs += [(cfg, r, base, hs) for r in rows if r["config"] == cfg]
+    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
+        for o in ex.map(predict_row, jobs):
+            out.append(o)
+            print(",".join(str(x) for x in o), flush=True)
     with open(a.out, "w") as f:
         f.write("config,sharing,n,loop,rate_per_s,kind,host_scale,meas_thr,meas_p50_ms,meas_p90_ms,meas_p99_ms,"
                 "pred_thr,pred_p50_ms,pred_p90_ms,pred_p99_ms,err_thr_pct,err_p50_pct,err_p90_pct,err_p99_pct\n")
