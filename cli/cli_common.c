@@ -33,7 +33,9 @@ int sim_cli_prepare_command(SimCliCommand *c, PlanCommand which,
     g_autofree char *note = NULL;
     int n = c->files ? (int)g_strv_length(c->files) : 0;
     if (plan_settings_check(&c->s, which, &error))
-        c->sc = plan_settings_load(c->files, n, &c->s, &note, &error);
+        c->sc = plan_settings_load_run(
+            c->files, n, &c->s, &note,
+            which == PLAN_CMD_RUN ? &c->solo_run : NULL, &error);
     if (note && c->sc && !c->s.quiet)
         fprintf(stderr, "hqsim: %s\n", note);
     if (c->sc)
@@ -47,6 +49,7 @@ void sim_cli_command_clear(SimCliCommand *c)
     g_strfreev(c->files);
     g_clear_pointer(&c->sc, sim_scenario_free);
     g_clear_pointer(&c->m, sim_gpu_model_free);
+    g_clear_pointer(&c->solo_run, sim_result_free);
 }
 
 /* ------------------------------------------------------------------------

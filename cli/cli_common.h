@@ -28,6 +28,9 @@ typedef struct {
     char **files;    /* the inputs, NULL-terminated (nullable) */
     SimScenario *sc; /* prepared for the GPU of m */
     GpuModel *m;
+    /* `run` only: the solo-time inference's last round, a run of sc with
+     * sim_options_init's defaults (plan_settings_load_run), or NULL */
+    SimResult *solo_run;
 } SimCliCommand;
 
 /* The opening of `run` and `compare`: parse @argc/@argv for @which (@name

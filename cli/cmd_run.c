@@ -24,8 +24,14 @@ int sim_cmd_run(int argc, char **argv)
     SimOptions so;
     sim_cli_sim_options(&c, "", &so);
     g_autoptr(SimResult) r = NULL;
-    if ((!c.s.mode || sim_share_mode_parse(c.s.mode, &so.mode, &error)) &&
-        (r = sim_engine_run(c.m, c.sc, &so, &error)) &&
+    bool mode_ok =
+        !c.s.mode || sim_share_mode_parse(c.s.mode, &so.mode, &error);
+    /* A trace's solo-time inference already ran this very simulation as
+     * its last round: take that result rather than simulate again. */
+    if (mode_ok && c.solo_run && plan_run_is_solo_run(&so, c.sc))
+        r = g_steal_pointer(&c.solo_run);
+    g_clear_pointer(&c.solo_run, sim_result_free);
+    if (mode_ok && (r || (r = sim_engine_run(c.m, c.sc, &so, &error))) &&
         plan_settings_write_runs(&c.s, &r, 1, c.m, c.sc, &error) &&
         !c.s.quiet && !sim_cli_output_to_stdout(&c.s)) {
         g_autoptr(GString) out = g_string_new(NULL);

@@ -423,16 +423,53 @@ SimScenario *plan_settings_load(char *const *files, int n,
                                 const PlanSettings *s, char **note,
                                 GError **error)
 {
+    return plan_settings_load_run(files, n, s, note, NULL, error);
+}
+
+SimScenario *plan_settings_load_run(char *const *files, int n,
+                                    const PlanSettings *s, char **note,
+                                    SimResult **solo_run, GError **error)
+{
     PrepOptions po;
     plan_settings_prep(s, &po);
-    g_autoptr(SimScenario) base = prep_load(files, n, &po, error);
+    g_autoptr(SimResult) solo = NULL;
+    if (solo_run)
+        *solo_run = NULL;
+    g_autoptr(SimScenario) base =
+        prep_load_run(files, n, &po, solo_run ? &solo : NULL, error);
     if (!base)
         return NULL;
+    /* Steps 9-11 change nothing when the GPU is the recorded one (the same
+     * name looked up in the same models folder), there is one copy and no
+     * arrival list: the inferred workload is the one to run, as it is (no
+     * copy of it beside the round's result). */
+    if (solo && s->processes <= 1 && !s->arrival_times &&
+        (!s->gpu || (base->gpu && !strcmp(s->gpu, base->gpu)))) {
+        if (note)
+            *note = NULL;
+        *solo_run = g_steal_pointer(&solo);
+        return g_steal_pointer(&base);
+    }
     g_autoptr(GpuModel) to = plan_settings_model(s, base, error);
     if (!to)
         return NULL;
     return prep_target(base, to, s->processes > 0 ? (uint32_t)s->processes : 1,
                        &po, note, error);
+}
+
+bool plan_run_is_solo_run(const SimOptions *so, const SimScenario *sc)
+{
+    SimOptions d;
+    sim_options_init(&d);
+    return so->mode == d.mode && so->connections == d.connections &&
+           so->active_thread_pct == d.active_thread_pct &&
+           (so->seed == d.seed || so->seed == sc->seed) &&
+           so->host_cores == d.host_cores && so->no_jitter == d.no_jitter &&
+           so->record_ops == d.record_ops &&
+           so->record_timeline == d.record_timeline &&
+           so->time_limit_ns == d.time_limit_ns &&
+           so->check_invariants == d.check_invariants &&
+           so->event_budget == d.event_budget;
 }
 
 /* Load every file of @list (NULL-terminated) as one workload each. */

@@ -171,6 +171,24 @@ SimScenario *plan_settings_load(char *const *files, int n,
                                 const PlanSettings *s, char **note,
                                 GError **error);
 
+/* plan_settings_load, and into *@solo_run the last round of the solo-time
+ * inference when it ran (a trace, not --as-recorded) and nothing since
+ * changed the workload or its GPU (prep_load_run): no --processes copies,
+ * no --arrival-times, --gpu absent or the recorded GPU's name.  That round
+ * is a run of the returned scenario with sim_options_init's defaults: see
+ * plan_run_is_solo_run.  Else NULL.
+ * Returns: (transfer full) (nullable); *@solo_run (transfer full). */
+SimScenario *plan_settings_load_run(char *const *files, int n,
+                                    const PlanSettings *s, char **note,
+                                    SimResult **solo_run, GError **error);
+
+/* Whether a run of @sc with @so simulates exactly what a run with
+ * sim_options_init's defaults does, recording the same: the same mode,
+ * seed, connections, thread percentage, host cores and jitter, operations
+ * recorded, no timeline, no time limit, no invariant checks, no shared
+ * event budget.  (The progress hook only observes.) */
+bool plan_run_is_solo_run(const SimOptions *so, const SimScenario *sc);
+
 /* Fill @sp (sim_sweep_space_init'ed) for `sweep`: the axes from their
  * lists, each file of @files (NULL-terminated) and --fixed loaded as one
  * workload, the GPU list. */

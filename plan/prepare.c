@@ -158,9 +158,11 @@ static bool load_arrival_times(SimScenario *sc, const char *path,
     return true;
 }
 
-/* Steps 1-2: the workload as recorded, with times alone inferred. */
+/* Steps 1-2: the workload as recorded, with times alone inferred; into
+ * @solo_run (nullable) the inference's final round, if it ran. */
 static SimScenario *load_inferred(char *const *files, int n,
-                                  const PrepOptions *o, GError **error)
+                                  const PrepOptions *o, SimResult **solo_run,
+                                  GError **error)
 {
     SimImportOptions io;
     sim_import_options_init(&io);
@@ -182,17 +184,33 @@ static SimScenario *load_inferred(char *const *files, int n,
     /* Issue times are inferred with the latencies of the model closest to
      * the GPU the trace was recorded on: the run being replayed. */
     g_autoptr(GpuModel) src = sim_gpu_model_find(sc->gpu, o->models_dir, error);
-    if (!src ||
-        sim_workload_infer_solo(sc, rep, src, PREP_INFER_ROUNDS, error) < 0) {
+    if (!src || sim_workload_infer_solo_run(sc, rep, src, PREP_INFER_ROUNDS,
+                                            solo_run, error) < 0) {
         sim_scenario_free(sc);
         return NULL;
     }
     return sc;
 }
 
+/* Whether steps 3-8 leave the workload as loaded and inferred. */
+static bool prep_rewrites(const PrepOptions *o)
+{
+    return o->mem_mib || o->loop_request || o->iterations ||
+           (o->host_scale > 0 && o->host_scale != 1) || o->spread ||
+           o->arrival_rate > 0;
+}
+
 SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
                        GError **error)
 {
+    return prep_load_run(files, n, o, NULL, error);
+}
+
+SimScenario *prep_load_run(char *const *files, int n, const PrepOptions *o,
+                           SimResult **solo_run, GError **error)
+{
+    if (solo_run)
+        *solo_run = NULL;
     if (n < 1) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "give a scenario file or a profiler trace");
@@ -209,7 +227,10 @@ SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
                         files[i]);
             return NULL;
         }
-    SimScenario *sc = load_inferred(files, n, o, error);
+    /* The inference's last round is a run of the scenario as returned only
+     * if no later step rewrites it. */
+    SimScenario *sc = load_inferred(
+        files, n, o, solo_run && !prep_rewrites(o) ? solo_run : NULL, error);
     if (!sc)
         return NULL;
     bool ok = !o->mem_mib || prep_set_memory(sc, o->mem_mib, error);
@@ -230,6 +251,8 @@ SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
                                  : o->loop_request ? 100
                                                    : 1);
     if (!ok) {
+        if (solo_run)
+            g_clear_pointer(solo_run, sim_result_free);
         sim_scenario_free(sc);
         return NULL;
     }

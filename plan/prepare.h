@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "gpu_model.h"
+#include "result.h"
 #include "scenario.h"
 
 typedef struct {
@@ -62,6 +63,15 @@ typedef struct {
  * Returns: (transfer full) (nullable). */
 SimScenario *prep_load(char *const *files, int n, const PrepOptions *o,
                        GError **error);
+
+/* prep_load, and into *@solo_run (nullable) the result of step 2's final
+ * round when it ran and steps 3-8 changed nothing: a run of the returned
+ * scenario with sim_options_init's defaults on the model of the GPU the
+ * trace was recorded on (import/replay.h), so a caller that would run the
+ * same need not simulate again; else NULL.
+ * Returns: (transfer full) (nullable); *@solo_run (transfer full). */
+SimScenario *prep_load_run(char *const *files, int n, const PrepOptions *o,
+                           SimResult **solo_run, GError **error);
 
 /* Steps 9-11: a copy of @base (from prep_load) for GPU @to with @n_copies
  * copies of each process (0 or 1: as loaded).  If the work was rescaled,

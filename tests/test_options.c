@@ -159,6 +159,89 @@ static void test_options_settings_reach_modules(void **state)
     plan_settings_clear(&s);
 }
 
+/* Load @file as `run` does with option @name set to @value (NULL: none);
+ * the solo-time inference's last round into *@solo. */
+static SimScenario *load_run(const char *file, const char *name,
+                             const char *value, SimResult **solo)
+{
+    g_auto(PlanSettings) s = {0};
+    if (name)
+        assert_true(
+            plan_opt_set(&s, plan_opt_find(name, PLAN_CMD_RUN), value, NULL));
+    char *files[] = {(char *)file, NULL};
+    g_autoptr(GError) error = NULL;
+    SimScenario *sc = plan_settings_load_run(files, 1, &s, NULL, solo, &error);
+    if (!sc)
+        fail_msg("%s", error->message);
+    return sc;
+}
+
+/* A trace's solo-time inference hands `run` its last round, which is the
+ * run of the prepared scenario with the default options, op for op; no
+ * round when a later step rewrites the workload or the inference did not
+ * run; options that change the simulation or what it records rule the
+ * round out. */
+static void test_options_solo_run_is_the_run(void **state)
+{
+    (void)state;
+    const char *trace = "tests/data/import/kineto_2024.json";
+    g_autoptr(SimResult) solo = NULL;
+    g_autoptr(SimScenario) sc = load_run(trace, NULL, NULL, &solo);
+    assert_non_null(solo);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GpuModel) m = sim_gpu_model_find(sc->gpu, NULL, &error);
+    assert_non_null(m);
+    g_auto(PlanSettings) s = {0};
+    SimOptions so;
+    plan_settings_sim(&s, &so);
+    assert_true(plan_run_is_solo_run(&so, sc));
+    g_autoptr(SimResult) r = sim_engine_run(m, sc, &so, &error);
+    assert_non_null(r);
+    assert_int_equal(r->makespan_ns, solo->makespan_ns);
+    assert_int_equal(r->events, solo->events);
+    assert_int_equal(r->ops->len, solo->ops->len);
+    assert_true(r->ops->len > 0);
+    for (guint i = 0; i < r->ops->len; i++) {
+        const SimOpRecord *a = &g_array_index(r->ops, SimOpRecord, i);
+        const SimOpRecord *b = &g_array_index(solo->ops, SimOpRecord, i);
+        assert_int_equal(a->issue_ns, b->issue_ns);
+        assert_int_equal(a->start_ns, b->start_ns);
+        assert_int_equal(a->end_ns, b->end_ns);
+        assert_string_equal(a->name, b->name);
+    }
+    static const char *const rewrite[][2] = {{"processes", "2"},
+                                             {"iterations", "3"},
+                                             {"as-recorded", "1"},
+                                             {"host-scale", "0.5"},
+                                             {"gpu", "h100-sxm"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(rewrite); i++) {
+        SimResult *none = (SimResult *)1;
+        sim_scenario_free(load_run(trace, rewrite[i][0], rewrite[i][1], &none));
+        assert_null(none);
+    }
+    SimResult *none = (SimResult *)1;
+    sim_scenario_free(load_run("traces/default.json", NULL, NULL, &none));
+    assert_null(none);
+    /* The recorded GPU named: no rewrite. */
+    g_autoptr(SimResult) same = NULL;
+    sim_scenario_free(load_run(trace, "gpu", sc->gpu, &same));
+    assert_non_null(same);
+    assert_int_equal(same->makespan_ns, solo->makespan_ns);
+    static const char *const differ[][2] = {
+        {"no-jitter", "1"},   {"seed", "12345"},        {"connections", "2"},
+        {"thread-pct", "50"}, {"time-limit-ms", "100"}, {"perfetto", "t.json"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(differ); i++) {
+        g_auto(PlanSettings) d = {0};
+        assert_true(plan_opt_set(&d, plan_opt_find(differ[i][0], PLAN_CMD_RUN),
+                                 differ[i][1], NULL));
+        plan_settings_sim(&d, &so);
+        assert_false(plan_run_is_solo_run(&so, sc));
+    }
+    plan_settings_sim(&s, &so);
+    so.mode = SIM_SHARE_MPS;
+    assert_false(plan_run_is_solo_run(&so, sc));
+}
+
 /* Every output format of a run and of a sweep has its option (the
  * format's name) in the table, as a file, for that command. */
 static void test_options_name_every_output(void **state)
@@ -238,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_options_set_reads_each_type),
         cmocka_unit_test(test_options_help_shows_ranges),
         cmocka_unit_test(test_options_settings_reach_modules),
+        cmocka_unit_test(test_options_solo_run_is_the_run),
         cmocka_unit_test(test_options_name_every_output),
         cmocka_unit_test(test_options_check),
         cmocka_unit_test(test_options_import_given),
