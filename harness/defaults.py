@@ -112,6 +112,12 @@ def rules(m, h):
                     'H200 measured 153): the fixed part of a switch, done by '
                     'the GSP firmware of Turing and later GPUs, taken as the '
                     'same on every one; not measured on this GPU'))
+        out.append(('context_switch_idle_us', h['context_switch_idle_us'],
+                    'rule switch: the calibrated H100 value (143.6 us from an '
+                    'idle context\'s last kernel end to the other\'s resume, '
+                    'less idle_yield_us, ts_idle, FINDINGS.md §8; the H200 '
+                    'measured 143.5): a switch out of a context with nothing '
+                    'resident to preempt; not measured on this GPU'))
         out.append(('context_resume_us', h['context_resume_us'],
                     'rule switch: the calibrated H100 value (~190 us lost per '
                     'resume, ts_vs_fma, FINDINGS.md §8; the H200 measured '
@@ -126,6 +132,10 @@ def rules(m, h):
                     '1024 us slice or less (traces/titanv-1block.json; the '
                     'H100 firmware\'s 152 us would give 9.9 s); not measured '
                     'on this GPU'))
+        out.append(('context_switch_idle_us', 10.0,
+                    'rule switch: the bound of context_switch_us (the Titan V '
+                    'measurement), which no measurement splits by what the '
+                    'outgoing context holds; not measured on this GPU'))
         out.append(('context_resume_us', 0.0,
                     'rule switch: the same Titan V measurement leaves no '
                     'room for a resume penalty on driver-scheduled GPUs '

@@ -204,6 +204,19 @@ def fit_context_switch_us(D):
         f"last read of one process -> first of the next, median {r['median']:.1f} us with one small block resident"
 
 
+# idle_yield_us is not measured by the campaign (the base model's value, 5 us in
+# every model); the idle handover below is measured with it included.
+IDLE_YIELD_US = 5.0
+
+
+def fit_context_switch_idle_us(D):
+    r = D.sec("idle_yield", "p1_kernel_end_to_p0_resume_us")
+    return r_round(r["median"] - IDLE_YIELD_US, 1), ["ts_idle"], \
+        (f"an idle context's last kernel end -> the waiting one's first read, median {r['median']:.1f} us "
+         f"(min {r['min']:.1f}, max {r['max']:.1f}), less idle_yield_us ({IDLE_YIELD_US:g} us): the switch "
+         f"out of a context with nothing resident (no preemption)")
+
+
 def ts_full_state_bytes(D):
     """Registers (allocated per warp in units of 256) + shared memory (+1 KiB reserved) of ts2_full's grid."""
     k = [o for o in D.ops("ts2_full") if o["type"] == "kernel"][0]
@@ -435,6 +448,7 @@ FITS = [
     ("event_api_us", fit_event_api_us, ("abs", 0.1)),
     ("timeslice_us", fit_timeslice_us, ("abs", 2.0)),
     ("context_switch_us", fit_context_switch_us, ("abs", 2.0)),
+    ("context_switch_idle_us", fit_context_switch_idle_us, ("abs", 2.0)),
     ("context_state_gbps", fit_context_state_gbps, ("rel", 0.05)),
     ("context_resume_us", fit_context_resume_us, ("abs", 20.0)),
     ("context_mem_mib", fit_context_mem_mib, ("abs", 4.0)),

@@ -4,9 +4,11 @@
  * Kernels of different contexts never run at the same time.  The GPU holds
  * one context (E->cur); while another context has work, the holder keeps the
  * GPU for one timeslice, then the next context with work in round-robin
- * (creation) order gets it after a context switch of context_switch_ns, during
- * which nothing runs.  A context whose work runs out gives the GPU up
- * idle_yield_ns later if someone else is waiting.  Preemption granularity is
+ * (creation) order gets it after a context switch, during which nothing
+ * runs: context_switch_ns when the outgoing context's resident blocks are
+ * preempted, context_switch_idle_ns when it has none (it ran out of work).
+ * A context whose work runs out gives the GPU up idle_yield_ns later if
+ * someone else is waiting.  Preemption granularity is
  * the model's: SIM_PREEMPT_INSTRUCTION freezes resident blocks mid-flight
  * (they resume where they stopped); SIM_PREEMPT_BLOCK stops dispatching and
  * waits for resident blocks to finish before switching (GPU_DRAIN).
@@ -75,17 +77,23 @@ static void hide(Engine *E)
 /* A switch costs the model's fixed part plus moving the resident state: the
  * outgoing context's registers and shared memory are saved (@saved bytes;
  * zero after a block-boundary drain) and the incoming one's restored, both
- * at the model's context_state_gbps.  A context holding one small block switches almost for
- * free; one filling every SM pays tens of microseconds. */
-static void start_switch(Engine *E, Ctx *next, uint64_t saved)
+ * at the model's context_state_gbps.  A context holding one small block
+ * switches almost for free; one filling every SM pays tens of microseconds.
+ * The fixed part is context_switch_ns when the outgoing context had blocks
+ * resident (@preempted: they are stopped mid-flight first) and
+ * context_switch_idle_ns when it had none (measured on an H100: 152 us out
+ * of a spinning block, 143.6 us from an idle context's last kernel end to
+ * the other's resume, idle_yield_ns included; FINDINGS.md §8). */
+static void start_switch(Engine *E, Ctx *next, uint64_t saved, bool preempted)
 {
     E->phase = GPU_SWITCH;
     E->next = next;
     E->res->context_switches++;
     double bytes = (double)saved + (double)next->state_bytes;
     SimTime move = (SimTime)(bytes / E->m->context_state_gbps + 0.5);
-    sim_eventq_schedule(&E->q, &E->ev_switch,
-                        E->now + E->m->context_switch_ns + move);
+    SimTime fixed =
+        preempted ? E->m->context_switch_ns : E->m->context_switch_idle_ns;
+    sim_eventq_schedule(&E->q, &E->ev_switch, E->now + fixed + move);
 }
 
 /* Preemption granularity, an ops table like the placement policies. */
@@ -129,6 +137,7 @@ static void begin_switch(Engine *E, Ctx *next)
         return;
     }
     uint64_t saved = 0;
+    bool preempted = c && c->resident_blocks > 0;
     if (c) {
         slice_close(E);
         sm_freeze(E, c);
@@ -136,7 +145,7 @@ static void begin_switch(Engine *E, Ctx *next)
         E->cur = NULL;
         saved = c->state_bytes;
     }
-    start_switch(E, next, saved);
+    start_switch(E, next, saved, preempted);
 }
 
 void ctx_drained(Engine *E, Ctx *c)
@@ -148,7 +157,7 @@ void ctx_drained(Engine *E, Ctx *c)
     sm_freeze(E, c);
     hide(E);
     E->cur = NULL;
-    start_switch(E, E->next, 0);
+    start_switch(E, E->next, 0, false); /* nothing resident is left */
 }
 
 bool ctx_can_dispatch(const Engine *E, const Ctx *c)
@@ -165,7 +174,9 @@ void ctx_work_arrived(Engine *E, Ctx *c)
         if (!E->last || E->last == c)
             activate(E, c);
         else
-            start_switch(E, c, 0); /* E->last was saved when it went idle */
+            /* E->last was saved when it went idle, with nothing
+             * resident to preempt. */
+            start_switch(E, c, 0, false);
         break;
     case GPU_RUN:
         if (E->cur == c) {

@@ -112,6 +112,8 @@ static const FieldSpec model_fields[] = {
     {"preemption", F_ENUM, OFF(preemption), 0, 0, preemption_names},
     {"timeslice_us", F_TIME_US, OFF(timeslice_ns), 1, 1e7, NULL},
     {"context_switch_us", F_TIME_US, OFF(context_switch_ns), 0, 1e6, NULL},
+    {"context_switch_idle_us", F_TIME_US, OFF(context_switch_idle_ns), 0, 1e6,
+     NULL},
     {"idle_yield_us", F_TIME_US, OFF(idle_yield_ns), 0, 1e7, NULL},
     {"context_state_gbps", F_F64, OFF(context_state_gbps), 1, 1e5, NULL},
     {"context_resume_us", F_TIME_US, OFF(context_resume_ns), 0, 1e5, NULL},

@@ -138,7 +138,10 @@ typedef struct GpuModel {
     /* --- Contexts and time-slicing --- */
     SimPreemption preemption;
     SimTime timeslice_ns;
-    SimTime context_switch_ns;
+    SimTime context_switch_ns;      /* switch out of a context with blocks
+                                       resident (they are preempted) */
+    SimTime context_switch_idle_ns; /* switch out of a context with none
+                                       (it ran out of work) */
     SimTime idle_yield_ns;
     double context_state_gbps;  /* resident state saved/restored at a
                                          switch, GB/s */

@@ -80,6 +80,10 @@ static void test_fit_h100_gives_back_the_model(void **state)
     assert_true(m->timeslice_ns >= 2088000 && m->timeslice_ns <= 2092000);
     assert_true(m->context_switch_ns >= 150000 &&
                 m->context_switch_ns <= 154000);
+    /* ts_idle: 143.6 us from the idle context's last kernel end to the
+     * other's resume, less the model's 5 us idle yield */
+    assert_true(m->context_switch_idle_ns >= 137000 &&
+                m->context_switch_idle_ns <= 141000);
     run_clear(&r);
     rm_tree(tmp);
 }

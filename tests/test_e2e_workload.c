@@ -123,10 +123,32 @@ static void test_e2e_workload_two_traces_match_fixed(void **state)
     cJSON_Delete(b);
 }
 
+/* Per-process figures of two runs within @rel of each other. */
+static void assert_close_processes(const cJSON *a, const cJSON *b, double rel)
+{
+    static const char *keys[] = {"latency_p50_ms", "latency_p99_ms",
+                                 "latency_mean_ms", "makespan_ms"};
+    assert_int_equal(cJSON_GetArraySize(a), cJSON_GetArraySize(b));
+    for (int i = 0; i < cJSON_GetArraySize(a); i++) {
+        for (size_t k = 0; k < G_N_ELEMENTS(keys); k++) {
+            double x = jnum(cJSON_GetArrayItem(a, i), keys[k]);
+            double y = jnum(cJSON_GetArrayItem(b, i), keys[k]);
+            if (fabs(x - y) > rel * fabs(y))
+                fail_msg("process %d %s: %g vs %g", i, keys[k], x, y);
+        }
+        assert_int_equal(jnum(cJSON_GetArrayItem(a, i), "sm_limit"),
+                         jnum(cJSON_GetArrayItem(b, i), "sm_limit"));
+    }
+}
+
 /* Two traces recorded apart (the encoder 323581.857 s, days, after the
  * resnet18 profile) given to `run` together start together, as the parts
- * of a workload file do, and give its numbers; the text and JSON warn
- * which trace moved and by how much; --recorded-clocks keeps the recorded
+ * of a workload file do, and give its numbers within 5%: not exactly,
+ * because the solo-time inference of traces given together simulates them
+ * side by side, each its own time-sliced context, where a workload infers
+ * each part alone (the idle switch's cost moves the resnet18 p50 by up to
+ * 3%: 2.16 ms with 140 us, 2.22 with 139); the text and JSON warn which
+ * trace moved and by how much; --recorded-clocks keeps the recorded
  * clocks, and the encoder would start days later. */
 static void test_e2e_traces_recorded_apart_start_together(void **state)
 {
@@ -141,8 +163,8 @@ static void test_e2e_traces_recorded_apart_start_together(void **state)
                               "--json", "-", NULL);
     cJSON *b = run_hqsim_json("run", w, "--mode", "mps", PREP, "-q", "--json",
                               "-", NULL);
-    assert_same_processes(jget(jget(a, "run"), "processes"),
-                          jget(jget(b, "run"), "processes"));
+    assert_close_processes(jget(jget(a, "run"), "processes"),
+                           jget(jget(b, "run"), "processes"), 0.05);
     g_autofree char *said =
         g_strdup_printf("%s was recorded 323581.857 s after %s", e, t);
     const cJSON *warn = jget(a, "warnings");

@@ -286,6 +286,38 @@ static void test_engine_idle_yield_delays_switch(void **state)
     assert_int_equal(f->r->context_switches, 1);
 }
 
+/* A switch out of a context with nothing resident costs
+ * context_switch_idle, one that preempts resident blocks context_switch.
+ * With them 7 and 10 us: in the case above b starts at 0.8 ms + 7 us; and
+ * two 1.5 ms one-block kernels with 1 ms slices (idle yield 0) switch at
+ * 1 ms by preemption (10 us: b runs [1.01, 2.01] ms), back to a at 2.02
+ * ms (a ends at 2.52 ms) and, a idle, to b at 2.527 ms: b ends at 3.027. */
+static void test_engine_idle_switch_costs_less(void **state)
+{
+    Fix *f = *state;
+    f->m->context_switch_idle_ns = US(7);
+    SimProcessSpec *a = test_process(f->sc, "a", 1);
+    SimOp k = test_kernel(0, "k", 1, 1, US(300));
+    sim_process_add_op(a, &k);
+    SimProcessSpec *b = test_process(f->sc, "b", 1);
+    b->start_ns = US(500);
+    sim_process_add_op(b, &k);
+    f->r = test_run(f->m, f->sc, SIM_SHARE_TIMESLICE);
+    assert_in_range(test_op(f->r, 1, 0)->start_ns, US(807), US(807) + 10);
+
+    g_autoptr(SimScenario) sc = sim_scenario_new("slices", "test");
+    f->m->idle_yield_ns = 0;
+    for (int i = 0; i < 2; i++) {
+        SimProcessSpec *p = test_process(sc, i ? "b" : "a", 1);
+        SimOp s = test_kernel(0, "spin", 1, 1, US(1500));
+        sim_process_add_op(p, &s);
+    }
+    g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+    assert_int_equal(r->context_switches, 3);
+    assert_in_range(r->procs[0].end_ns, US(2520), US(2520) + 100);
+    assert_in_range(r->procs[1].end_ns, US(3027), US(3027) + 100);
+}
+
 /* Two "half" kernels (32 warps, sm_intensity 1: each alone saturates its
  * SM's issue) share every SM: load 2, so both take 2 ms instead of 1.
  * Latency-bound ones (intensity 0.1) overlap for free: 1 ms. */
@@ -1094,6 +1126,7 @@ int main(void)
         T(test_engine_free_turns_beside_greedy),
         T(test_engine_block_boundary_preemption),
         T(test_engine_idle_yield_delays_switch),
+        T(test_engine_idle_switch_costs_less),
         T(test_engine_contention_slows_coresident_blocks),
         T(test_engine_contention_follows_the_issue_curve),
         T(test_engine_contention_greedy_then_oldest),

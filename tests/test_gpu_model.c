@@ -204,6 +204,7 @@ static void test_gpu_model_h100_values(void **state)
     /* measured on the H100 (traces/measured/h100/FINDINGS.md) */
     assert_int_equal(m->idle_yield_ns, 5000);
     assert_int_equal(m->context_switch_ns, 152000);
+    assert_int_equal(m->context_switch_idle_ns, 139000); /* ts_idle */
     assert_true(m->mps_volta);
     assert_int_equal(m->mps_max_clients, 48);
     assert_int_equal(m->mps_connections_default, 2);

@@ -59,6 +59,7 @@ static inline GpuModel *test_model(uint32_t sms)
     m->preemption = SIM_PREEMPT_INSTRUCTION;
     m->timeslice_ns = SIM_US(1000);
     m->context_switch_ns = SIM_US(10);
+    m->context_switch_idle_ns = SIM_US(10);
     m->idle_yield_ns = SIM_US(500);
     m->context_state_gbps = 3000;
     m->context_resume_ns = 0;
