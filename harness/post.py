@@ -407,7 +407,7 @@ class Post:
                "grid", "block", "dyn_smem", "static_smem", "regs_per_thread", "work", "work_unit", "chains", "bytes",
                "host_mem", "launch_ns", "api_ns", "start_ns", "end_ns", "duration_ns", "nsm", "solo_ns", "err"]
         if name.startswith(("i_", "j_", "k_")):
-            hdr, rows = hdr + ["dram_bytes", "sm_issue_pct"], [r + self.demand(r) for r in rows]
+            hdr, rows = hdr + ["dram_bytes", "sm_issue_pct", "sm_pipe_pct"], [r + self.demand(r) for r in rows]
         rows.sort(key=lambda r: (r[1], r[3], r[4]))
         files = {}
         fn = f"{cat}/{name}_ops.csv"
@@ -1162,9 +1162,11 @@ class PostAppend(Post):
                         self.ncu_by[(o["kind"], o["grid"], o["block"], o["chains"])] = m
 
     def demand(self, r):
-        """[dram_bytes, sm_issue_pct] of an ops row (r: the row list of run_exp) or blanks."""
+        """[dram_bytes, sm_issue_pct, sm_pipe_pct] of an ops row (r: the row list of run_exp) or blanks.
+        sm_pipe_pct is Nsight Compute's Compute (SM) Throughput: above the issue share, the kernel is
+        bound on another SM pipe (sim/engine_issue.c)."""
         if r[5] != "kernel":
-            return ["", ""]
+            return ["", "", ""]
         kind, g, b, w, ch = r[9], int(r[10]), int(r[11]), int(r[15]), int(r[17])
         m = self.ncu_by.get((kind, g, b, ch))
         if kind in STREAM_BYTES:
@@ -1173,7 +1175,8 @@ class PostAppend(Post):
             byt = int(m["DRAM Throughput"] / 100 * NCU_PEAK_GBPS * m["Duration"] * w / m["work"])
         else:
             byt = ""
-        return [byt, m["Issue Slots Busy"] if m and "Issue Slots Busy" in m else ""]
+        return [byt, m["Issue Slots Busy"] if m and "Issue Slots Busy" in m else "",
+                m["Compute (SM) Throughput"] if m and "Compute (SM) Throughput" in m else ""]
 
     def run(self):
         for e in self.raw.json(self.part, f"index_{self.part}.json"):

@@ -38,7 +38,7 @@ SYNC = "cudaDeviceSynchronize"
 HEADER = ["experiment", "process", "pid", "iteration", "op", "type", "stream", "stream_priority", "name", "kind",
           "grid", "block", "dyn_smem", "static_smem", "regs_per_thread", "work", "work_unit", "chains", "bytes",
           "host_mem", "launch_ns", "api_ns", "start_ns", "end_ns", "duration_ns", "nsm", "solo_ns", "err",
-          "dram_bytes", "sm_issue_pct"]
+          "dram_bytes", "sm_issue_pct", "sm_pipe_pct"]
 FAMILY = {"mm_f32": "cublas", "mm_f16": "cublas", "mm_bf16s": "cublas", "gemv": "cublas", "conv": "cudnn",
           "add": "elementwise", "sum": "reduce", "softmax": "softmax", "layernorm": "layernorm"}
 
@@ -285,13 +285,14 @@ class Post:
                                  FAMILY[op], k["grid"], k["block"], k["dyn_smem"], k["static_smem"],
                                  k["regs"], "", "", 1, "", "", ns(call["ts"]) - origin, ns(call["dur"]),
                                  ns(g["ts"]) - origin, ns(g["ts"] + g["dur"]) - origin, ns(g["dur"]), "",
-                                 k["solo_ns"], 0, k["dram_bytes"], k["sm_issue_pct"]])
+                                 k["solo_ns"], 0, k["dram_bytes"], k["sm_issue_pct"],
+                                 k.get("ncu_sm_pct") if k.get("ncu_sm_pct") is not None else ""])
                     opi += 1
             if sync is not None:
                 for sid in used:
                     rows.append([exp, proc, tr.pid, rep, opi, "stream_synchronize", sid, 0, "sync", "", "", "", "",
                                  "", "", "", "", "", "", "", ns(sync["ts"]) - origin, ns(sync["dur"]),
-                                 "", "", "", "", "", 0, "", ""])
+                                 "", "", "", "", "", 0, "", "", ""])
                     opi += 1
         return rows
 

@@ -55,6 +55,8 @@ def scenario(exp, rows):
                            "duration_us": int(r["solo_ns"]) / 1e3, "api_us": int(r["api_ns"]) / 1e3})
                 if r["sm_issue_pct"]:
                     op["sm_intensity"] = min(float(r["sm_issue_pct"]) / 100, 1.0)
+                if r.get("sm_pipe_pct"):
+                    op["sm_pipe_share"] = min(float(r["sm_pipe_pct"]) / 100, 1.0)
                 if r["dram_bytes"]:
                     op["dram_bytes"] = int(r["dram_bytes"])
                 measured[(p, len(ops))] = r

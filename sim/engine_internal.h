@@ -109,6 +109,10 @@ struct KernelRt {
     double issue_slots;      /* share of an SM's issue slots one block keeps
                              busy alone (its SM intensity over its blocks
                              per SM; 0: unknown) */
+    double pipe_slots;       /* share of an SM's busiest pipe other than
+                             the issue slots one block keeps busy alone; 0:
+                             bound on issue, not on such a pipe
+                             (engine_issue.c) */
     double dram_p;           /* DRAM pressure per resident block, in units of
                              the achievable bandwidth; 0: none (engine_dram.c) */
     double dram_speed_alone; /* bandwidth per unit pressure when alone */
@@ -152,6 +156,9 @@ typedef struct Group {
                              lone-warp speeds (engine_issue.c) */
     double turns;     /* share of the SM's issue cycles its warps may take
                          at all: those greedy warps leave (engine_issue.c) */
+    double pipe_over; /* demand on the pipe it is bound on over the pipe's
+                         capacity, when above 1 (its rate is at most 1 /
+                         pipe_over); 0 or 1: the pipe has room */
     SimTime placed;
     uint8_t sub_warps[SIM_MAX_SUBPARTITIONS]; /* warps per register
                                                  sub-partition, all blocks */
@@ -572,6 +579,7 @@ bool issue_share(const GpuModel *m, SmRt *sm);
 /* Whether a kernel whose blocks put @alone_load warps' worth of load on
  * an SM holding @warps of its warps issues like greedy warps. */
 bool issue_greedy(const GpuModel *m, double alone_load, double warps);
+bool issue_pipe_bound(double sm_intensity, double pipe_share);
 
 /* engine_dram.c: device memory bandwidth shared by running kernels. */
 bool dram_enabled(const GpuModel *m);

@@ -96,17 +96,19 @@ static double group_rate(const SmRt *sm, const Group *g)
         return 1.0;
     const KernelRt *k = g->k;
     double r = dram_rate(sm->ctx, k); /* 1 without DRAM demand */
+    /* bound on a shared pipe that is over-asked: at most its share */
+    const double cap = g->pipe_over > 1 ? r / g->pipe_over : r;
     if (g->speed >= k->speed_alone && g->turns >= 1)
-        return r;
+        return cap;
     /* the issuing part of its time stretches by speed_alone / speed */
     double u = k->issue_frac;
     if (g->turns >= 1)
-        return r / ((1 - u) + u * k->speed_alone / g->speed);
+        return MIN(cap, r / ((1 - u) + u * k->speed_alone / g->speed));
     /* Beside greedy warps (engine_issue.c) each of its instructions
      * waits for a cycle they leave free, and all of them together issue
      * no more than those cycles hold (speed / speed_alone of its need). */
     double wait = r / ((1 - u) + u / g->turns);
-    return MIN(wait, r * MIN(g->speed / k->speed_alone, 1.0));
+    return MIN(cap, MIN(wait, r * MIN(g->speed / k->speed_alone, 1.0)));
 }
 
 double sm_group_rate(const SmRt *sm, const Group *g)
@@ -118,8 +120,8 @@ double sm_group_rate(const SmRt *sm, const Group *g)
 static bool sm_slows(const SmRt *sm)
 {
     for (const Group *g = sm->groups; g; g = g->next)
-        if (!g->k->fixed_time &&
-            (g->speed < g->k->speed_alone * (1 - 1e-12) || g->turns < 1))
+        if (!g->k->fixed_time && (g->speed < g->k->speed_alone * (1 - 1e-12) ||
+                                  g->turns < 1 || g->pipe_over > 1))
             return true;
     return false;
 }
@@ -615,12 +617,18 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
                               : (double)ks->block_time_ns;
     /* Its load on one SM when it runs alone: its warps, or the warps at
      * which the SM issues its given share of the saturated rate (its
-     * issue-slot share over the share a saturated SM keeps busy). */
-    double alone =
-        ks->sm_intensity > 0
-            ? sim_gpu_model_load_for_share(
-                  m, ks->sm_intensity / MAX(m->sm_issue_share_saturated, 1e-6))
-            : (double)(per_sm * occ.needs.warps);
+     * issue-slot share over the share a saturated SM keeps busy).  A
+     * kernel bound on another pipe does not wait on dependent issue as
+     * the curve's FMA chains do: its share is of the SM's issue ceiling
+     * (engine_issue.c), where the model gives one. */
+    const bool pipe = issue_pipe_bound(ks->sm_intensity, ks->sm_pipe_share);
+    const double ceiling = pipe && m->sm_issue_share_max > 0
+                               ? m->sm_issue_share_max
+                               : m->sm_issue_share_saturated;
+    double alone = ks->sm_intensity > 0
+                       ? sim_gpu_model_load_for_share(m, ks->sm_intensity /
+                                                             MAX(ceiling, 1e-6))
+                       : (double)(per_sm * occ.needs.warps);
     k->w = alone / (double)per_sm;
     /* lone-warp speeds it issues at over the warps it has: below 1 for a
      * kernel whose warps mostly wait (e.g. on DRAM) */
@@ -628,6 +636,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     k->speed_alone = sim_gpu_model_warp_speed(m, alone);
     k->greedy = issue_greedy(m, alone, (double)(per_sm * occ.needs.warps));
     k->issue_slots = ks->sm_intensity / (double)per_sm;
+    k->pipe_slots = pipe ? ks->sm_pipe_share / (double)per_sm : 0;
     dram_prepare_kernel(E, k, k->work * (double)waves, MIN(k->blocks, S * o));
     if (ks->duration_ns) /* a faster partial last wave (engine_dram.c) */
         k->work = dram_work(E, k, (double)ks->duration_ns, k->blocks / (S * o),

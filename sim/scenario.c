@@ -553,6 +553,9 @@ static bool validate_kernel(const SimScenario *sc, const SimProcessSpec *p,
     if (k->sm_intensity < 0 || k->sm_intensity > 1)
         return op_fail(sc, p, i, op, error,
                        "field 'sm_intensity': must be in [0, 1]");
+    if (k->sm_pipe_share < 0 || k->sm_pipe_share > 1)
+        return op_fail(sc, p, i, op, error,
+                       "field 'sm_pipe_share': must be in [0, 1]");
     if (k->mem_intensity < 0 || k->mem_intensity > 1)
         return op_fail(sc, p, i, op, error,
                        "field 'mem_intensity': must be in [0, 1]");

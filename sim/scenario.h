@@ -64,6 +64,11 @@ typedef struct {
     SimTime block_time_ns;
     double sm_intensity;  /* share of SM issue capacity the kernel uses alone
                              (0..1]; 0: derive from resident warps */
+    double sm_pipe_share; /* share of its SMs' busiest unit the kernel keeps
+                             busy alone (Nsight Compute's Compute (SM)
+                             Throughput); above its sm_intensity it is bound
+                             on a pipe other than the issue slots (e.g. the
+                             shared-memory pipe, engine_issue.c); 0: none */
     double mem_intensity; /* share of the peak DRAM bandwidth used alone
                              (Nsight Compute's DRAM Throughput); 0: none
                              (engine_dram.c) */

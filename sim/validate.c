@@ -42,6 +42,8 @@ typedef struct {
     uint64_t dram_bytes; /* optional column: DRAM bytes it moves (0: none) */
     double issue_pct;    /* optional column: Nsight Compute's issue slots
                              busy alone, % (0: unknown) */
+    double pipe_pct;     /* optional column: Nsight Compute's Compute (SM)
+                             Throughput alone, % (0: unknown) */
 } Row;
 
 static int col(char **header, const char *name)
@@ -102,6 +104,7 @@ static bool load_rows(const char *path, GArray *rows, GError **error)
     /* optional columns (part I data sets): per-kernel demand */
     const int c_dram = col(header, "dram_bytes");
     const int c_issue = col(header, "sm_issue_pct");
+    const int c_pipe = col(header, "sm_pipe_pct");
     int ncols = (int)g_strv_length(header);
     for (int li = 1; lines[li]; li++) {
         if (!lines[li][0])
@@ -143,6 +146,7 @@ static bool load_rows(const char *path, GArray *rows, GError **error)
         r.chains = U(22);
         r.dram_bytes = c_dram >= 0 ? strtoull(f[c_dram], NULL, 10) : 0;
         r.issue_pct = c_issue >= 0 ? strtod(f[c_issue], NULL) : 0;
+        r.pipe_pct = c_pipe >= 0 ? strtod(f[c_pipe], NULL) : 0;
 #undef S
 #undef U
 #undef I
@@ -271,6 +275,7 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
                 /* measured demand, where the data set gives it */
                 k->dram_bytes = r->dram_bytes;
                 k->sm_intensity = MIN(r->issue_pct / 100.0, 1.0);
+                k->sm_pipe_share = MIN(r->pipe_pct / 100.0, 1.0);
                 /* The harness's timer kernels give each block's time:
                  * "gt" blocks spin until %globaltimer passes start + W,
                  * "tslice" blocks until they have run W ns themselves.

@@ -589,6 +589,41 @@ static void test_engine_free_turns_beside_greedy(void **state)
     }
 }
 
+/* A kernel bound on a pipe other than the issue slots (Compute (SM)
+ * Throughput above its issue share, engine_issue.c) shares that pipe: two
+ * such 1 ms kernels, one block per SM each, issuing 5% of the slots, ask
+ * 0.8 + 0.8 of the pipe: each runs at 1 / 1.6, both end at 1.6 ms.  At
+ * 0.4 + 0.4 the pipe has room: 1 ms, as without pipe data. */
+static void test_engine_pipe_bound_kernels_share_the_pipe(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    f->m->sm_issue_share_saturated = 0.579;
+    f->m->sm_issue_share_max = 0.976;
+    const struct {
+        double pipe;
+        SimTime lo, hi;
+    } cases[] = {
+        {0.8, US(1600), US(1601)},
+        {0.4, MS(1), US(1001)},
+        {0, MS(1), US(1001)},
+    };
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        g_autoptr(SimScenario) sc = sim_scenario_new("t", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        for (uint32_t s = 0; s < 2; s++) {
+            SimOp k = test_kernel(s, "smem", f->m->sm_count, 256, MS(1));
+            k.u.kernel.sm_intensity = 0.05;
+            k.u.kernel.sm_pipe_share = cases[c].pipe;
+            sim_process_add_op(p, &k);
+        }
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        for (uint32_t i = 0; i < 2; i++)
+            assert_in_range(test_op(r, 0, i)->end_ns, cases[c].lo, cases[c].hi);
+    }
+}
+
 /* Copies: 100 MB at 10 GB/s = 10 ms.  H2D, a 10 ms kernel and D2H on
  * three streams overlap: 10 ms.  Two H2D copies share the one H2D engine:
  * 20 ms.  A pageable copy (half speed, 1 MB = 0.2 ms) holds the host, so a
@@ -1124,6 +1159,7 @@ int main(void)
         T(test_engine_mps_thread_percentage_caps_sms),
         T(test_engine_timeslice_vs_mps),
         T(test_engine_free_turns_beside_greedy),
+        T(test_engine_pipe_bound_kernels_share_the_pipe),
         T(test_engine_block_boundary_preemption),
         T(test_engine_idle_yield_delays_switch),
         T(test_engine_idle_switch_costs_less),

@@ -58,7 +58,8 @@ static const char *FULL =
     "         {\"op\": \"kernel\", \"name\": \"k{i}\", \"stream\": \"s{i}\",\n"
     "          \"grid\": [2, 3, 1], \"block\": 128, \"regs_per_thread\": 40,\n"
     "          \"static_smem_bytes\": 100, \"dynamic_smem_bytes\": 200,\n"
-    "          \"duration_us\": 10.25, \"sm_intensity\": 0.5}]},\n"
+    "          \"duration_us\": 10.25, \"sm_intensity\": 0.5, "
+    "\"sm_pipe_share\": 0.75}]},\n"
     "       {\"op\": \"copy\", \"stream\": \"x\", \"dir\": \"d2h\",\n"
     "        \"bytes\": 4096, \"pinned\": false, \"api_us\": 3},\n"
     "       {\"op\": \"event_record\", \"event\": \"e\", \"stream\": \"x\"},\n"
@@ -120,6 +121,7 @@ static void test_scenario_loads_every_field(void **state)
         assert_int_equal(k->dynamic_smem_bytes, 200);
         assert_int_equal(k->duration_ns, 10250);
         assert_float_equal(k->sm_intensity, 0.5, 0);
+        assert_float_equal(k->sm_pipe_share, 0.75, 0);
         assert_int_equal(a->ops[i].api_ns, SIM_TIME_NEVER);
     }
     assert_int_equal(a->ops[3].kind, SIM_OP_COPY);
