@@ -71,7 +71,10 @@ def sim(cfg, n, sharing, hs, rate=None, iters=300, times=None):
         cmd += ["--arrival-times", times]
     elif rate:
         cmd += ["--arrival-rate", f"{rate:.6g}"]
-    r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["run"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
+    r = json.loads(p.stdout)["run"]
     thr = sum(p["throughput_per_s"] for p in r["processes"]) / len(r["processes"])
     return thr, r["latency_p50_ms"], r["latency_p90_ms"], r["latency_p99_ms"]
 

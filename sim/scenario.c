@@ -608,7 +608,13 @@ uint64_t sim_scenario_work(const SimScenario *sc)
         uint64_t times = a->kind == SIM_ARRIVALS_NONE   ? p->iterations
                          : a->kind == SIM_ARRIVALS_LIST ? a->n_times
                                                         : a->count;
-        work = sim_add_sat(work, sim_mul_sat(p->n_ops, MAX(times, 1)));
+        /* a graph op is its nodes' work: one request of a resnet50 graph
+         * is ~300 kernels launched by one op, and the events limit
+         * (sim_limit_events_for) must grow with them */
+        uint64_t once = 0;
+        for (uint32_t i = 0; i < p->n_ops; i++)
+            once = sim_add_sat(once, MAX(sim_op_gpu_count(&p->ops[i]), 1));
+        work = sim_add_sat(work, sim_mul_sat(once, MAX(times, 1)));
     }
     return work;
 }

@@ -308,8 +308,9 @@ SimScenario *sim_scenario_copy(const SimScenario *sc);
 
 /* Before copying every process @n times (--processes): the processes and
  * ops limits (bounds.h), checked before the memory is spent. */
-/* Ops one run simulates: each process's ops x its iterations (or
- * arrivals), summed, saturating at UINT64_MAX. */
+/* Ops one run simulates: each process's ops (a graph op counts its
+ * nodes, sim_op_gpu_count) x its iterations (or arrivals), summed,
+ * saturating at UINT64_MAX. */
 uint64_t sim_scenario_work(const SimScenario *sc);
 
 /* Kernel-to-SM placements one run makes at least on a GPU of @sms SMs:
