@@ -38,6 +38,7 @@ ap.add_argument("--traces", default=os.path.join(ROOT, "traces/measured/h100/lau
 ap.add_argument("--spread", default=os.path.join(ROOT, "traces/measured/h100/openloop/spread"))
 ap.add_argument("--fits", default=os.path.join(ROOT, "traces/measured/h100/openloop/fits.json"))
 ap.add_argument("--configs", default=None)
+ap.add_argument("--sharing", default=None, help="only these rows' sharing, e.g. nomps,mps (the fit is still done)")
 ap.add_argument("--refit", action="store_true")
 ap.add_argument("--total", type=int, default=240, help="requests simulated per row, all processes")
 ap.add_argument("--arrivals", default=os.path.join(ROOT, "traces/measured/h100/openloop/arrivals"))
@@ -122,7 +123,8 @@ def main():
             with open(a.fits, "w") as f:
                 json.dump(fits, f, indent=1, sort_keys=True)
         hs = fits[cfg]
-        jobs += [(cfg, r, base, hs) for r in rows if r["config"] == cfg]
+        jobs += [(cfg, r, base, hs) for r in rows if r["config"] == cfg
+                 and (not a.sharing or r["sharing"] in a.sharing.split(","))]
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
         for o in ex.map(predict_row, jobs):
             out.append(o)
