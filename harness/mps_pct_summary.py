@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Kernel by kernel, one PyTorch process without MPS and as an MPS client at 100/50/25% threads.
 
-  mps_pct_summary.py RAW OUT.csv
+  mps_pct_summary.py RAW OUT.csv [SETTING,...]
 RAW: the unpacked mpspct.tar.gz of harness/mps_pct_campaign.sh (RAW/<setting>/<config>.json.gz,
 16 requests each; the first 2 are left out). One row per setting, config and distinct kernel
 (name cut to 60 characters, grid, block): launches per request and the median duration (us); and
 one row per setting and config named '(all kernels)': kernels per request and kernel time per request.
+SETTING,...: the folders of RAW to read (default the five of mps_pct_campaign.sh; for the
+mpscontend.tar.gz of harness/mps_contend_campaign.sh: decoder_n1,decoder_n2,decoder_n4,encoder_n2,encoder_n4).
 """
 import collections
 import csv
@@ -19,10 +21,11 @@ SETTINGS = ("nomps", "mps100", "mps50", "mps25", "nomps_again")
 REQ, SKIP = 16, 2
 
 
-def main(raw, out):
+def main(raw, out, settings=None):
+    settings = settings.split(",") if settings else SETTINGS
     rows = []
     for cfg in ("encoder_b1_graph", "encoder_b8_graph", "decoder_b1_graph", "decoder_b16_graph"):
-        for s in SETTINGS:
+        for s in settings:
             p = os.path.join(raw, s, cfg + ".json.gz")
             if not os.path.exists(p):
                 continue
@@ -45,4 +48,4 @@ def main(raw, out):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])
