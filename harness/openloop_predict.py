@@ -20,13 +20,24 @@ an open-loop row with the arrival times its processes drew (arrivals/<sharing>_n
 <config>_<loop>.json.gz, --arrival-times) instead of --iterations; --poisson draws new
 arrivals at the measured rate instead (--arrival-rate R --iterations max(40, 240/N)).
 Writes OUT.csv: the measured columns, the predicted ones and the errors (%).
+
+--measured-load PREDICTED.csv (a diagnosis, not a prediction: it uses the measured closed loop of
+every group) runs each open-loop row at the load the measurement had.  An open row's arrival rate is
+0.8 (0.5) of the group's MEASURED closed-loop throughput, so where hqsim's closed-loop throughput of
+the same group is k times the measured one (k = pred_thr / meas_thr of that closed row in
+PREDICTED.csv), hqsim runs the row at load 0.8 / k, and near saturation a few % of k move p50 by tens
+of %.  This option divides the arrival times by k (so the simulated load is the measured one) and
+multiplies the latencies by k (back into measured time): what hqsim's open loop predicts once the
+closed-loop throughput error is taken out.  Closed rows are left out of OUT.csv.
 """
 import argparse
 import concurrent.futures
 import csv
 import json
 import os
+import gzip
 import subprocess
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -45,6 +56,9 @@ ap.add_argument("--arrivals", default=os.path.join(ROOT, "traces/measured/h100/o
 ap.add_argument("--poisson", action="store_true")
 ap.add_argument("--jobs", type=int, default=1,
                 help="rows simulated at once (each row is one hqsim process; the output order is the same)")
+ap.add_argument("--measured-load", default=None, metavar="PREDICTED.csv",
+                help="open rows only, at the measured load: arrivals / k, latencies * k, k = that group's "
+                     "closed-loop pred_thr / meas_thr in PREDICTED.csv (a diagnosis, see above)")
 ap.add_argument("--ncu", default=os.path.join(ROOT, "traces/measured/h100/openloop/ncu"),
                 help="folder of <config>.csv.gz (harness/ncu_request.py), given to hqsim with the trace where present, "
                      "so every kernel has its measured issue share and DRAM throughput; '' for none")
@@ -89,6 +103,19 @@ def fit(cfg, meas):
     return round((lo * hi) ** 0.5, 4)
 
 
+CLOSED_K = {}
+TMP = tempfile.mkdtemp(prefix="openloop_load.")
+
+
+def scaled_arrivals(path, k):
+    """A copy of the arrival file @path with every time divided by @k (the load times @k)."""
+    d = json.load(gzip.open(path))
+    out = os.path.join(TMP, os.path.basename(path)[:-3])
+    with open(out, "w") as f:
+        json.dump({"processes": [[int(round(t / k)) for t in p] for p in d["processes"]]}, f)
+    return out
+
+
 def predict_row(job):
     """One row of the output: the measured row, its prediction and the errors."""
     cfg, r, base, hs = job
@@ -98,7 +125,12 @@ def predict_row(job):
     times = None
     if rate and not a.poisson:
         times = os.path.join(a.arrivals, f"{r['sharing']}_n{n}_{cfg}_{r['loop']}.json.gz")
+    k = CLOSED_K.get((cfg, r["sharing"], r["n"]), 1.0) if a.measured_load else 1.0
+    if times and k != 1.0:
+        times = scaled_arrivals(times, k)
+    k = k if times else 1.0
     thr, p50, p90, p99 = sim(cfg, n, r["sharing"], hs, rate, iters, times)
+    thr, p50, p90, p99 = thr / k, p50 * k, p90 * k, p99 * k
     m = [float(r[k]) for k in ("throughput_per_s_per_process", "lat_p50_ms", "lat_p90_ms", "lat_p99_ms")]
     fitted = "fitted" if r is base else "predicted"
     e = [100 * (p / q - 1) for p, q in zip((thr, p50, p90, p99), m)]
@@ -109,6 +141,10 @@ def predict_row(job):
 
 def main():
     rows = list(csv.DictReader(open(a.summary)))
+    if a.measured_load:
+        for c in csv.DictReader(open(a.measured_load)):
+            if c["loop"] == "closed":
+                CLOSED_K[(c["config"], c["sharing"], c["n"])] = float(c["pred_thr"]) / float(c["meas_thr"])
     want = set(a.configs.split(",")) if a.configs else None
     fits = json.load(open(a.fits)) if os.path.exists(a.fits) else {}
     out, jobs = [], []
@@ -124,7 +160,8 @@ def main():
                 json.dump(fits, f, indent=1, sort_keys=True)
         hs = fits[cfg]
         jobs += [(cfg, r, base, hs) for r in rows if r["config"] == cfg
-                 and (not a.sharing or r["sharing"] in a.sharing.split(","))]
+                 and (not a.sharing or r["sharing"] in a.sharing.split(","))
+                 and not (a.measured_load and r["loop"] == "closed")]
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
         for o in ex.map(predict_row, jobs):
             out.append(o)

@@ -156,10 +156,13 @@ static double err_of(double p, double m)
     return (p - m) / m;
 }
 
-static void check(const Entry *e)
+/* Predicts entry @e as harness/openloop_predict.py does (an open loop,
+ * @rate > 0, at the arrival times its processes drew): throughput per
+ * process, p50 and p99 (ms); @arrivals, when given, receives process 0's
+ * arrival times (ns). */
+static void simulate(const Entry *e, double rate, double *thr, double *p50,
+                     double *p99, GArray *arrivals)
 {
-    double mthr = 0, m50 = 0, m99 = 0, rate = 0;
-    measured(e, &mthr, &m50, &m99, &rate);
     g_autofree char *trace = g_strdup_printf(TRACES "%s.json.gz", e->config);
     g_autofree char *spread = g_strdup_printf(DIR "spread/%s.json", e->config);
     /* Nsight Compute of one request, for every kernel of the trace, where
@@ -194,12 +197,26 @@ static void check(const Entry *e)
                                                          : 0;
     o.seed = 1;
     o.record_ops = false;
+    if (arrivals) {
+        const SimProcessSpec *p0 = g_ptr_array_index(sc->processes, 0);
+        assert_int_equal(p0->arrivals.kind, SIM_ARRIVALS_LIST);
+        g_array_append_vals(arrivals, p0->arrivals.times_ns,
+                            p0->arrivals.n_times);
+    }
     g_autoptr(SimResult) r = sim_engine_run(m, sc, &o, &err);
     if (!r)
         fail_msg("%s", err->message);
-    double thr = sim_result_total_throughput(r) / e->n;
-    double p50 = sim_time_to_ms(sim_result_latency_pct(r, 50));
-    double p99 = sim_time_to_ms(sim_result_latency_pct(r, 99));
+    *thr = sim_result_total_throughput(r) / e->n;
+    *p50 = sim_time_to_ms(sim_result_latency_pct(r, 50));
+    *p99 = sim_time_to_ms(sim_result_latency_pct(r, 99));
+}
+
+static void check(const Entry *e)
+{
+    double mthr = 0, m50 = 0, m99 = 0, rate = 0;
+    measured(e, &mthr, &m50, &m99, &rate);
+    double thr = 0, p50 = 0, p99 = 0;
+    simulate(e, rate, &thr, &p50, &p99, NULL);
     double et = err_of(thr, mthr), e50 = err_of(p50, m50),
            e99 = err_of(p99, m99);
     print_message("%-17s %-5s N=%d %-7s thr %+6.1f%% p50 %+6.1f%% p99 "
@@ -211,6 +228,74 @@ static void check(const Entry *e)
                  "(limits %.0f/%.0f/%.0f%%)",
                  e->config, e->sharing, e->n, e->loop, 100 * et, 100 * e50,
                  100 * e99, 100 * e->thr, 100 * e->p50, 100 * e->p99);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Pooled-latency p50 (ms, nearest rank as harness/openloop_summary.py) of
+ * one process serving one request at a time from @arr (ns): the Lindley
+ * recursion start = max(arrival, previous end), each service one of @lat
+ * (us) drawn by a seeded LCG and scaled by @k. */
+static double queue_p50(const GArray *arr, const double *lat, size_t n_lat,
+                        double k, uint64_t seed)
+{
+    g_autofree double *resp = g_new(double, arr->len);
+    double end = 0;
+    for (guint i = 0; i < arr->len; i++) {
+        double t = (double)g_array_index(arr, SimTime, i) / 1e3; /* us */
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        end = MAX(t, end) + lat[(seed >> 33) % n_lat] * k;
+        resp[i] = end - t;
+    }
+    qsort(resp, arr->len, sizeof *resp, cmp_double);
+    return resp[(size_t)(0.5 * (arr->len - 1) + 0.5)] / 1e3;
+}
+
+/* One process at 0.8 load is a single-server queue (FINDINGS §22): hqsim's
+ * open-loop p50 at the recorded arrivals is the Lindley queue's with the
+ * lone process's latency spread scaled to hqsim's own closed-loop
+ * throughput.  Measured from launch instead of arrival, or with the
+ * requests overlapping, it would come out near one service time, less
+ * than half the queue's. */
+static void test_open_loop_is_a_queue(void **state)
+{
+    (void)state;
+    if (g_getenv("HQSIM_VALGRIND"))
+        skip();
+    const Entry closed = {"encoder_b8_graph", "nomps", 1, "closed", 0, 0, 0};
+    const Entry open = {"encoder_b8_graph", "nomps", 1, "open0.8", 0, 0, 0};
+    double thr = 0, p50 = 0, p99 = 0;
+    simulate(&closed, 0, &thr, &p50, &p99, NULL);
+    g_autoptr(GArray) arr = g_array_new(FALSE, FALSE, sizeof(SimTime));
+    double o50 = 0, o99 = 0, othr = 0;
+    simulate(&open, 1, &othr, &o50, &o99, arr);
+    assert_true(arr->len > 100);
+    GError *err = NULL;
+    g_autoptr(SimJsonDoc) d =
+        sim_json_doc_load(DIR "spread/encoder_b8_graph.json", &err);
+    assert_non_null(d);
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(d->root, "latencies_us");
+    size_t n = (size_t)cJSON_GetArraySize(l);
+    assert_true(n > 100);
+    g_autofree double *lat = g_new(double, n);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += lat[i] = cJSON_GetArrayItem(l, (int)i)->valuedouble;
+    /* service mean = 1 / closed-loop throughput */
+    const double k = 1e6 / thr / (sum / (double)n);
+    double q[9];
+    for (int s = 0; s < 9; s++)
+        q[s] = queue_p50(arr, lat, n, k, (uint64_t)s + 1);
+    qsort(q, 9, sizeof q[0], cmp_double);
+    print_message("encoder_b8_graph N=1 at 0.8 load: hqsim p50 %.3f ms, "
+                  "queue %.3f ms (%.3f-%.3f), one service %.3f ms\n",
+                  o50, q[4], q[0], q[8], 1e3 / thr);
+    assert_true(q[4] > 1.5e3 / thr); /* the queueing is most of it */
+    assert_true(fabs(o50 / q[4] - 1) < 0.05);
 }
 
 static void test_openloop_entries(void **state)
@@ -268,6 +353,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spread_file_errors),
+        cmocka_unit_test(test_open_loop_is_a_queue),
         cmocka_unit_test(test_openloop_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
