@@ -127,7 +127,7 @@ static void launch_node(Engine *E, NodeRt *n)
 {
     OpInst *in = node_inst(E, n);
     if (in->op->kind == SIM_OP_KERNEL)
-        eng_launch_kernel(E, in, in->proc->cost.kernel_ns);
+        eng_launch_kernel(E, in, eng_kernel_cost(E, in->proc));
     else
         copy_submit(E, in);
 }

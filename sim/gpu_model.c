@@ -109,6 +109,8 @@ static const FieldSpec model_fields[] = {
     {"mps_client_node_us", F_TIME_US, OFF(mps_client_node_ns), 0, 1e4, NULL},
     {"mps_client_kernel_us", F_TIME_US, OFF(mps_client_kernel_ns), 0, 1e4,
      NULL},
+    {"mps_contend_kernel_us", F_TIME_US, OFF(mps_contend_kernel_ns), 0, 1e4,
+     NULL},
     {"preemption", F_ENUM, OFF(preemption), 0, 0, preemption_names},
     {"timeslice_us", F_TIME_US, OFF(timeslice_ns), 1, 1e7, NULL},
     {"context_switch_us", F_TIME_US, OFF(context_switch_ns), 0, 1e6, NULL},

@@ -128,12 +128,15 @@ typedef struct GpuModel {
                                          start this much apart */
 
     /* --- What an MPS client pays beyond a process of its own --- */
-    SimTime mps_client_api_ns;    /* per launch/copy/event/graph call */
-    SimTime mps_client_sync_ns;   /* per synchronize */
-    SimTime mps_client_launch_ns; /* per kernel launch (latency) */
-    SimTime mps_client_node_ns;   /* per graph node (spacing) */
-    SimTime mps_client_kernel_ns; /* per kernel, stream or graph node:
+    SimTime mps_client_api_ns;     /* per launch/copy/event/graph call */
+    SimTime mps_client_sync_ns;    /* per synchronize */
+    SimTime mps_client_launch_ns;  /* per kernel launch (latency) */
+    SimTime mps_client_node_ns;    /* per graph node (spacing) */
+    SimTime mps_client_kernel_ns;  /* per kernel, stream or graph node:
                                          it reaches the dispatcher later */
+    SimTime mps_contend_kernel_ns; /* the same, per OTHER client of the
+                                      server with GPU work outstanding at
+                                      the kernel's launch */
 
     /* --- Contexts and time-slicing --- */
     SimPreemption preemption;

@@ -248,6 +248,46 @@ static void test_engine_timeslice_vs_mps(void **state)
     assert_int_equal(mps->n_contexts, 1);
 }
 
+/* MPS contention (mps_contend_kernel_ns, 1 us here): each kernel of a
+ * client starts 1 us later per OTHER client with GPU work outstanding.
+ * Client "a" runs ten tiny 10 us kernels in a row on one stream: 100 us
+ * alone.  Each other client "b" holds one tiny kernel of @other_ns from
+ * the start.  Their launches land at the same instant as a's first, which
+ * may come before the others have issued (one kernel less pays). */
+static SimTime contend_end(Fix *f, uint32_t others, SimTime other_ns,
+                           SimShareMode mode)
+{
+    sim_scenario_free(f->sc);
+    f->sc = sim_scenario_new("test", "test");
+    SimProcessSpec *a = test_process(f->sc, "a", 1);
+    for (int i = 0; i < 10; i++) {
+        SimOp k = test_kernel(0, "chain", 1, 1, US(10));
+        sim_process_add_op(a, &k);
+    }
+    for (uint32_t i = 0; i < others; i++) {
+        SimProcessSpec *b = test_process(f->sc, i ? "c" : "b", 1);
+        SimOp k = test_kernel(0, "hold", 1, 1, other_ns);
+        sim_process_add_op(b, &k);
+    }
+    g_autoptr(SimResult) r = test_run(f->m, f->sc, mode);
+    assert_non_null(r);
+    return r->procs[0].end_ns;
+}
+
+static void test_engine_mps_contention_per_busy_client(void **state)
+{
+    Fix *f = *state;
+    f->m->mps_contend_kernel_ns = US(1);
+    assert_int_equal(contend_end(f, 0, 0, SIM_SHARE_MPS), US(100));
+    /* one busy other client: 10 x 1 us (9 if its launch comes later) */
+    assert_in_range(contend_end(f, 1, MS(1), SIM_SHARE_MPS), US(109), US(110));
+    /* two: 10 x 2 us */
+    assert_in_range(contend_end(f, 2, MS(1), SIM_SHARE_MPS), US(118), US(120));
+    /* an other client whose one 1 us kernel is over (it ends by 3 us)
+     * costs nothing after: a's first kernel pays at most 1 us */
+    assert_in_range(contend_end(f, 1, US(1), SIM_SHARE_MPS), US(100), US(101));
+}
+
 /* Kepler-style preemption at block boundaries: a's one block cannot be
  * stopped, so a runs its 10 ms, then one switch, then b: 20.01 ms. */
 static void test_engine_block_boundary_preemption(void **state)
@@ -1158,6 +1198,7 @@ int main(void)
         T(test_engine_priority_orders_dispatch),
         T(test_engine_mps_thread_percentage_caps_sms),
         T(test_engine_timeslice_vs_mps),
+        T(test_engine_mps_contention_per_busy_client),
         T(test_engine_free_turns_beside_greedy),
         T(test_engine_pipe_bound_kernels_share_the_pipe),
         T(test_engine_block_boundary_preemption),
