@@ -184,6 +184,9 @@ def rules(m, h):
                 'warp-scheduling policy GPU simulators assume since Fermi) '
                 'for an SM of %d warp schedulers%s; not measured on this GPU'
                 % (sched, ', scaled by %g' % k if k != 1 else '')))
+    out.append(('sm_block_end_spread', h['sm_block_end_spread'],
+                'rule issue: the H100\'s value (off: blocks placed together '
+                'end together; FINDINGS.md §23); not measured on this GPU'))
     out.append(('sm_release_staggered', h['sm_release_staggered'],
                 'rule issue: the calibrated H100 behaviour (a finished '
                 'wave\'s SMs free one by one and a waiting kernel piles onto '

@@ -1076,6 +1076,7 @@ static void handle(Engine *E, SimEvent *ev)
     case EV_SWITCH:
     case EV_YIELD: ctx_event(E, ev); break;
     case EV_COHORT: sm_cohort_event(E, ev->obj); break;
+    case EV_EARLY: sm_cohort_early(E, ev->obj); break;
     case EV_QUEUE: eng_mark_queue(E, ev->obj); break;
     case EV_GNODE: graph_node_event(E, ev->obj); break;
     default: g_assert_not_reached();

@@ -33,6 +33,7 @@ enum {
     EV_SWITCH,     /* obj = Engine: a context switch completed */
     EV_YIELD,      /* obj = Engine: an idle context gives the GPU up */
     EV_COHORT,     /* obj = Cohort: its blocks complete */
+    EV_EARLY,      /* obj = Cohort: some of its blocks end before it */
     EV_QUEUE,      /* obj = Queue: its head op has become visible */
     EV_GNODE,      /* obj = NodeRt: a graph node may start */
 };
@@ -168,6 +169,10 @@ typedef struct Group {
     /* its rank in a staggered drain (engine_sm.c's drain_key), set when it
      * joins its cohort: a function of fields fixed by then */
     uint64_t drain;
+    /* uneven ends within a wave (engine_sm.c's cohort_early): blocks of
+     * the group whose early end has come (ended early or not) and those
+     * that ended early; count + early_out is the count it was placed with */
+    uint32_t early, early_out;
 } Group;
 
 /* Blocks of one kernel placed at one instant on SMs that are not
@@ -198,6 +203,7 @@ struct Cohort {
     Group *groups;
     uint32_t n;
     SimEvent ev;         /* EV_COHORT */
+    SimEvent early_ev;   /* EV_EARLY: its groups' next early block end */
     Cohort *prev, *next; /* the context's cohorts */
 };
 
@@ -534,6 +540,8 @@ void sm_pending_remove(Ctx *c, KernelRt *k);
 void sm_dispatch(Engine *E, Ctx *c);
 void sm_event(Engine *E, SmRt *sm);
 void sm_cohort_event(Engine *E, Cohort *co);
+/* Blocks of @co's groups whose early end has come end now. */
+void sm_cohort_early(Engine *E, Cohort *co);
 void sm_freeze(Engine *E, Ctx *c);
 void sm_thaw(Engine *E, Ctx *c);
 void sm_kill_kernel(Engine *E, KernelRt *k);

@@ -163,6 +163,103 @@ static bool sm_reshare(Engine *E, SmRt *sm)
     return sm_has_loose(sm);
 }
 
+/* The seeded rank of @g in its wave's drain order (splitmix64 of the run's
+ * seed, the SM, the kernel and the placement time): reproducible, and
+ * independent of the order events happen to be handled in. */
+static uint64_t drain_key(const Engine *E, const Group *g)
+{
+    uint64_t x = E->seed ^ ((uint64_t)g->sm->id << 40) ^
+                 (g->k->admit_seq * 0x9e3779b97f4a7c15ull) ^
+                 (uint64_t)g->placed;
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Identical SMs reach an early end at one instant; with
+ * sm_release_staggered they take it in their seeded drain order, 1 ns
+ * apart (as cohort_release_one), so that a waiting kernel fills the first
+ * SM freed before the next frees (FINDINGS.md §17). */
+static SimTime early_offset(const Engine *E, const Group *g)
+{
+    return E->m->sm_release_staggered ? drain_key(E, g) % E->m->sm_count : 0;
+}
+
+/* A kernel whose DRAM requests alone are served at less than this share of
+ * an unloaded DRAM's speed (engine_dram.c's dram_speed_alone) is DRAM
+ * bound: DRAM serves requests without regard to warp age, and the
+ * triad, copy and reduce (0.33, 0.32, 0.14) end their blocks together, where the
+ * SGEMM (1.0) and the FMA kernels (no DRAM) spread them.  A separator,
+ * not fitted. */
+#define DRAM_BOUND_SPEED 0.5
+
+/* Uneven ends within a wave (FINDINGS.md §23).  Blocks of one kernel
+ * placed together on an SM do not end together: the warp schedulers favour
+ * the older warps, and on an H100 the first-wave blocks of the SGEMM (5 per
+ * SM) end at 0.59, 0.59, 0.68, 0.88 and 1.0 of the last one's time
+ * (i_p_sgemm); a kernel waiting behind them takes the first slots freed.
+ * Modelled with s = sm_block_end_spread: block j of a group of c >= 2
+ * blocks ends (c - 1 - j) / (c - 1) x s of the group's time before the
+ * group does (linear, the last at the group's end), while another kernel
+ * waits in its context and the SM's issue is saturated (load above
+ * sm_saturation_warps: the DRAM- and pipe-bound kernels' blocks end
+ * together).  The group's end stays the calibrated block time, so a kernel
+ * alone keeps its measured duration: only who gets the freed slots, and
+ * when, changes.  When the early end of block j comes and nothing waits,
+ * it ends with its group.
+ *
+ * Block j ends early when its group has (c - 1 - j) / (c - 1) x s of a
+ * block's work left: a time in a cohort (rate 1), an SM event for a loose
+ * group.  The work left at which block @g->early of @g ends early; -1:
+ * none left to end early. */
+static double early_left(const Engine *E, const Group *g)
+{
+    const uint32_t c0 = g->count + g->early_out;
+    const KernelRt *k = g->k;
+    if (E->m->sm_block_end_spread <= 0 || k->fixed_time || c0 < 2 ||
+        g->early + 1 >= c0 || k->dram_speed_alone < DRAM_BOUND_SPEED ||
+        c0 * k->w <= E->m->sm_saturation_warps + 1e-9)
+        return -1;
+    return E->m->sm_block_end_spread * k->work * (double)(c0 - 1 - g->early) /
+           (double)(c0 - 1);
+}
+
+/* Whether a kernel other than @k's remaining blocks waits in @c. */
+static bool other_waits(const Ctx *c, const KernelRt *k)
+{
+    return c->pend_head && (c->pend_head != k || c->pend_head->next);
+}
+
+/* Whether the kernel at the head of @sm's pending list (the one the
+ * leftover policy lets place next) could take the room one block of @k
+ * frees on @sm: its carveout, warps, shared memory and registers.  Where
+ * it could not (e.g. 256-thread blocks behind 1024-thread ones that
+ * configured the SM, FINDINGS.md §3) an early end changes nothing for
+ * others, and the kernel's own time is its measured one. */
+static bool head_could_join(const SmRt *sm, const KernelRt *k)
+{
+    const KernelRt *h = sm->ctx->pend_head;
+    const SimBlockNeeds *a = &h->needs, *b = &k->needs;
+    if (sm->carveout && h->carveout > sm->carveout)
+        return false;
+    uint64_t regs = (uint64_t)b->warps * b->regs_per_warp;
+    for (uint32_t s = 0; s < SIM_MAX_SUBPARTITIONS; s++)
+        regs += sm->free_regs[s]; /* unused sub-partitions hold 0 */
+    const uint32_t cap = sm->carveout ? sm->carveout : h->carveout;
+    return sm->free_warps + b->warps >= a->warps &&
+           (uint64_t)cap + b->smem_bytes >=
+               (uint64_t)sm->used_smem + a->smem_bytes &&
+           regs >= (uint64_t)a->warps * a->regs_per_warp;
+}
+
+/* Whether block @g->early of @g on @sm may end early now: another kernel
+ * waits for room and could take it. */
+static bool early_may(const SmRt *sm, const Group *g)
+{
+    return other_waits(sm->ctx, g->k) && head_could_join(sm, g->k);
+}
+
 /* Account progress of the SM's loose groups up to now (cohort groups are
  * timed by their cohort). */
 void sm_advance(Engine *E, SmRt *sm)
@@ -206,9 +303,15 @@ void sm_reschedule(Engine *E, SmRt *sm)
     }
     double min = INFINITY; /* time until the first loose group is done */
     if (!sm->ctx->frozen)
-        for (Group *g = sm->groups; g; g = g->next)
-            if (!g->cohort)
-                min = MIN(min, MAX(g->remaining, 0) / group_rate(sm, g));
+        for (Group *g = sm->groups; g; g = g->next) {
+            if (g->cohort)
+                continue;
+            const double r = group_rate(sm, g), left = early_left(E, g);
+            min = MIN(min, MAX(g->remaining, 0) / r);
+            if (left >= 0 && early_may(sm, g))
+                min = MIN(min, MAX(g->remaining - left, 0) / r +
+                                   (double)early_offset(E, g));
+        }
     if (min == INFINITY) {
         sim_eventq_cancel(&E->q, &sm->ev);
         return;
@@ -220,6 +323,37 @@ void sm_reschedule(Engine *E, SmRt *sm)
 /* ------------------------------------------------------------------------
  * Cohorts
  * ------------------------------------------------------------------------ */
+
+/* When block @g->early of cohort group @g ends early (SIM_TIME_NEVER:
+ * none left). */
+static SimTime early_at(const Engine *E, const Cohort *co, const Group *g)
+{
+    const double left = early_left(E, g);
+    return left < 0 ? SIM_TIME_NEVER
+                    : co->end - (SimTime)floor(left) + early_offset(E, g);
+}
+
+/* Schedule @co's next early block end, if any (none for wall-clock and
+ * self-timed kernels, extended cohorts or a frozen context). */
+static void cohort_early_schedule(Engine *E, Cohort *co)
+{
+    sim_eventq_cancel(&E->q, &co->early_ev);
+    if (E->m->sm_block_end_spread <= 0 || co->wall || co->timed || co->ext ||
+        co->ctx->frozen || !co->ctx->pend_head)
+        return; /* nothing pending, not even the kernel's own blocks: a
+                   kernel that comes later finds the slots freed at the
+                   group's end (an approximation that saves an event per
+                   cohort) */
+    /* being placed (no group yet): block 0 of any group of >= 2 */
+    SimTime t =
+        co->n
+            ? SIM_TIME_NEVER
+            : co->end - (SimTime)floor(E->m->sm_block_end_spread * co->k->work);
+    for (const Group *g = co->groups; g; g = g->cnext)
+        t = MIN(t, early_at(E, co, g));
+    if (t != SIM_TIME_NEVER && t < co->end)
+        sim_eventq_schedule(&E->q, &co->early_ev, MAX(t, E->now));
+}
 
 static Cohort *cohort_new(Engine *E, KernelRt *k)
 {
@@ -237,17 +371,20 @@ static Cohort *cohort_new(Engine *E, KernelRt *k)
     co->timed = k->inst->op->u.kernel.self_timed;
     co->abs_end = co->end;
     sim_event_init(&co->ev, EV_COHORT, co);
+    sim_event_init(&co->early_ev, EV_EARLY, co);
     co->next = co->ctx->cohorts;
     if (co->next)
         co->next->prev = co;
     co->ctx->cohorts = co;
     sim_eventq_schedule(&E->q, &co->ev, co->end);
+    cohort_early_schedule(E, co);
     return co;
 }
 
 static void cohort_release(Engine *E, Cohort *co)
 {
     sim_eventq_cancel(&E->q, &co->ev);
+    sim_eventq_cancel(&E->q, &co->early_ev);
     if (co->prev)
         co->prev->next = co->next;
     else
@@ -258,20 +395,6 @@ static void cohort_release(Engine *E, Cohort *co)
         co->k->last_cohort = NULL;
     co->next = E->cohort_free;
     E->cohort_free = co;
-}
-
-/* The seeded rank of @g in its wave's drain order (splitmix64 of the run's
- * seed, the SM, the kernel and the placement time): reproducible, and
- * independent of the order events happen to be handled in. */
-static uint64_t drain_key(const Engine *E, const Group *g)
-{
-    uint64_t x = E->seed ^ ((uint64_t)g->sm->id << 40) ^
-                 (g->k->admit_seq * 0x9e3779b97f4a7c15ull) ^
-                 (uint64_t)g->placed;
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
 }
 
 static void cohort_add(Engine *E, Cohort *co, Group *g)
@@ -499,35 +622,44 @@ static void note_release(SmRt *sm)
 /* Give back a group's resources (it completed or was killed; the caller
  * has taken it out of the SM's list and accounted progress up to now).
  * True if the SM holds loose groups, whose event must be recomputed. */
+/* Give back the resources of @n blocks of @k on @sm whose warps sit
+ * @sub_warps per register sub-partition (DRAM pressure and the group
+ * itself are the caller's); shares the SM anew: true if it then holds
+ * loose groups (sm_reshare). */
+static bool sm_unplace_blocks(Engine *E, SmRt *sm, const KernelRt *k,
+                              uint32_t n, const uint8_t *sub_warps)
+{
+    const SimBlockNeeds *nd = &k->needs;
+    sm->mods++;
+    sm->free_blocks += n;
+    sm->free_warps += n * nd->warps;
+    sm->used_smem -= n * nd->smem_bytes;
+    for (uint32_t s = 0; s < E->m->reg_subpartitions; s++)
+        sm->free_regs[s] += sub_warps[s] * nd->regs_per_warp;
+    sm->load -= n * k->w;
+    if (sm->load < 1e-9)
+        sm->load = 0; /* no drift below zero from repeated float sums */
+    sm->ctx->resident_blocks -= n;
+    note_release(sm);
+    if (sm->free_blocks == E->m->max_blocks_per_sm)
+        sm->carveout = 0; /* idle: the next kernel configures it */
+    sm->ctx->state_bytes -= (uint64_t)n * block_state_bytes(nd);
+    if (sm->client_blocks) {
+        uint32_t c = k->proc->client;
+        sm->client_blocks[c] -= n;
+        if (sm->client_blocks[c] == 0)
+            sm->ctx->client_in_use[c]--;
+    }
+    sm_set_warps(E, sm, sm->warps - n * nd->warps);
+    return sm_reshare(E, sm);
+}
+
 static bool sm_unplace(Engine *E, SmRt *sm, Group *g)
 {
     if (g->cohort)
         cohort_remove(E, g);
-    KernelRt *k = g->k;
-    const SimBlockNeeds *nd = &k->needs;
-    dram_remove_group(E, sm, k, g->count);
-    sm->mods++;
-    sm->free_blocks += g->count;
-    sm->free_warps += g->count * nd->warps;
-    sm->used_smem -= g->count * nd->smem_bytes;
-    for (uint32_t s = 0; s < E->m->reg_subpartitions; s++)
-        sm->free_regs[s] += g->sub_warps[s] * nd->regs_per_warp;
-    sm->load -= g->count * k->w;
-    if (sm->load < 1e-9)
-        sm->load = 0; /* no drift below zero from repeated float sums */
-    sm->ctx->resident_blocks -= g->count;
-    note_release(sm);
-    if (sm->free_blocks == E->m->max_blocks_per_sm)
-        sm->carveout = 0; /* idle: the next kernel configures it */
-    sm->ctx->state_bytes -= (uint64_t)g->count * block_state_bytes(nd);
-    if (sm->client_blocks) {
-        uint32_t c = k->proc->client;
-        sm->client_blocks[c] -= g->count;
-        if (sm->client_blocks[c] == 0)
-            sm->ctx->client_in_use[c]--;
-    }
-    sm_set_warps(E, sm, sm->warps - g->count * nd->warps);
-    return sm_reshare(E, sm);
+    dram_remove_group(E, sm, g->k, g->count);
+    return sm_unplace_blocks(E, sm, g->k, g->count, g->sub_warps);
 }
 
 void sm_init_ctx(Engine *E, Ctx *c)
@@ -1066,6 +1198,92 @@ void sm_dispatch(Engine *E, Ctx *c)
     dram_flush(E);
 }
 
+/* End @n blocks of group @g on @sm early, each with @left of its work
+ * undone: the group's other blocks take that work over (the SM's work
+ * stays the same; their ends move later), so it leaves its cohort.  Its
+ * warps leave each register sub-partition in proportion (the rest of a
+ * block's warps from those holding the most). */
+static void group_end_early(Engine *E, SmRt *sm, Group *g, uint32_t n,
+                            double left)
+{
+    const uint32_t P = E->m->reg_subpartitions, w = n * g->k->needs.warps;
+    uint8_t part[SIM_MAX_SUBPARTITIONS] = {0};
+    uint32_t took = 0;
+    for (uint32_t s = 0; s < P; s++) {
+        part[s] = (uint8_t)(g->sub_warps[s] * n / g->count);
+        took += part[s];
+    }
+    while (took < w) {
+        uint32_t best = 0;
+        for (uint32_t s = 1; s < P; s++)
+            if (g->sub_warps[s] - part[s] > g->sub_warps[best] - part[best])
+                best = s;
+        part[best]++;
+        took++;
+    }
+    if (g->cohort) {
+        cohort_remove(E, g);
+        sm->mods++;
+    }
+    for (uint32_t s = 0; s < P; s++)
+        g->sub_warps[s] -= part[s];
+    g->count -= n;
+    g->early_out += n;
+    g->remaining = left + left * n / g->count;
+    dram_add(E, sm, g->k, -(int64_t)n, false);
+    sm_unplace_blocks(E, sm, g->k, n, part);
+    sm_reschedule(E, sm);
+    g->k->done += n;
+}
+
+void sm_cohort_early(Engine *E, Cohort *co)
+{
+    Ctx *c = co->ctx;
+    if (c->frozen || co->ext)
+        return;
+    if (!other_waits(c, co->k))
+        return; /* nothing waits: its blocks end with their groups (one
+                   event per cohort; a kernel that comes later finds the
+                   group's slots freed at its end) */
+    bool ended = false;
+    for (Group *g = co->groups, *next; g; g = next) {
+        next = g->cnext; /* g leaves the cohort if its blocks end early */
+        uint32_t n = 0;
+        for (; early_at(E, co, g) <= E->now; g->early++)
+            n++;
+        if (n == 0 || !early_may(g->sm, g))
+            continue;
+        sm_advance(E, g->sm);
+        group_end_early(E, g->sm, g, n, (double)(co->end - E->now));
+        ended = true;
+    }
+    /* The cohort is freed once its last group has left it (early ends,
+     * or DRAM rates that change): then nothing is left to end early. */
+    const bool live = co->n > 0;
+    if (live)
+        cohort_early_schedule(E, co);
+    if (ended) {
+        dram_flush(E);
+        eng_mark_ctx(E, c);
+    }
+}
+
+/* Loose groups on @sm whose early block ends have come (engine event). */
+static void sm_early(Engine *E, SmRt *sm)
+{
+    for (Group *g = sm->groups; g; g = g->next) {
+        if (g->cohort)
+            continue;
+        uint32_t n = 0;
+        for (double left;
+             (left = early_left(E, g)) >= 0 && g->remaining <= left + WORK_EPS;
+             g->early++)
+            n++;
+        if (n > 0 && early_may(sm, g))
+            group_end_early(E, sm, g, n, MAX(g->remaining, 0));
+    }
+}
+
 /* ------------------------------------------------------------------------
  * Events
  * ------------------------------------------------------------------------ */
@@ -1073,6 +1291,7 @@ void sm_dispatch(Engine *E, Ctx *c)
 void sm_event(Engine *E, SmRt *sm)
 {
     sm_advance(E, sm);
+    sm_early(E, sm);
     Group **pp = &sm->groups;
     while (*pp) {
         Group *g = *pp;
@@ -1229,6 +1448,7 @@ void sm_freeze(Engine *E, Ctx *c)
     for (Cohort *co = c->cohorts; co; co = co->next) {
         co->left = co->end > E->now ? co->end - E->now : 0;
         sim_eventq_cancel(&E->q, &co->ev);
+        sim_eventq_cancel(&E->q, &co->early_ev);
     }
 }
 
@@ -1245,6 +1465,7 @@ void sm_thaw(Engine *E, Ctx *c)
                   : co->timed ? E->now + co->left
                               : E->now + co->left + pen;
         sim_eventq_schedule(&E->q, &co->ev, co->end);
+        cohort_early_schedule(E, co);
     }
     if (pen)
         for (uint32_t i = 0; i < E->m->sm_count; i++)

@@ -78,6 +78,7 @@ static const FieldSpec model_fields[] = {
     {"sm_saturation_warps", F_F64, OFF(sm_saturation_warps), 0.5, 1024, NULL},
     {"sm_full_speed_warps", F_F64, OFF(sm_full_speed_warps), 0.5, 1024, NULL},
     {"sm_release_staggered", F_BOOL, OFF(sm_release_staggered), 0, 0, NULL},
+    {"sm_block_end_spread", F_F64, OFF(sm_block_end_spread), 0, 0.95, NULL},
     {"sm_age_priority_warps", F_F64, OFF(sm_age_priority_warps), 0, 1024, NULL},
     {"sm_issue_share_saturated", F_F64, OFF(sm_issue_share_saturated), 0.01, 1,
      NULL},

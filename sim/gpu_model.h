@@ -93,6 +93,11 @@ typedef struct GpuModel {
     bool sm_release_staggered;        /* a wave's SMs go back to the
                                          dispatcher one at a time, in a
                                          seeded order (engine_sm.c) */
+    double sm_block_end_spread;       /* s: blocks of one kernel placed
+                                         together on a saturated SM end
+                                         spread over the last s of their
+                                         time while another kernel waits
+                                         (engine_sm.c); 0: together */
     double sm_age_priority_warps;     /* lambda: load beyond saturation
                                          over which older warps take
                                          priority (engine_issue.c); 0: off,

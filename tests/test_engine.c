@@ -512,6 +512,48 @@ static void test_engine_staggered_release_piles_onto_first_sm(void **state)
     }
 }
 
+/* Uneven ends within a wave (sm_block_end_spread s = 0.25): "wide" puts
+ * two 1024-thread blocks on each of 4 SMs (64 warps: saturated), 1 ms.
+ * With "queued" (4 blocks of 32 warps) waiting behind it, the first block
+ * on each SM ends at (1 - s) = 0.75 ms and hands its last 0.25 ms of work
+ * to the second, which ends at (1 + s) = 1.25 ms (the SM's work is the
+ * same); "queued" starts on the freed slots at 0.75 ms, at about half its
+ * speed alone beside the wide block (T(64)/64 against T(32)/32), and ends
+ * near 2 ms: about 0.25 ms of its work by 1.25, the rest alone.  Alone
+ * (nothing waits) or with s = 0, "wide" ends at its 1 ms. */
+static void test_engine_block_end_spread_frees_slots_early(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    const double T32 = 7.9 - 3.9 * exp(-28 / 3.9);
+    const double T64 = 7.9 - 3.9 * exp(-60 / 3.9);
+    const double beside = (T64 / 64) / (T32 / 32); /* queued's rate */
+    const double want = 1.25e6 + (1e6 - 0.5e6 * beside);
+    for (int spread = 0; spread < 2; spread++) {
+        f->m->sm_block_end_spread = spread ? 0.25 : 0;
+        for (int behind = 0; behind < 2; behind++) {
+            g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+            SimProcessSpec *p = test_process(sc, "p", 2);
+            SimOp a = test_kernel(0, "wide", 8, 1024, MS(1));
+            SimOp b = test_kernel(1, "queued", 4, 1024, MS(1));
+            sim_process_add_op(p, &a);
+            if (behind)
+                sim_process_add_op(p, &b);
+            g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+            const SimOpRecord *wide = test_op(r, 0, 0);
+            if (!(spread && behind)) {
+                assert_in_range(wide->end_ns, MS(1), MS(1) + 2);
+                continue;
+            }
+            const SimOpRecord *queued = test_op(r, 0, 1);
+            assert_in_range(wide->end_ns, US(1250) - 2, US(1250) + 2);
+            assert_in_range(queued->start_ns, US(750) - 2, US(750) + 2);
+            assert_in_range(queued->end_ns, want - 4, want + 4);
+        }
+    }
+}
+
 /* Device memory (engine_dram.c) with B = 1000 GB/s and d(r) = r /
  * sqrt(1 + r^2): a kernel moving @share x B x 1 ms alone pulls r_a =
  * share / sqrt(1 - share^2). */
@@ -1208,6 +1250,7 @@ int main(void)
         T(test_engine_contention_follows_the_issue_curve),
         T(test_engine_contention_greedy_then_oldest),
         T(test_engine_staggered_release_piles_onto_first_sm),
+        T(test_engine_block_end_spread_frees_slots_early),
         T(test_engine_dram_kernel_alone_reproduces_duration),
         T(test_engine_dram_shared_in_proportion),
         T(test_engine_copies_overlap_and_serialize),

@@ -88,6 +88,7 @@ static inline GpuModel *test_model(uint32_t sms)
     m->dram_curve_exponent = 2;
     m->sm_age_priority_warps = 0;    /* proportional unless a test says */
     m->sm_release_staggered = false; /* a wave's SMs freed at once */
+    m->sm_block_end_spread = 0;      /* a group's blocks end together */
     m->nvml_sample_period_ns = SIM_MS(100);
     m->sm_clock_mhz = 1000;
     return m;
