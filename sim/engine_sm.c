@@ -163,14 +163,22 @@ static bool sm_reshare(Engine *E, SmRt *sm)
     return sm_has_loose(sm);
 }
 
-/* The seeded rank of @g in its wave's drain order (splitmix64 of the run's
- * seed, the SM, the kernel and the placement time): reproducible, and
- * independent of the order events happen to be handled in. */
+/* The seeded rank of @g in its wave's drain order: splitmix64 of the run's
+ * seed, the SM, the kernel's op (process, op and graph node: not its
+ * iteration) and the placement time relative to the kernel's first.
+ * Reproducible, independent of the order events happen to be handled in,
+ * and free of absolute time and of how many kernels came before, so a
+ * closed loop whose state repeats a period later drains in the same order
+ * again (the loop is periodic in events, not in time alone). */
 static uint64_t drain_key(const Engine *E, const Group *g)
 {
+    const KernelRt *k = g->k;
+    const OpInst *in = k->inst;
+    uint64_t op = ((uint64_t)k->proc->index << 40) ^
+                  ((uint64_t)in->op_index << 12) ^ (uint64_t)in->node;
+    SimTime since = k->start == SIM_TIME_NEVER ? 0 : g->placed - k->start;
     uint64_t x = E->seed ^ ((uint64_t)g->sm->id << 40) ^
-                 (g->k->admit_seq * 0x9e3779b97f4a7c15ull) ^
-                 (uint64_t)g->placed;
+                 (op * 0x9e3779b97f4a7c15ull) ^ (uint64_t)since;
     x += 0x9e3779b97f4a7c15ull;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
