@@ -787,8 +787,7 @@ static void op_finished(Engine *E, OpInst *in)
         }
         if (c->grid_wait)
             graph_grid_freed(E, c);
-        if (c->active == 0)
-            ctx_became_idle(E, c);
+        ctx_became_idle(E, c); /* if that was its last started kernel */
         sm_kernel_free(k);
         in->k = NULL;
     } else if (op->kind == SIM_OP_COPY) {

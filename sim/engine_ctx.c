@@ -8,7 +8,11 @@
  * runs: context_switch_ns when the outgoing context's resident blocks are
  * preempted, context_switch_idle_ns when it has none (it ran out of work).
  * A context whose work runs out gives the GPU up idle_yield_ns later if
- * someone else is waiting.  Preemption granularity is
+ * someone else is waiting.  So does one whose channel runs dry while
+ * someone waits (every op it was given has started): it starts no further
+ * kernel, even one that arrives meanwhile, and yields when its started
+ * kernels end -- at a kernel boundary, not at the end of its slice
+ * (measured on an H100, FINDINGS.md §19).  Preemption granularity is
  * the model's: SIM_PREEMPT_INSTRUCTION freezes resident blocks mid-flight
  * (they resume where they stopped); SIM_PREEMPT_BLOCK stops dispatching and
  * waits for resident blocks to finish before switching (GPU_DRAIN).
@@ -28,6 +32,40 @@
 static bool has_work(const Ctx *c)
 {
     return c->active > 0 || c->graphs > 0;
+}
+
+/* Kernels admitted to @c whose first block has not been dispatched. */
+static uint32_t unstarted(const Ctx *c)
+{
+    uint32_t n = 0;
+    for (const KernelRt *k = c->pend_head; k; k = k->next)
+        n += k->start == SIM_TIME_NEVER;
+    return n;
+}
+
+/* Whether the GPU has taken everything @c's channel holds: no kernel
+ * launching or admitted and unstarted, no op visible in a queue, no graph
+ * in flight (a graph's remaining nodes are pending in its channel). */
+static bool channel_dry(const Engine *E, const Ctx *c)
+{
+    if (c->graphs > 0 || c->resident > c->active || unstarted(c) > 0)
+        return false;
+    for (guint i = 0; i < c->queues->len; i++) {
+        const Queue *q = g_ptr_array_index(c->queues, i);
+        if (q->head && q->head->visible <= E->now)
+            return false;
+    }
+    return true;
+}
+
+/* Whether @c holds the GPU for work: a closing holder only for the kernels
+ * it has started (it closed with no graph in flight, so a graph it has now
+ * arrived since, and waits like its unstarted kernels). */
+static bool keeps_gpu(const Ctx *c)
+{
+    if (!c->closing)
+        return has_work(c);
+    return c->active > unstarted(c);
 }
 
 /* The next context after @from (in creation order, wrapping) with work, or
@@ -58,6 +96,7 @@ static void activate(Engine *E, Ctx *c)
     E->cur = c;
     E->last = c;
     E->phase = GPU_RUN;
+    c->closing = false;
     E->slice_start = E->now;
     sm_thaw(E, c);
     if (next_with_work(E, c))
@@ -139,6 +178,7 @@ static void begin_switch(Engine *E, Ctx *next)
     uint64_t saved = 0;
     bool preempted = c && c->resident_blocks > 0;
     if (c) {
+        c->closing = false;
         slice_close(E);
         sm_freeze(E, c);
         hide(E);
@@ -158,6 +198,24 @@ void ctx_drained(Engine *E, Ctx *c)
     hide(E);
     E->cur = NULL;
     start_switch(E, E->next, 0, false); /* nothing resident is left */
+}
+
+bool ctx_may_start(const Ctx *c)
+{
+    return !c->closing;
+}
+
+/* The holder @c runs dry while another context waits: it closes. */
+static void check_dry(Engine *E, Ctx *c)
+{
+    if (E->phase == GPU_RUN && E->cur == c && !c->closing && c->active > 0 &&
+        next_with_work(E, c) && channel_dry(E, c))
+        c->closing = true;
+}
+
+void ctx_kernel_started(Engine *E, Ctx *c)
+{
+    check_dry(E, c);
 }
 
 bool ctx_can_dispatch(const Engine *E, const Ctx *c)
@@ -180,7 +238,8 @@ void ctx_work_arrived(Engine *E, Ctx *c)
         break;
     case GPU_RUN:
         if (E->cur == c) {
-            sim_eventq_cancel(&E->q, &E->ev_yield);
+            if (!c->closing) /* a closing holder yields all the same */
+                sim_eventq_cancel(&E->q, &E->ev_yield);
             eng_mark_ctx(E, c);
         } else if (!has_work(E->cur) && !sim_event_pending(&E->ev_yield)) {
             /* The holder is idle and its yield delay already passed. */
@@ -193,6 +252,7 @@ void ctx_work_arrived(Engine *E, Ctx *c)
             SimTime end = E->slice_start + E->m->timeslice_ns;
             sim_eventq_schedule(&E->q, &E->ev_slice, MAX(end, E->now));
         }
+        check_dry(E, E->cur);
         break;
     case GPU_DRAIN:
     case GPU_SWITCH: break; /* reconsidered when the switch completes */
@@ -201,7 +261,7 @@ void ctx_work_arrived(Engine *E, Ctx *c)
 
 void ctx_became_idle(Engine *E, Ctx *c)
 {
-    if (E->phase != GPU_RUN || E->cur != c || has_work(c))
+    if (E->phase != GPU_RUN || E->cur != c || keeps_gpu(c))
         return;
     sim_eventq_schedule(&E->q, &E->ev_yield, E->now + E->m->idle_yield_ns);
 }
@@ -221,11 +281,15 @@ void ctx_event(Engine *E, SimEvent *ev)
         break;
     }
     case EV_YIELD: {
-        if (E->phase != GPU_RUN || has_work(E->cur))
+        if (E->phase != GPU_RUN || keeps_gpu(E->cur))
             return;
         Ctx *next = next_with_work(E, E->cur);
         if (next) {
             begin_switch(E, next);
+        } else if (has_work(E->cur)) {
+            /* Whoever waited is gone (a fault): carry on. */
+            E->cur->closing = false;
+            eng_mark_ctx(E, E->cur);
         } else {
             /* Nobody waits: the GPU goes idle, keeping cur's state. */
             sim_eventq_cancel(&E->q, &E->ev_slice);

@@ -293,6 +293,8 @@ struct Ctx {
                              prefix (incremental dispatch, engine_sm.c) */
     bool frozen;             /* preempted (time-slicing) */
     bool draining;           /* block-boundary preemption in progress */
+    bool closing;            /* ran dry while another context waited: starts
+                             no new kernel (engine_ctx.c) */
     bool limited;            /* some MPS client has an SM limit */
     bool dirty;              /* dispatcher should run: on E's dirty FIFO */
     Ctx *dirty_next;         /* next on that FIFO */
@@ -625,6 +627,8 @@ void sm_check(const Engine *E);
 /* engine_ctx.c */
 void ctx_work_arrived(Engine *E, Ctx *c);
 void ctx_became_idle(Engine *E, Ctx *c);
+void ctx_kernel_started(Engine *E, Ctx *c);
+bool ctx_may_start(const Ctx *c);
 void ctx_drained(Engine *E, Ctx *c);
 bool ctx_can_dispatch(const Engine *E, const Ctx *c);
 void ctx_event(Engine *E, SimEvent *ev);

@@ -581,6 +581,7 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
         if (r)
             r->start_ns = E->now;
         met_kernel_started(E);
+        ctx_kernel_started(E, k->ctx);
         if (k->inst->op->u.kernel.faults && !k->faulted) {
             k->faulted = true;
             g_ptr_array_add(E->faults, k);
@@ -1182,6 +1183,8 @@ void sm_dispatch(Engine *E, Ctx *c)
     KernelRt *k = c->pend_head;
     while (k) {
         KernelRt *next = k->next;
+        if (k->start == SIM_TIME_NEVER && !ctx_may_start(c))
+            break; /* yielding at this kernel boundary */
         /* Blocks counted ahead by SMs in steady state: a step-by-step run
          * has them still to dispatch, and may need them here. */
         if (k->steady_out)

@@ -326,6 +326,46 @@ static void test_engine_idle_yield_delays_switch(void **state)
     assert_int_equal(f->r->context_switches, 1);
 }
 
+/* A holder whose channel runs dry while another context waits yields at its
+ * next kernel boundary, not at its slice end: a's second kernel, launched
+ * after b's arrived, runs after b's (FINDINGS.md §19).  Launched before b
+ * arrived, it keeps a's channel busy and runs first. */
+static SimResult *dry_run(const GpuModel *m, SimTime second_at)
+{
+    g_autoptr(SimScenario) sc = sim_scenario_new("dry", "test");
+    SimProcessSpec *a = test_process(sc, "a", 1);
+    SimOp k = test_kernel(0, "k", 1, 1, US(300));
+    sim_process_add_op(a, &k);
+    k.u.kernel.duration_ns = US(100);
+    k.at_ns = second_at;
+    sim_process_add_op(a, &k);
+    SimProcessSpec *b = test_process(sc, "b", 1);
+    b->start_ns = US(100);
+    k.at_ns = 0;
+    sim_process_add_op(b, &k);
+    return test_run(m, sc, SIM_SHARE_TIMESLICE);
+}
+
+static void test_engine_dry_holder_yields_at_kernel_boundary(void **state)
+{
+    Fix *f = *state;
+    f->m->idle_yield_ns = US(5);
+    f->m->context_switch_idle_ns = US(20);
+    f->r = dry_run(f->m, US(200));
+    const SimOpRecord *a0 = test_op(f->r, 0, 0), *a1 = test_op(f->r, 0, 1);
+    const SimOpRecord *b0 = test_op(f->r, 1, 0);
+    assert_int_equal(b0->start_ns - a0->end_ns, US(25)); /* yield + switch */
+    assert_int_equal(a1->start_ns - b0->end_ns, US(25));
+    assert_int_equal(f->r->context_switches, 2);
+
+    g_autoptr(SimResult) busy = dry_run(f->m, US(50));
+    a0 = test_op(busy, 0, 0), a1 = test_op(busy, 0, 1);
+    b0 = test_op(busy, 1, 0);
+    assert_true(a1->start_ns < a0->end_ns + US(5));
+    assert_int_equal(b0->start_ns - a1->end_ns, US(25));
+    assert_int_equal(busy->context_switches, 1);
+}
+
 /* A switch out of a context with nothing resident costs
  * context_switch_idle, one that preempts resident blocks context_switch.
  * With them 7 and 10 us: in the case above b starts at 0.8 ms + 7 us; and
@@ -1246,6 +1286,7 @@ int main(void)
         T(test_engine_block_boundary_preemption),
         T(test_engine_idle_yield_delays_switch),
         T(test_engine_idle_switch_costs_less),
+        T(test_engine_dry_holder_yields_at_kernel_boundary),
         T(test_engine_contention_slows_coresident_blocks),
         T(test_engine_contention_follows_the_issue_curve),
         T(test_engine_contention_greedy_then_oldest),
