@@ -30,17 +30,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                               \
-    do {                                                                    \
-        cudaError_t e_ = (x);                                               \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,      \
-                    cudaGetErrorString(e_));                                \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
-
-typedef unsigned long long u64;
+#include "cuda_check.h"
 struct Rec {
     u64 s, e;
 };

@@ -51,17 +51,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                        \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      fprintf(stderr, "CUDA error %s (%d) at %s:%d: %s\n", cudaGetErrorName(e_),     \
-              (int)e_, __FILE__, __LINE__, #x);                                      \
-      exit(2);                                                                       \
-    }                                                                                \
-  } while (0)
-
-typedef unsigned long long u64;
+#include "cuda_check.h"
 
 struct BRec {
   u64 t0, t1;  // globaltimer ns

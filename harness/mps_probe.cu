@@ -38,17 +38,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                               \
-    do {                                                                    \
-        cudaError_t e_ = (x);                                               \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,      \
-                    cudaGetErrorString(e_));                                \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
-
-typedef unsigned long long u64;
+#include "cuda_check.h"
 
 enum { MAXSLOT = 40000, CHASE_BYTES = 256 << 20, LINE_U64 = 16 };
 
