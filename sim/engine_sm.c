@@ -628,9 +628,6 @@ static void note_release(SmRt *sm)
     c->rel_head = sm;
 }
 
-/* Give back a group's resources (it completed or was killed; the caller
- * has taken it out of the SM's list and accounted progress up to now).
- * True if the SM holds loose groups, whose event must be recomputed. */
 /* Give back the resources of @n blocks of @k on @sm whose warps sit
  * @sub_warps per register sub-partition (DRAM pressure and the group
  * itself are the caller's); shares the SM anew: true if it then holds
@@ -663,6 +660,9 @@ static bool sm_unplace_blocks(Engine *E, SmRt *sm, const KernelRt *k,
     return sm_reshare(E, sm);
 }
 
+/* Give back a group's resources (it completed or was killed; the caller
+ * has taken it out of the SM's list and accounted progress up to now).
+ * True if the SM holds loose groups, whose event must be recomputed. */
 static bool sm_unplace(Engine *E, SmRt *sm, Group *g)
 {
     if (g->cohort)
