@@ -6,7 +6,8 @@ NCU.csv: `ncu --csv --page details` of one request of the program the Kineto tra
 (torch_graphs.py --ncu-one; harness/mps_pct_campaign.sh). Checks that the request's kernels are
 the trace's, kernel by kernel (identifier and grid), then writes an ncu CSV (gzip) with one record
 per kernel of the trace -- the request's records in turn, named as the trace names its kernels --
-keeping what hqsim's ncu import uses: registers, issue slots busy, DRAM throughput.
+keeping what hqsim's ncu import uses: registers, issue slots busy, SM throughput (the pipe share,
+FINDINGS.md section 20; files made before 2026-11-26 18:00 UTC lack it), DRAM throughput.
 `hqsim run TRACE OUT.csv.gz` then gives every kernel its measured issue share and DRAM throughput
 (hqsim matches a trace's kernels to ncu records by name and launch order).
 """
@@ -17,7 +18,7 @@ import json
 import re
 import sys
 
-KEEP = ("Registers Per Thread", "Issue Slots Busy", "DRAM Throughput")
+KEEP = ("Registers Per Thread", "Issue Slots Busy", "Compute (SM) Throughput", "DRAM Throughput")
 # ncu's own column order (hqsim recognises an ncu CSV by its first two columns)
 HEAD = ["ID", "Process ID", "Process Name", "Kernel Name", "Block Size", "Grid Size", "Metric Name", "Metric Unit",
         "Metric Value"]

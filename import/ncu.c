@@ -154,6 +154,11 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
     static const char *const issue[] = {
         "Issue Slots Busy", "sm__inst_issued.avg.pct_of_peak_sustained_active",
         NULL};
+    /* sm__throughput: the busiest of the SM's units, issue included
+     * (not "SM Busy", an instruction-pipe figure). */
+    static const char *const smtput[] = {
+        "SM [%]", "Compute (SM) Throughput",
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL};
     static const char *const smpct[] = {
         "SM [%]", "Compute (SM) Throughput", "SM Busy",
         "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL};
@@ -239,6 +244,8 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
             k->has_grid = true;
         }
     } else if (strcmp(unit, "%") == 0) {
+        if (is_name(metric, smtput))
+            k->sm_tput_pct = v;
         if (is_name(metric, issue))
             k->issue_busy_pct = v;
         else if (is_name(metric, smpct) && k->sm_pct == 0)
@@ -368,6 +375,13 @@ static void finish_kernels(SimTrace *tr)
         k->mem_intensity = mem > 0 ? MIN(mem / 100.0, 1.0) : 0;
         if (k->sm_intensity > 0 && k->sm_intensity < 1e-6)
             k->sm_intensity = 1e-6; /* the native format's floor */
+        /* FINDINGS.md section 20: the SM throughput above the issue share
+         * means a pipe other than the issue slots binds the kernel.  Only
+         * with both metrics; the engine (issue_pipe_bound) compares them,
+         * as it does validate's pipe_pct column. */
+        k->sm_pipe_share = k->issue_busy_pct > 0 && k->sm_tput_pct > 0
+                               ? MIN(k->sm_tput_pct / 100.0, 1.0)
+                               : 0;
     }
 }
 
@@ -495,6 +509,7 @@ bool sim_import_ncu_ops(SimTrace *tr, GError **error)
         ks->dynamic_smem_bytes = k->smem_dynamic;
         ks->duration_ns = (SimTime)k->duration_ns;
         ks->sm_intensity = k->sm_intensity;
+        ks->sm_pipe_share = k->sm_pipe_share;
         ks->mem_intensity = k->mem_intensity;
     }
     return true;

@@ -97,8 +97,10 @@ typedef struct {
     int64_t duration_ns; /* -1 unknown */
     double sm_intensity; /* 0..1, 0 unknown */
     double mem_intensity;
+    double sm_pipe_share;          /* 0..1, 0 unknown (scenario.h) */
     double issue_busy_pct, sm_pct; /* candidates for sm_intensity */
-    double dram_pct, mem_pct;      /* candidates for mem_intensity */
+    double sm_tput_pct;       /* Compute (SM) Throughput: for sm_pipe_share */
+    double dram_pct, mem_pct; /* candidates for mem_intensity */
 } SimNcuKernel;
 
 typedef struct {

@@ -235,8 +235,12 @@ static bool ncu_apply(SimKernelSpec *k, const SimNcuKernel *n)
         k->static_smem_bytes = n->smem_static;
         k->dynamic_smem_bytes = n->smem_dynamic;
     }
-    if (n->sm_intensity > 0)
+    /* The pipe share is read against the issue share: both come from the
+     * same record. */
+    if (n->sm_intensity > 0) {
         k->sm_intensity = n->sm_intensity;
+        k->sm_pipe_share = n->sm_pipe_share;
+    }
     if (n->mem_intensity > 0)
         k->mem_intensity = n->mem_intensity;
     return true;

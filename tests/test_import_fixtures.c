@@ -327,6 +327,10 @@ static void test_ncu_long_alone(void **state)
     assert_int_equal(b->duration_ns, 1024);
     assert_float_equal(b->sm_intensity, 0.7525, 1e-9);
     assert_float_equal(b->mem_intensity, 0.0, 0);
+    /* a pipe share needs both the issue share and the SM throughput: a has
+     * only the throughput (its sm_intensity), b only the issue share */
+    assert_float_equal(a->sm_pipe_share, 0.0, 0);
+    assert_float_equal(b->sm_pipe_share, 0.0, 0);
     assert_false(rep->timed);
 }
 
@@ -407,6 +411,56 @@ static void test_ncu_2025_rows_without_rule_columns(void **state)
     assert_int_equal(k->regs_per_thread, 32);
     assert_int_equal(k->static_smem_bytes, 4224);
     assert_int_equal(k->dynamic_smem_bytes, 0);
+}
+
+/* The H100 DNN kernels alone (traces/measured/h100/dnn/ncu.csv.gz, sections
+ * SpeedOfLight and ComputeWorkloadAnalysis): "Compute (SM) Throughput" is
+ * the kernel's sm_pipe_share beside its "Issue Slots Busy" sm_intensity,
+ * so the engine's pipe rule (FINDINGS.md section 20: above 1.1 x the issue
+ * share the kernel is bound on another pipe) sees the tensor-core kernels
+ * as validate's pipe_pct column shows them. */
+static void test_ncu_h100_pipe_share(void **state)
+{
+    (void)state;
+    g_autoptr(SimScenario) sc = import1(
+        HQSIM_SOURCE_DIR "/traces/measured/h100/dnn/ncu.csv.gz", US(3), NULL);
+    const SimProcessSpec *p = proc(sc, 0);
+    assert_int_equal(p->n_ops, 9);
+    static const struct {
+        uint32_t op;
+        const char *name;
+        double issue, pipe;
+    } want[] = {
+        {0, "void at::vectorized_elementwise_kernel", 0.0329, 0.0388},
+        {1, "sm90_xmma_fprop_implicit_gemm", 0.2351, 0.7380},
+        {4, "nvjet_sm90_tst_64x64", 0.1761, 0.4452},
+        {5, "nvjet_sm90_hsh_256x128", 0.1134, 0.9016},
+        {6, "void cutlass::Kernel2<cutlass_80_simt_sgemm", 0.8457, 0.8457},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+        const SimKernelSpec *k = &p->ops[want[i].op].u.kernel;
+        assert_true(g_str_has_prefix(k->name, want[i].name));
+        assert_float_equal(k->sm_intensity, want[i].issue, 1e-9);
+        assert_float_equal(k->sm_pipe_share, want[i].pipe, 1e-9);
+    }
+    /* With the trace they were recorded in, the trace's kernels take the
+     * pair (import/workload.c): the first convolution of the together run. */
+    char *paths[] = {HQSIM_SOURCE_DIR
+                     "/traces/measured/h100/dnn/kineto/together_trace.json.gz",
+                     HQSIM_SOURCE_DIR "/traces/measured/h100/dnn/ncu.csv.gz"};
+    g_autoptr(SimImportReport) rep = NULL;
+    g_autoptr(SimScenario) tr = import_n(paths, 2, US(3), &rep);
+    assert_int_equal(rep->ncu_matched, 9);
+    const SimKernelSpec *conv = NULL;
+    p = proc(tr, 0);
+    for (uint32_t i = 0; i < p->n_ops && !conv; i++)
+        if (p->ops[i].kind == SIM_OP_KERNEL &&
+            g_str_has_prefix(p->ops[i].u.kernel.name,
+                             "sm90_xmma_fprop_implicit_gemm"))
+            conv = &p->ops[i].u.kernel;
+    assert_non_null(conv);
+    assert_float_equal(conv->sm_intensity, 0.2351, 1e-9);
+    assert_float_equal(conv->sm_pipe_share, 0.7380, 1e-9);
 }
 
 /* ------------------------------------------------------------------------
@@ -877,6 +931,7 @@ int main(void)
         cmocka_unit_test(test_ncu_raw_alone),
         cmocka_unit_test(test_ncu_enriches_a_timeline),
         cmocka_unit_test(test_ncu_2025_rows_without_rule_columns),
+        cmocka_unit_test(test_ncu_h100_pipe_share),
         cmocka_unit_test(test_kineto_2024_program),
         cmocka_unit_test(test_kineto_2024_identity_replay),
         cmocka_unit_test(test_kineto_2021_spelling),

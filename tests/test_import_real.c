@@ -411,9 +411,11 @@ static void test_real_ncu_v100_cfd_alone(void **state)
     g_autoptr(SimScenario) sc = sim_workload_load(paths, 1, NULL, &error);
     const SimProcessSpec *pr = g_ptr_array_index(sc->processes, 0);
     assert_string_equal(pr->name, "cfd_000[110830]");
-    /* Issue Slots Busy 26.96 %, SOL FB 40.07 %. */
+    /* Issue Slots Busy 26.96 %, SOL FB 40.07 %; SM [%] 18.70 (elapsed
+     * cycles, under the issue share: not bound on another pipe). */
     assert_float_equal(pr->ops[0].u.kernel.sm_intensity, 0.2696, 1e-9);
     assert_float_equal(pr->ops[0].u.kernel.mem_intensity, 0.4007, 1e-9);
+    assert_float_equal(pr->ops[0].u.kernel.sm_pipe_share, 0.1870, 1e-9);
 }
 
 static void test_real_ncu_enriches_nvprof_cfd(void **state)
