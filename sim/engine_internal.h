@@ -586,8 +586,9 @@ void sm_force_no_steady(bool on);
 
 /* engine_issue.c: the SM's issue rate shared among its groups by age.
  * Sets every group's speed from sm->load and the list order (youngest
- * first); true if some group (not wall-clock or self-timed) runs below its
- * kernel's speed alone. */
+ * first), and sm->speed (the per-warp speed at sm->load); true if some
+ * group (not wall-clock or self-timed) runs below its kernel's speed
+ * alone. */
 bool issue_share(const GpuModel *m, SmRt *sm);
 /* Whether a kernel whose blocks put @alone_load warps' worth of load on
  * an SM holding @warps of its warps issues like greedy warps. */

@@ -77,18 +77,6 @@ bool issue_pipe_bound(double sm_intensity, double pipe_share)
     return sm_intensity > 0 && pipe_share > PIPE_MARGIN * sm_intensity;
 }
 
-/* What the pipe-bound blocks on @sm ask of their pipe alone, in units of
- * its peak (one pipe per SM: the kernels measured are bound on the
- * shared-memory pipe only). */
-static double pipe_demand(const SmRt *sm)
-{
-    double p = 0;
-    for (const Group *g = sm->groups; g; g = g->next)
-        if (!g->k->fixed_time)
-            p += g->count * g->k->pipe_slots;
-    return p;
-}
-
 bool issue_greedy(const GpuModel *m, double alone_load, double warps)
 {
     return sim_gpu_model_issue_rate(m, alone_load) >
@@ -112,20 +100,43 @@ static double priority_weight(const GpuModel *m, double L)
     if (lambda <= 0 || over <= 0)
         return 0;
     const double x = over / lambda;
-    return 1 - exp(-x * x);
+    return 1 - sim_gpu_model_memo_exp(-x * x);
+}
+
+/* One pass over @sm's groups for the sums issue_share needs (each summed
+ * in list order, as separate passes would): the issue slots greedy warps
+ * keep busy alone, the demand alone of all groups and of the greedy ones,
+ * and what the pipe-bound blocks ask of their pipe alone, in units of its
+ * peak (one pipe per SM: the kernels measured are bound on the
+ * shared-memory pipe only). */
+typedef struct {
+    double busy, D, Dg, pipe;
+} IssueSums;
+
+static IssueSums issue_sums(const SmRt *sm)
+{
+    IssueSums t = {0, 0, 0, 0};
+    for (const Group *g = sm->groups; g; g = g->next) {
+        const KernelRt *k = g->k;
+        const double d = demand(g);
+        t.D += d;
+        if (k->greedy) {
+            t.busy += g->count * k->issue_slots;
+            t.Dg += d;
+        }
+        if (!k->fixed_time)
+            t.pipe += g->count * k->pipe_slots;
+    }
+    return t;
 }
 
 /* The share of @sm's issue cycles greedy warps leave to the others: what
- * their blocks keep busy alone (Nsight Compute's issue slots) short of the
- * ceiling a warp that never stalls reaches (sm_issue_share_max); 1 without
- * greedy groups or a ceiling. */
-static double free_turns(const GpuModel *m, const SmRt *sm)
+ * their blocks keep busy alone (@busy: Nsight Compute's issue slots) short
+ * of the ceiling a warp that never stalls reaches (sm_issue_share_max); 1
+ * without greedy groups or a ceiling. */
+static double free_turns(const GpuModel *m, double busy)
 {
     const double top = m->sm_issue_share_max;
-    double busy = 0;
-    for (const Group *g = sm->groups; g; g = g->next)
-        if (g->k->greedy)
-            busy += g->count * g->k->issue_slots;
     if (top <= 0 || busy <= 0)
         return 1;
     return MIN(MAX(1 - busy / top, 1e-9), 1.0);
@@ -136,8 +147,10 @@ bool issue_share(const GpuModel *m, SmRt *sm)
     const double L = sm->load;
     const double T = sim_gpu_model_issue_rate(m, L);
     const double prop = L > 0 ? T / L : 1.0; /* per-warp, proportional */
+    sm->speed = prop; /* sim_gpu_model_warp_speed(m, L), bit for bit */
     const double f = priority_weight(m, L);
-    const double turns = free_turns(m, sm);
+    const IssueSums sum = issue_sums(sm);
+    const double turns = free_turns(m, sum.busy);
     /* What the others may issue beside greedy groups that hold turns of
      * their own: the free turns at the SM's full issue rate (lone-warp
      * speeds), at most T(L).  Without free-turn data (turns 1): T(L). */
@@ -146,15 +159,7 @@ bool issue_share(const GpuModel *m, SmRt *sm)
                                              m->sm_saturation_warps)
                                 : T;
     /* Demand alone of the greedy groups and of all groups. */
-    double Dg = 0, D = 0;
-    if (f > 0)
-        for (const Group *g = sm->groups; g; g = g->next) {
-            const double d = demand(g);
-            D += d;
-            if (g->k->greedy)
-                Dg += d;
-        }
-    const double pipe = pipe_demand(sm);
+    const double Dg = sum.Dg, D = sum.D, pipe = sum.pipe;
     bool slowed = false;
     /* The list runs youngest first: Yg and Yo are the greedy and other
      * demand younger than g. */

@@ -154,12 +154,15 @@ static bool sm_has_loose(const SmRt *sm)
 /* @sm's groups changed (its progress is accounted up to now): share its
  * issue rate anew (engine_issue.c); if that slows a group, its cohort
  * groups become loose.  True if it holds loose groups, whose event must
- * then be recomputed. */
-static bool sm_reshare(Engine *E, SmRt *sm)
+ * then be recomputed.  Whether some group is slowed (sm_slows, which
+ * loosening does not change) into @slowed, if not NULL. */
+static bool sm_reshare(Engine *E, SmRt *sm, bool *slowed)
 {
-    sm->speed = sim_gpu_model_warp_speed(E->m, sm->load);
-    if (issue_share(E->m, sm))
+    const bool slows = issue_share(E->m, sm); /* sets sm->speed too */
+    if (slows)
         sm_loosen(E, sm);
+    if (slowed)
+        *slowed = slows;
     return sm_has_loose(sm);
 }
 
@@ -508,8 +511,8 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
     sm->load = before + n * k->w;
     /* With the new blocks (g, in the list, included) the SM's issue rate
      * is shared anew; a slowed SM's cohort groups become loose. */
-    const bool loose = sm_reshare(E, sm);
-    const bool slowed = sm_slows(sm);
+    bool slowed;
+    const bool loose = sm_reshare(E, sm, &slowed);
     if (fresh) { /* what a steady state compares (engine_steady.c) */
         sm->mods++;
         sm->load_before = before;
@@ -657,7 +660,7 @@ static bool sm_unplace_blocks(Engine *E, SmRt *sm, const KernelRt *k,
             sm->ctx->client_in_use[c]--;
     }
     sm_set_warps(E, sm, sm->warps - n * nd->warps);
-    return sm_reshare(E, sm);
+    return sm_reshare(E, sm, NULL);
 }
 
 /* Give back a group's resources (it completed or was killed; the caller

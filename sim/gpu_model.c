@@ -565,13 +565,13 @@ GpuModel *sim_gpu_model_copy(const GpuModel *m)
     return c;
 }
 
-/* exp(@x), remembered: the engine asks the issue-rate curve at every
- * change of an SM's load, and loads repeat (sums of the same blocks'
- * warps).  A direct-mapped table per thread (sweeps run engines on several
+/* exp(@x), remembered: the engine asks the issue-rate curve and the
+ * priority weight (engine_issue.c) at every change of an SM's load, and
+ * loads repeat (sums of the same blocks' warps).  A direct-mapped table per thread (sweeps run engines on several
  * threads), keyed by the argument's bits, so a hit returns exactly what
  * exp() returned for the same argument. */
 #define EXP_MEMO_SIZE 1024 /* a power of two */
-static double memo_exp(double x)
+double sim_gpu_model_memo_exp(double x)
 {
     static _Thread_local struct {
         uint64_t key;
@@ -598,7 +598,7 @@ double sim_gpu_model_issue_rate(const GpuModel *m, double L)
     const double L0 = m->sm_full_speed_warps, Tmax = m->sm_saturation_warps;
     if (L <= L0 || L0 >= Tmax)
         return MIN(L, Tmax);
-    return Tmax - (Tmax - L0) * memo_exp(-(L - L0) / (Tmax - L0));
+    return Tmax - (Tmax - L0) * sim_gpu_model_memo_exp(-(L - L0) / (Tmax - L0));
 }
 
 double sim_gpu_model_warp_speed(const GpuModel *m, double L)

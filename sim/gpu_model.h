@@ -229,6 +229,10 @@ GpuModel *sim_gpu_model_copy(const GpuModel *m);
  * at full speed, 8 at 0.82 of the saturated rate, FINDINGS.md §5). */
 double sim_gpu_model_issue_rate(const GpuModel *m, double L);
 
+/* exp(@x) bit for bit, from a per-thread table of recent arguments (the
+ * engine's curves are asked again and again at the same loads). */
+double sim_gpu_model_memo_exp(double x);
+
 /* Speed of each of @L resident warps relative to a lone warp:
  * issue_rate(L) / L (1 for L <= 0). */
 double sim_gpu_model_warp_speed(const GpuModel *m, double L);
