@@ -42,7 +42,7 @@ void sim_replay_stats_clear(SimReplayStats *s);
  *    its recording (converged), or
  *  - the round's score (summed |recorded - simulated| over summed recorded
  *    time) has not improved by SIM_INFER_MIN_GAIN (1%) of itself for
- *    SIM_INFER_PATIENCE (3) rounds (stalled: ops of overlapping streams can
+ *    SIM_INFER_PATIENCE (2) rounds (stalled: ops of overlapping streams can
  *    trade places from round to round and never settle), or
  *  - after @max_rounds simulations,
  * and leaves the times of the best-scoring round in @sc (the converged one
@@ -53,7 +53,13 @@ void sim_replay_stats_clear(SimReplayStats *s);
  * simulate it again. */
 #define SIM_INFER_TOLERANCE 1e-3
 #define SIM_INFER_MIN_GAIN 0.01
-#define SIM_INFER_PATIENCE 3
+/* Patience 2, not 3: a stalled round after the best costs a whole
+ * simulation, and on every trace we have no round beat the best after two
+ * stalled ones (QUICK=1 bench/identical.sh: 103 of 103 cases identical;
+ * 4-stream bench/big_trace.py traces: 6 -> 5 simulations).  Patience 1 is
+ * too short: torch_multistream_trace gains 0.8% in round 2, then 37% in
+ * round 3 (replay makespan -3.3% would become +8.0%). */
+#define SIM_INFER_PATIENCE 2
 #define SIM_INFER_MAX_ROUNDS 40
 int sim_workload_infer_solo_run(SimScenario *sc, const SimImportReport *rep,
                                 const GpuModel *m, int max_rounds,
