@@ -271,7 +271,11 @@ struct Ctx {
     SmRt *sms;         /* sm_count, indexed by SM id */
     GPtrArray *queues; /* Queue* */
     KernelRt *pend_head, *pend_tail;
-    Cohort *cohorts;   /* live cohorts of this context */
+    Cohort *cohorts; /* live cohorts of this context */
+    /* Changes of the pending list, and the count for which the cohorts'
+     * early block ends were last scheduled (engine_sm.c,
+     * cohorts_early_rearm). */
+    uint64_t pend_gen, early_gen;
     uint32_t resident; /* kernels holding a resident-grid slot */
     uint32_t active;   /* kernels admitted and not complete ("work") */
     uint32_t graphs;   /* graphs started and not complete: work too,

@@ -236,6 +236,8 @@ static double early_left(const Engine *E, const Group *g)
            (double)(c0 - 1);
 }
 
+static bool sm_allowed(const Ctx *c, const KernelRt *k, const SmRt *sm);
+
 /* Whether a kernel other than @k's remaining blocks waits in @c. */
 static bool other_waits(const Ctx *c, const KernelRt *k)
 {
@@ -246,12 +248,15 @@ static bool other_waits(const Ctx *c, const KernelRt *k)
  * leftover policy lets place next) could take the room one block of @k
  * frees on @sm: its carveout, warps, shared memory and registers.  Where
  * it could not (e.g. 256-thread blocks behind 1024-thread ones that
- * configured the SM, FINDINGS.md §3) an early end changes nothing for
+ * configured the SM, FINDINGS.md §3; or an MPS client that may not use
+ * the SM, at its SM cap or outside its window) an early end changes nothing for
  * others, and the kernel's own time is its measured one. */
 static bool head_could_join(const SmRt *sm, const KernelRt *k)
 {
     const KernelRt *h = sm->ctx->pend_head;
     const SimBlockNeeds *a = &h->needs, *b = &k->needs;
+    if (!sm_allowed(sm->ctx, h, sm))
+        return false; /* its MPS client may not use this SM */
     if (sm->carveout && h->carveout > sm->carveout)
         return false;
     uint64_t regs = (uint64_t)b->warps * b->regs_per_warp;
@@ -344,24 +349,32 @@ static SimTime early_at(const Engine *E, const Cohort *co, const Group *g)
                     : co->end - (SimTime)floor(left) + early_offset(E, g);
 }
 
-/* Schedule @co's next early block end, if any (none for wall-clock and
- * self-timed kernels, extended cohorts or a frozen context). */
+/* Whether @co's blocks may end early at all: not for wall-clock and
+ * self-timed kernels, extended cohorts or a frozen context, nor while
+ * nothing is pending, not even the kernel's own blocks (a kernel that
+ * comes later finds the slots freed at the group's end: an approximation
+ * that saves an event per cohort). */
+static bool cohort_early_on(const Engine *E, const Cohort *co)
+{
+    return E->m->sm_block_end_spread > 0 && !co->wall && !co->timed &&
+           !co->ext && !co->ctx->frozen && co->ctx->pend_head;
+}
+
+/* Schedule @co's next early block end that a waiting kernel could take
+ * now (early_may), if any.  A group whose early ends could not be taken
+ * keeps them due: when the pending kernels change (cohorts_early_rearm)
+ * and one could take them, they end then, those whose time has passed at
+ * once (those blocks did end; the room was of no use before).  So an
+ * early end costs an event only when it can change who runs. */
 static void cohort_early_schedule(Engine *E, Cohort *co)
 {
     sim_eventq_cancel(&E->q, &co->early_ev);
-    if (E->m->sm_block_end_spread <= 0 || co->wall || co->timed || co->ext ||
-        co->ctx->frozen || !co->ctx->pend_head)
-        return; /* nothing pending, not even the kernel's own blocks: a
-                   kernel that comes later finds the slots freed at the
-                   group's end (an approximation that saves an event per
-                   cohort) */
-    /* being placed (no group yet): block 0 of any group of >= 2 */
-    SimTime t =
-        co->n
-            ? SIM_TIME_NEVER
-            : co->end - (SimTime)floor(E->m->sm_block_end_spread * co->k->work);
+    if (!cohort_early_on(E, co))
+        return;
+    SimTime t = SIM_TIME_NEVER;
     for (const Group *g = co->groups; g; g = g->cnext)
-        t = MIN(t, early_at(E, co, g));
+        if (early_may(g->sm, g))
+            t = MIN(t, early_at(E, co, g));
     if (t != SIM_TIME_NEVER && t < co->end)
         sim_eventq_schedule(&E->q, &co->early_ev, MAX(t, E->now));
 }
@@ -406,6 +419,23 @@ static void cohort_release(Engine *E, Cohort *co)
         co->k->last_cohort = NULL;
     co->next = E->cohort_free;
     E->cohort_free = co;
+}
+
+/* @g of @co has just gained blocks (placed now): its first early end,
+ * if it has one now, may come before the one @co has scheduled.  O(1) per
+ * placement, where rescheduling from all groups would be O(SMs); a
+ * group's block 0 ends at the same time whatever its count (>= 2), and
+ * counts only grow while a cohort is being placed, so no scheduled time
+ * moves later. */
+static void cohort_early_arm(Engine *E, Cohort *co, const Group *g)
+{
+    if (!cohort_early_on(E, co) || !early_may(g->sm, g))
+        return;
+    const SimTime t = early_at(E, co, g);
+    if (t == SIM_TIME_NEVER || t >= co->end)
+        return;
+    if (!sim_event_pending(&co->early_ev) || t < co->early_ev.when)
+        sim_eventq_schedule(&E->q, &co->early_ev, MAX(t, E->now));
 }
 
 static void cohort_add(Engine *E, Cohort *co, Group *g)
@@ -590,6 +620,8 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
             g_ptr_array_add(E->faults, k);
         }
     }
+    if (g->cohort) /* with the SM's resources as they now are */
+        cohort_early_arm(E, g->cohort, g);
 }
 
 /* Recompute the events of the SMs that placements changed. */
@@ -848,6 +880,7 @@ void sm_pending_insert(Engine *E, Ctx *c, KernelRt *k)
     else
         c->pend_head = k;
     k->in_pending = true;
+    c->pend_gen++;
     /* Only the head can be in steady state; it no longer is. */
     if (!after && k->next && k->next->steady_out)
         sm_steady_stop_kernel(E, k->next);
@@ -867,6 +900,7 @@ void sm_pending_remove(Ctx *c, KernelRt *k)
         c->pend_tail = k->prev;
     k->prev = k->next = NULL;
     k->in_pending = false;
+    c->pend_gen++;
 }
 
 /* ------------------------------------------------------------------------
@@ -1165,6 +1199,19 @@ static const PlacementOps placements[] = {
     [SIM_PLACE_ROUND_ROBIN] = {place_round_robin},
 };
 
+/* The pending kernels changed (one came or was all placed): which early
+ * block ends a waiting kernel could take changes with them, so reschedule
+ * every cohort's.  O(groups in cohorts) per change of the pending list,
+ * not per dispatch. */
+static void cohorts_early_rearm(Engine *E, Ctx *c)
+{
+    if (E->m->sm_block_end_spread <= 0 || c->early_gen == c->pend_gen)
+        return;
+    c->early_gen = c->pend_gen;
+    for (Cohort *co = c->cohorts; co; co = co->next)
+        cohort_early_schedule(E, co);
+}
+
 /* Whether @k is held back only by its own MPS SM limit: some SM it may not
  * use could take one of its blocks. */
 static bool held_by_cap(const Engine *E, const Ctx *c, const KernelRt *k)
@@ -1207,6 +1254,7 @@ void sm_dispatch(Engine *E, Ctx *c)
         }
         k = next;
     }
+    cohorts_early_rearm(E, c);
     sm_steady_cohort_try(E, c);
     flush_resched(E);
     dram_flush(E);
@@ -1255,17 +1303,15 @@ void sm_cohort_early(Engine *E, Cohort *co)
     Ctx *c = co->ctx;
     if (c->frozen || co->ext)
         return;
-    if (!other_waits(c, co->k))
-        return; /* nothing waits: its blocks end with their groups (one
-                   event per cohort; a kernel that comes later finds the
-                   group's slots freed at its end) */
     bool ended = false;
     for (Group *g = co->groups, *next; g; g = next) {
         next = g->cnext; /* g leaves the cohort if its blocks end early */
+        if (!early_may(g->sm, g))
+            continue; /* its due ends wait for a kernel that can use them */
         uint32_t n = 0;
         for (; early_at(E, co, g) <= E->now; g->early++)
             n++;
-        if (n == 0 || !early_may(g->sm, g))
+        if (n == 0)
             continue;
         sm_advance(E, g->sm);
         group_end_early(E, g->sm, g, n, (double)(co->end - E->now));
