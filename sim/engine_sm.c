@@ -269,11 +269,26 @@ static bool head_could_join(const SmRt *sm, const KernelRt *k)
            regs >= (uint64_t)a->warps * a->regs_per_warp;
 }
 
+/* Whether @k heads its pending list with more of its own blocks still to
+ * place than it has resident: the room its blocks' early ends free then
+ * goes to its own next blocks, which only changes the order of its own
+ * blocks (the SM's work is unchanged: an early-ended block's rest goes to
+ * the group's others) and nothing another kernel sees, until its last
+ * blocks are placed.  Only from then on do its waves' early ends decide
+ * when a kernel behind it starts.  Skipping the earlier ones saves an event
+ * per block and wave of every multi-wave kernel (FINDINGS.md §23). */
+static bool self_refill_only(const SmRt *sm, const KernelRt *k)
+{
+    return sm->ctx->pend_head == k &&
+           k->blocks - k->dispatched > k->dispatched - k->done;
+}
+
 /* Whether block @g->early of @g on @sm may end early now: another kernel
  * waits for room and could take it. */
 static bool early_may(const SmRt *sm, const Group *g)
 {
-    return other_waits(sm->ctx, g->k) && head_could_join(sm, g->k);
+    return other_waits(sm->ctx, g->k) && !self_refill_only(sm, g->k) &&
+           head_could_join(sm, g->k);
 }
 
 /* Account progress of the SM's loose groups up to now (cohort groups are

@@ -594,6 +594,47 @@ static void test_engine_block_end_spread_frees_slots_early(void **state)
     }
 }
 
+/* A multi-wave kernel's own blocks taking its early ends' room change
+ * nothing another kernel sees until its last blocks are placed (engine_sm.c,
+ * self_refill_only), so they cost no events: "wide" (2 x 1024-thread blocks
+ * per SM, saturated) with "queued" waiting behind takes the
+ * same number of events more with the spread than without whether it runs
+ * 10 or 20 waves (7 blocks each).  A 1-warp "blocker" on another stream
+ * leaves one SM room for one block only, so the kernel-alone fast path
+ * (cohort_extend) does not stand for the waves, and the steady state is
+ * off: every wave runs step by step.  Without the rule the spread costs
+ * 16 events more at 10 waves and 26 at 20. */
+static void test_engine_block_end_spread_self_refill_free(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    uint64_t extra[2];
+    for (int w = 0; w < 2; w++) {
+        uint64_t ev[2];
+        for (int spread = 0; spread < 2; spread++) {
+            f->m->sm_block_end_spread = spread ? 0.25 : 0;
+            g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+            SimProcessSpec *p = test_process(sc, "p", 3);
+            SimOp blocker = test_kernel(1, "blocker", 1, 32, MS(100));
+            SimOp a = test_kernel(0, "wide", 7 * (w ? 20 : 10), 1024, MS(1));
+            SimOp b = test_kernel(2, "queued", 4, 1024, MS(1));
+            sim_process_add_op(p, &blocker);
+            sim_process_add_op(p, &a);
+            sim_process_add_op(p, &b);
+            sm_force_no_steady(true); /* every wave step by step */
+            g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+            sm_force_no_steady(false);
+            ev[spread] = r->events;
+        }
+        print_message("waves %d: %llu -> %llu events\n", w ? 20 : 10,
+                      (unsigned long long)ev[0], (unsigned long long)ev[1]);
+        extra[w] = ev[1] - ev[0];
+    }
+    assert_true(extra[0] > 0); /* its last waves' early ends: events */
+    assert_int_equal(extra[0], extra[1]);
+}
+
 /* Device memory (engine_dram.c) with B = 1000 GB/s and d(r) = r /
  * sqrt(1 + r^2): a kernel moving @share x B x 1 ms alone pulls r_a =
  * share / sqrt(1 - share^2). */
@@ -1292,6 +1333,7 @@ int main(void)
         T(test_engine_contention_greedy_then_oldest),
         T(test_engine_staggered_release_piles_onto_first_sm),
         T(test_engine_block_end_spread_frees_slots_early),
+        T(test_engine_block_end_spread_self_refill_free),
         T(test_engine_dram_kernel_alone_reproduces_duration),
         T(test_engine_dram_shared_in_proportion),
         T(test_engine_copies_overlap_and_serialize),
