@@ -413,30 +413,6 @@ static void host_work(Engine *E, Proc *P, SimTime d)
     host_cpu_work(E, P, sim_jitter_scale(d, jitter_factor(E, P, SIM_JIT_HOST)));
 }
 
-/* @P now has @n GPU ops issued and not complete: E->mps_busy counts the
- * MPS clients that have some. */
-static void proc_outstanding(Engine *E, Proc *P, uint64_t n)
-{
-    bool was = P->outstanding > 0;
-    P->outstanding = n;
-    bool is = n > 0;
-    if (P->share && P->share->mps && was != is) {
-        g_assert(is || E->mps_busy > 0);
-        E->mps_busy += is ? 1 : -1;
-    }
-}
-
-/* What the launch of one of @P's kernels costs on top of the model's
- * latency: its share's per-kernel cost, and per other MPS client with
- * GPU work outstanding, the contention cost (FINDINGS §21: each kernel of
- * an MPS client, one-block ones too, takes longer with every other
- * client serving; the grids pass through what the clients share). */
-SimTime eng_kernel_cost(const Engine *E, const Proc *P)
-{
-    uint32_t others = E->mps_busy - (P->share->mps && P->outstanding > 0);
-    return P->cost.kernel_ns + P->cost.contend_ns * others;
-}
-
 static void issue_op(Engine *E, Proc *P, const SimOp *op)
 {
     OpInst *in = eng_inst_new(E);
@@ -456,7 +432,7 @@ static void issue_op(Engine *E, Proc *P, const SimOp *op)
     in->stream_seq = s->issued++;
     in->queue = s->queue;
     in->visible = E->now + E->m->submit_latency_ns;
-    proc_outstanding(E, P, P->outstanding + 1);
+    P->outstanding++;
     if (op->kind == SIM_OP_EVENT_RECORD) {
         EventRt *ev = &P->events[op->event];
         in->event_seq = ++ev->records;
@@ -719,9 +695,11 @@ static void queue_pump(Engine *E, Queue *q)
                 return;
             }
             queue_pop(q);
+            /* the launch path waits longer on a loaded DRAM */
             eng_launch_kernel(E, in,
                               E->m->kernel_launch_latency_ns +
-                                  (P->cost.launch_ns + eng_kernel_cost(E, P)));
+                                  dram_launch_delay(E, P->ctx) +
+                                  (P->cost.launch_ns + P->cost.kernel_ns));
             break;
         case SIM_OP_GRAPH:
             queue_pop(q);
@@ -816,7 +794,7 @@ void eng_op_complete(Engine *E, OpInst *in)
     StreamRt *s = &P->streams[in->op->stream];
     g_assert(s->completed == in->stream_seq);
     s->completed++;
-    proc_outstanding(E, P, P->outstanding - 1);
+    P->outstanding--;
     op_finished(E, in);
     eng_mark_queue(E, g_ptr_array_index(P->ctx->queues, s->queue));
     if (P->wait_inst == in)
@@ -886,7 +864,7 @@ void eng_kill_proc(Engine *E, Proc *P, const char *why)
         }
         }
     }
-    proc_outstanding(E, P, 0);
+    P->outstanding = 0;
     for (guint i = 0; i < c->queues->len; i++)
         eng_mark_queue(E, g_ptr_array_index(c->queues, i));
     eng_mark_ctx(E, c);

@@ -32,6 +32,27 @@
  * (dram_flush): those whose rate is no longer 1 leave their cohorts.
  * Kernels with no DRAM demand have rate 1 here and never change the
  * pressure.
+ *
+ * Loaded latency.  By Little's law the requests in flight grow as P and
+ * leave at d(P), so a DRAM request waits L(P) = P / d(P) = 1 / speed_at(P)
+ * = (1 + P^n)^(1/n) times its unloaded latency.  The sharing rule above
+ * is that law: a kernel with DRAM demand runs at L(r_a) / L(P) of its
+ * alone speed, so a latency-bound kernel with little demand of its own
+ * (a pointer chase, r_a ~ 0) takes L(P) times its time alone -- measured
+ * 1.13 / 1.46 / 2.81 / 1.34 / 3.08 against L = 1.05 / 1.54 / 2.76 /
+ * 1.32 / 4.06 (FINDINGS §25, nothing fitted): the memory-latency part of
+ * a kernel is all of a kernel that has DRAM demand, none of one that has
+ * none (a compute-only kernel's duration did not change).  What the rule
+ * had not covered is the launch path: a compute-only graph node's gap
+ * grows near saturation (1.28 -> 3.8-4.1 us).  A kernel launch (graph node
+ * spacing, stream launch latency) waits dram_launch_latency more for
+ * every unit L(P) - 1 at its context's pressure when it is scheduled
+ * (dram_launch_delay: for a graph node when its last dependency ends, for
+ * a stream kernel when it leaves its queue; the kernels still running
+ * then, not one that has just ended).  Contexts never overlap (time-slicing), so only
+ * kernels that run together in one context -- streams of a process, or
+ * MPS clients in the server -- delay each other; nothing depends on MPS
+ * as such.
  */
 #include <math.h>
 
@@ -104,6 +125,16 @@ void dram_prepare_kernel(const Engine *E, KernelRt *k, double alone_ns,
     double ra = curve_inverse(m, share);
     k->dram_p = ra / (double)wave_blocks;
     k->dram_speed_alone = speed_at(m, ra);
+}
+
+SimTime dram_launch_delay(const Engine *E, const Ctx *c)
+{
+    /* the pressure now (c->dram_speed waits for dram_flush): a kernel
+     * that has just ended no longer counts for its successor's launch */
+    if (!dram_enabled(E->m) || c->dram_pressure <= 0)
+        return 0;
+    double L = 1.0 / speed_at(E->m, c->dram_pressure);
+    return (SimTime)llround((double)E->m->dram_launch_latency_ns * (L - 1.0));
 }
 
 double dram_rate(const Ctx *c, const KernelRt *k)

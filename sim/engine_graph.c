@@ -48,7 +48,9 @@ struct GraphRt {
 
 /* Device-side spacing between a node of kind @from ending and one of kind
  * @to starting: the model measures memsets apart (their entry and exit cost
- * more than a kernel's); kernels and copies share the kernel spacing. */
+ * more than a kernel's); kernels and copies share the kernel spacing.  The
+ * front end waits longer on a loaded DRAM (dram_launch_delay, FINDINGS
+ * §25: a compute-only node's gap grows near DRAM saturation). */
 static SimTime graph_spacing(const Engine *E, const Proc *P, SimNodeKind from,
                              SimNodeKind to)
 {
@@ -56,7 +58,7 @@ static SimTime graph_spacing(const Engine *E, const Proc *P, SimNodeKind from,
     SimTime t = from == SIM_NODE_MEMSET ? m->graph_from_memset_ns
                 : to == SIM_NODE_MEMSET ? m->graph_to_memset_ns
                                         : m->graph_node_spacing_ns;
-    return t + P->cost.node_ns;
+    return t + P->cost.node_ns + dram_launch_delay(E, P->ctx);
 }
 
 static void schedule_node(Engine *E, NodeRt *n, SimTime when)
@@ -127,7 +129,7 @@ static void launch_node(Engine *E, NodeRt *n)
 {
     OpInst *in = node_inst(E, n);
     if (in->op->kind == SIM_OP_KERNEL)
-        eng_launch_kernel(E, in, eng_kernel_cost(E, in->proc));
+        eng_launch_kernel(E, in, in->proc->cost.kernel_ns);
     else
         copy_submit(E, in);
 }

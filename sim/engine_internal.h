@@ -348,12 +348,11 @@ typedef enum {
 /* What a process pays on top of the model's times for how it shares the
  * GPU (ShareOps.costs): per API call (launch, copy, event, graph), per
  * synchronize, per kernel launch (latency after its queue), per graph
- * node (spacing), per kernel (stream or graph node) and per kernel and
- * other busy MPS client (contend_ns: eng_kernel_cost).  An MPS client
- * pays the model's mps_client_* and mps_contend_kernel times; a process
- * in its own context nothing. */
+ * node (spacing) and per kernel (stream or graph node).  An MPS client
+ * pays the model's mps_client_* times; a process in its own context
+ * nothing. */
 typedef struct {
-    SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns, contend_ns;
+    SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns;
 } ShareCosts;
 
 struct Proc {
@@ -452,7 +451,6 @@ struct Engine {
     GPtrArray *ctxs; /* Ctx* in creation order */
     Ctx *mps;        /* the MPS server context, once created */
     uint32_t mps_clients;
-    uint32_t mps_busy; /* MPS clients with outstanding > 0 (proc_outstanding) */
     uint64_t mem_used;
 
     /* time-slicing (engine_ctx.c) */
@@ -493,7 +491,6 @@ OpInst *eng_inst_new(Engine *E);
 void eng_inst_release(Engine *E, OpInst *in);
 void eng_live_link(Proc *P, OpInst *in);
 void eng_launch_kernel(Engine *E, OpInst *in, SimTime latency);
-SimTime eng_kernel_cost(const Engine *E, const Proc *P);
 void eng_mark_queue(Engine *E, Queue *q);
 void eng_mark_ctx(Engine *E, Ctx *c);
 SimOpRecord *eng_record(Engine *E, const OpInst *in);
@@ -612,6 +609,9 @@ double dram_work(const Engine *E, const KernelRt *k, double duration_ns,
 /* Its DRAM rate in @c now: 1 without DRAM demand, above 1 when fewer
  * blocks pull than when it ran alone. */
 double dram_rate(const Ctx *c, const KernelRt *k);
+/* What a kernel launch in @c (graph node spacing, stream launch latency)
+ * waits on DRAM beyond its unloaded time at @c's pressure now. */
+SimTime dram_launch_delay(const Engine *E, const Ctx *c);
 /* @blocks (negative: fewer) of @k start/stop pulling on @sm's context. */
 void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
               bool new_group);

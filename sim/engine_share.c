@@ -170,7 +170,7 @@ static void own_fault(Engine *E, Proc *P, const char *kname, const char *own)
 static void own_costs(const GpuModel *m, ShareCosts *out)
 {
     (void)m;
-    *out = (ShareCosts){0, 0, 0, 0, 0, 0};
+    *out = (ShareCosts){0, 0, 0, 0, 0};
 }
 
 /* ------------------------------------------------------------------------
@@ -187,7 +187,6 @@ static void mps_costs(const GpuModel *m, ShareCosts *out)
         .launch_ns = m->mps_client_launch_ns,
         .node_ns = m->mps_client_node_ns,
         .kernel_ns = m->mps_client_kernel_ns,
-        .contend_ns = m->mps_contend_kernel_ns,
     };
 }
 

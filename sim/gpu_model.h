@@ -133,15 +133,12 @@ typedef struct GpuModel {
                                          start this much apart */
 
     /* --- What an MPS client pays beyond a process of its own --- */
-    SimTime mps_client_api_ns;     /* per launch/copy/event/graph call */
-    SimTime mps_client_sync_ns;    /* per synchronize */
-    SimTime mps_client_launch_ns;  /* per kernel launch (latency) */
-    SimTime mps_client_node_ns;    /* per graph node (spacing) */
-    SimTime mps_client_kernel_ns;  /* per kernel, stream or graph node:
+    SimTime mps_client_api_ns;    /* per launch/copy/event/graph call */
+    SimTime mps_client_sync_ns;   /* per synchronize */
+    SimTime mps_client_launch_ns; /* per kernel launch (latency) */
+    SimTime mps_client_node_ns;   /* per graph node (spacing) */
+    SimTime mps_client_kernel_ns; /* per kernel, stream or graph node:
                                          it reaches the dispatcher later */
-    SimTime mps_contend_kernel_ns; /* the same, per OTHER client of the
-                                      server with GPU work outstanding at
-                                      the kernel's launch */
 
     /* --- Contexts and time-slicing --- */
     SimPreemption preemption;
@@ -186,6 +183,10 @@ typedef struct GpuModel {
                                          curve approaches (engine_dram.c);
                                          0: DRAM not shared */
     double dram_curve_exponent;  /* n of d(r) = r / (1 + r^n)^(1/n) */
+    /* the part of a kernel's launch path (graph node spacing, stream launch
+     * latency) that waits on DRAM: paid L(P) - 1 more times under pressure
+     * P (engine_dram.c) */
+    SimTime dram_launch_latency_ns;
 
     /* --- Metrics --- */
     SimTime nvml_sample_period_ns; /* nvidia-smi GPU-Util window */

@@ -248,46 +248,6 @@ static void test_engine_timeslice_vs_mps(void **state)
     assert_int_equal(mps->n_contexts, 1);
 }
 
-/* MPS contention (mps_contend_kernel_ns, 1 us here): each kernel of a
- * client starts 1 us later per OTHER client with GPU work outstanding.
- * Client "a" runs ten tiny 10 us kernels in a row on one stream: 100 us
- * alone.  Each other client "b" holds one tiny kernel of @other_ns from
- * the start.  Their launches land at the same instant as a's first, which
- * may come before the others have issued (one kernel less pays). */
-static SimTime contend_end(Fix *f, uint32_t others, SimTime other_ns,
-                           SimShareMode mode)
-{
-    sim_scenario_free(f->sc);
-    f->sc = sim_scenario_new("test", "test");
-    SimProcessSpec *a = test_process(f->sc, "a", 1);
-    for (int i = 0; i < 10; i++) {
-        SimOp k = test_kernel(0, "chain", 1, 1, US(10));
-        sim_process_add_op(a, &k);
-    }
-    for (uint32_t i = 0; i < others; i++) {
-        SimProcessSpec *b = test_process(f->sc, i ? "c" : "b", 1);
-        SimOp k = test_kernel(0, "hold", 1, 1, other_ns);
-        sim_process_add_op(b, &k);
-    }
-    g_autoptr(SimResult) r = test_run(f->m, f->sc, mode);
-    assert_non_null(r);
-    return r->procs[0].end_ns;
-}
-
-static void test_engine_mps_contention_per_busy_client(void **state)
-{
-    Fix *f = *state;
-    f->m->mps_contend_kernel_ns = US(1);
-    assert_int_equal(contend_end(f, 0, 0, SIM_SHARE_MPS), US(100));
-    /* one busy other client: 10 x 1 us (9 if its launch comes later) */
-    assert_in_range(contend_end(f, 1, MS(1), SIM_SHARE_MPS), US(109), US(110));
-    /* two: 10 x 2 us */
-    assert_in_range(contend_end(f, 2, MS(1), SIM_SHARE_MPS), US(118), US(120));
-    /* an other client whose one 1 us kernel is over (it ends by 3 us)
-     * costs nothing after: a's first kernel pays at most 1 us */
-    assert_in_range(contend_end(f, 1, US(1), SIM_SHARE_MPS), US(100), US(101));
-}
-
 /* Kepler-style preemption at block boundaries: a's one block cannot be
  * stopped, so a runs its 10 ms, then one switch, then b: 20.01 ms. */
 static void test_engine_block_boundary_preemption(void **state)
@@ -701,6 +661,54 @@ static void test_engine_dram_shared_in_proportion(void **state)
     g_autoptr(SimResult) r2 = test_run(f->m, sc2, SIM_SHARE_TIMESLICE);
     assert_in_range(test_op(r2, 0, 0)->end_ns, MS(1), MS(1) + 2);
     assert_in_range(test_op(r2, 0, 1)->end_ns, MS(1), MS(1) + 2);
+}
+
+/* Loaded latency on the launch path (engine_dram.c's dram_launch_delay,
+ * 1 us here, d(r) = r / sqrt(1 + r^2), no launch latency otherwise).
+ * Process or client "a" runs ten 1-block 10 us compute kernels in a row on
+ * one stream: 100 us alone.  Beside it, from the start, "b" runs one
+ * 2-block kernel of 1 ms (1024 threads a block: 2 of the 4 SMs):
+ *  - compute-only: it puts no pressure on DRAM, a pays nothing (a busy
+ *    client as such costs nothing, FINDINGS §24);
+ *  - moving 0.6 B alone: r_a = 0.6 / sqrt(1 - 0.36) = 0.75, L = sqrt(1 +
+ *    0.5625) = 1.25, each launch of a waits 0.25 us more: 102.5 us (the
+ *    first launch may come before b's blocks pull: 102.25);
+ *  - 0.9 B: r_a = 0.9 / sqrt(0.19) = 2.0647, L = sqrt(1 + 4.2632) =
+ *    2.2942: 1.2942 us a launch (1294 ns), 112.94 us (111.65).
+ * The same as two streams of one process (one context), and nothing when
+ * a and b are time-sliced apart (b's pressure is in its own context). */
+static SimTime loaded_end(Fix *f, double share, SimShareMode mode, bool one)
+{
+    g_autoptr(SimScenario) sc = sim_scenario_new("loaded", "test");
+    SimProcessSpec *a = test_process(sc, "a", 2);
+    for (int i = 0; i < 10; i++) {
+        SimOp k = test_kernel(0, "chain", 1, 1, US(10));
+        sim_process_add_op(a, &k);
+    }
+    SimOp b = share > 0 ? mem_kernel(one, "b", 2, 1024, share)
+                        : test_kernel(one, "b", 2, 1024, MS(1));
+    sim_process_add_op(one ? a : test_process(sc, "b", 1), &b);
+    g_autoptr(SimResult) r = test_run(f->m, sc, mode);
+    assert_non_null(r);
+    return test_op(r, 0, 9)->end_ns;
+}
+
+static void test_engine_dram_loaded_launch_latency(void **state)
+{
+    Fix *f = *state;
+    f->m->dram_achievable_gbps = 1000;
+    f->m->dram_launch_latency_ns = US(1);
+    assert_int_equal(loaded_end(f, 0, SIM_SHARE_MPS, false), US(100));
+    assert_in_range(loaded_end(f, 0.6, SIM_SHARE_MPS, false),
+                    100000 + 9 * 250 - 2, 100000 + 10 * 250 + 2);
+    assert_in_range(loaded_end(f, 0.9, SIM_SHARE_MPS, false),
+                    100000 + 9 * 1294 - 2, 100000 + 10 * 1294 + 2);
+    assert_in_range(loaded_end(f, 0.9, SIM_SHARE_TIMESLICE, true),
+                    100000 + 9 * 1294 - 2, 100000 + 10 * 1294 + 2);
+    /* time-sliced apart: a runs its 100 us in its own slice, unloaded */
+    SimTime sliced = loaded_end(f, 0.9, SIM_SHARE_TIMESLICE, false);
+    f->m->dram_launch_latency_ns = 0;
+    assert_int_equal(loaded_end(f, 0.9, SIM_SHARE_TIMESLICE, false), sliced);
 }
 
 /* Free turns beside a greedy kernel (engine_issue.c), H100 curve, lambda
@@ -1321,7 +1329,7 @@ int main(void)
         T(test_engine_priority_orders_dispatch),
         T(test_engine_mps_thread_percentage_caps_sms),
         T(test_engine_timeslice_vs_mps),
-        T(test_engine_mps_contention_per_busy_client),
+        T(test_engine_dram_loaded_launch_latency),
         T(test_engine_free_turns_beside_greedy),
         T(test_engine_pipe_bound_kernels_share_the_pipe),
         T(test_engine_block_boundary_preemption),
