@@ -177,11 +177,18 @@ void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks)
     sm->dram_groups--;
 }
 
-/* Whether some group on @sm runs at a DRAM rate other than 1 (it cannot
- * stay in a cohort, whose time assumes rate 1). */
+/* Whether @sm holds cohort groups and some group on it runs at a DRAM rate
+ * other than 1 (they cannot stay in a cohort, whose time assumes rate 1).
+ * Without cohort groups sm_loosen has nothing to do: the rates, a division
+ * per group, are not looked at. */
 static bool sm_dram_off(const SmRt *sm)
 {
-    for (const Group *g = sm->groups; g; g = g->next)
+    const Group *g = sm->groups;
+    while (g && !g->cohort)
+        g = g->next;
+    if (!g)
+        return false;
+    for (g = sm->groups; g; g = g->next)
         if (!g->k->fixed_time && fabs(dram_rate(sm->ctx, g->k) - 1) > 1e-9)
             return true;
     return false;

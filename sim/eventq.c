@@ -1,104 +1,105 @@
-/* eventq.c -- indexed binary min-heap of events.  See eventq.h. */
+/* eventq.c -- FIFO buckets of equal-time events in an indexed binary
+ * min-heap.  See eventq.h. */
 #include "eventq.h"
 
 #include <glib.h>
 
-static inline bool before(const SimEvent *a, const SimEvent *b)
+static inline bool before(const SimEventBucket *a, const SimEventBucket *b)
 {
     return a->when < b->when || (a->when == b->when && a->seq < b->seq);
 }
 
-static inline void place(SimEventQ *q, uint32_t i, SimEvent *e)
+static inline void place(SimEventQ *q, uint32_t i, SimEventBucket *b)
 {
-    q->heap[i] = e;
-    e->index = i;
+    q->heap[i] = b;
+    b->index = i;
 }
 
 static void sift_up(SimEventQ *q, uint32_t i)
 {
-    SimEvent *e = q->heap[i];
+    SimEventBucket *b = q->heap[i];
     while (i > 0) {
         uint32_t parent = (i - 1) / 2;
-        if (!before(e, q->heap[parent]))
+        if (!before(b, q->heap[parent]))
             break;
         place(q, i, q->heap[parent]);
         i = parent;
     }
-    place(q, i, e);
+    place(q, i, b);
 }
 
 static void sift_down(SimEventQ *q, uint32_t i)
 {
-    SimEvent *e = q->heap[i];
+    SimEventBucket *b = q->heap[i];
     for (;;) {
         uint32_t l = 2 * i + 1;
-        if (l >= q->len)
+        if (l >= q->nb)
             break;
         uint32_t c = l;
-        if (l + 1 < q->len && before(q->heap[l + 1], q->heap[l]))
+        if (l + 1 < q->nb && before(q->heap[l + 1], q->heap[l]))
             c = l + 1;
-        if (!before(q->heap[c], e))
+        if (!before(q->heap[c], b))
             break;
         place(q, i, q->heap[c]);
         i = c;
     }
-    place(q, i, e);
+    place(q, i, b);
 }
 
 void sim_eventq_init(SimEventQ *q)
 {
-    q->heap = NULL;
-    q->len = q->cap = 0;
-    q->next_seq = 0;
+    *q = (SimEventQ){0};
 }
 
 void sim_eventq_destroy(SimEventQ *q)
 {
-    for (uint32_t i = 0; i < q->len; i++)
-        q->heap[i]->index = SIM_EVENT_IDLE;
+    for (uint32_t i = 0; i < q->nb; i++) {
+        for (SimEvent *e = q->heap[i]->head, *n; e; e = n) {
+            n = e->next;
+            e->bucket = NULL;
+            e->prev = e->next = NULL;
+        }
+        g_free(q->heap[i]);
+    }
+    for (SimEventBucket *b = q->free, *n; b; b = n) {
+        n = b->free;
+        g_free(b);
+    }
     g_free(q->heap);
-    q->heap = NULL;
-    q->len = q->cap = 0;
+    *q = (SimEventQ){0};
 }
 
-void sim_eventq_schedule(SimEventQ *q, SimEvent *e, SimTime when)
+/* A new empty bucket at @when, in the heap and open (the newest there). */
+static SimEventBucket *bucket_new(SimEventQ *q, SimTime when)
 {
-    g_assert(when != SIM_TIME_NEVER);
-    if (sim_event_pending(e)) {
-        /* Move in place: a new key, then sift whichever way it goes.  The
-         * new sequence number is the largest, so the event still goes
-         * after every event already at @when. */
-        e->when = when;
-        e->seq = q->next_seq++;
-        uint32_t i = e->index;
-        if (i > 0 && before(e, q->heap[(i - 1) / 2]))
-            sift_up(q, i);
-        else
-            sift_down(q, i);
-        return;
-    }
-    if (q->len == q->cap) {
+    SimEventBucket *b = q->free;
+    if (b)
+        q->free = b->free;
+    else
+        b = g_new(SimEventBucket, 1);
+    *b = (SimEventBucket){.when = when, .seq = q->next_bseq++};
+    if (q->nb == q->cap) {
         q->cap = q->cap ? 2 * q->cap : 64;
-        q->heap = g_renew(SimEvent *, q->heap, q->cap);
+        q->heap = g_renew(SimEventBucket *, q->heap, q->cap);
     }
-    e->when = when;
-    e->seq = q->next_seq++;
-    place(q, q->len++, e);
-    sift_up(q, e->index);
+    place(q, q->nb++, b);
+    sift_up(q, b->index);
+    q->open = b;
+    return b;
 }
 
-void sim_eventq_cancel(SimEventQ *q, SimEvent *e)
+/* Take the emptied bucket @b out of the heap and recycle it. */
+static void bucket_drop(SimEventQ *q, SimEventBucket *b)
 {
-    if (!sim_event_pending(e))
+    uint32_t i = b->index;
+    if (q->open == b)
+        q->open = NULL;
+    b->free = q->free;
+    q->free = b;
+    if (i == --q->nb)
         return;
-    uint32_t i = e->index;
-    g_assert(i < q->len && q->heap[i] == e);
-    e->index = SIM_EVENT_IDLE;
-    q->len--;
-    if (i == q->len)
-        return;
-    /* Move the last event into the hole; it may need to go either way. */
-    SimEvent *last = q->heap[q->len];
+    /* Move the last bucket into the hole; it may need to go either way. */
+    SimEventBucket *last = q->heap[q->nb];
     place(q, i, last);
     if (i > 0 && before(last, q->heap[(i - 1) / 2]))
         sift_up(q, i);
@@ -106,22 +107,85 @@ void sim_eventq_cancel(SimEventQ *q, SimEvent *e)
         sift_down(q, i);
 }
 
+static void unlink_event(SimEventQ *q, SimEvent *e)
+{
+    SimEventBucket *b = e->bucket;
+    *(e->prev ? &e->prev->next : &b->head) = e->next;
+    *(e->next ? &e->next->prev : &b->tail) = e->prev;
+    e->bucket = NULL;
+    e->prev = e->next = NULL;
+    q->len--;
+    if (!b->head)
+        bucket_drop(q, b);
+}
+
+static void append_event(SimEventQ *q, SimEventBucket *b, SimEvent *e)
+{
+    e->bucket = b;
+    e->prev = b->tail;
+    e->next = NULL;
+    *(b->tail ? &b->tail->next : &b->head) = e;
+    b->tail = e;
+    q->len++;
+}
+
+void sim_eventq_schedule(SimEventQ *q, SimEvent *e, SimTime when)
+{
+    g_assert(when != SIM_TIME_NEVER);
+    e->when = when;
+    e->seq = q->next_seq++;
+    /* already last of all events at @when: nothing moves */
+    if (e->bucket == q->open && e->bucket && e->bucket->when == when &&
+        !e->next)
+        return;
+    if (e->bucket)
+        unlink_event(q, e);
+    SimEventBucket *b =
+        q->open && q->open->when == when ? q->open : bucket_new(q, when);
+    append_event(q, b, e);
+}
+
+void sim_eventq_cancel(SimEventQ *q, SimEvent *e)
+{
+    if (e->bucket)
+        unlink_event(q, e);
+}
+
 SimEvent *sim_eventq_pop(SimEventQ *q)
 {
-    if (q->len == 0)
+    if (q->nb == 0)
         return NULL;
-    SimEvent *e = q->heap[0];
-    sim_eventq_cancel(q, e);
+    SimEvent *e = q->heap[0]->head;
+    unlink_event(q, e);
     return e;
+}
+
+static bool bucket_check(const SimEventBucket *b, uint32_t *count)
+{
+    if (!b->head || b->head->prev || b->tail->next)
+        return false;
+    for (const SimEvent *e = b->head; e; e = e->next) {
+        if (e->bucket != b || e->when != b->when ||
+            (e->next && (e->next->prev != e || e->next->seq <= e->seq)))
+            return false;
+        ++*count;
+    }
+    return true;
 }
 
 bool sim_eventq_check(const SimEventQ *q)
 {
-    for (uint32_t i = 0; i < q->len; i++) {
-        if (q->heap[i]->index != i)
+    uint32_t count = 0;
+    bool open_seen = q->open == NULL;
+    for (uint32_t i = 0; i < q->nb; i++) {
+        const SimEventBucket *b = q->heap[i];
+        if (b->index != i || !bucket_check(b, &count))
             return false;
-        if (i > 0 && before(q->heap[i], q->heap[(i - 1) / 2]))
+        if (i > 0 && before(b, q->heap[(i - 1) / 2]))
+            return false;
+        open_seen |= b == q->open;
+        if (q->open && b->when == q->open->when && b->seq > q->open->seq)
             return false;
     }
-    return true;
+    return open_seen && count == q->len;
 }

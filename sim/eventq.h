@@ -1,41 +1,68 @@
-/* eventq.h -- the pending-event set: an indexed binary min-heap ordered by
- * (time, sequence).
+/* eventq.h -- the pending-event set: events in FIFO buckets of equal time,
+ * the buckets in an indexed binary min-heap ordered by (time, bucket
+ * sequence).
  *
- * The sequence number is a 64-bit insertion counter, so events at equal
- * times leave the queue in the order they were scheduled (FIFO) and every run
- * of the same inputs processes events in the same order.  Events are
- * intrusive: the owner embeds a SimEvent in its own struct (an SM, a host
- * thread, a copy engine) and the heap stores pointers, so scheduling never
- * allocates.  Each event remembers its heap slot, which makes cancel and
- * reschedule O(log n) -- the engine reschedules an SM's next completion every
- * time the blocks sharing it change.
+ * Events leave the queue in (time, sequence) order, the sequence a 64-bit
+ * scheduling counter, so events at equal times leave in the order they were
+ * scheduled (FIFO) and every run of the same inputs processes events in the
+ * same order.  Events are intrusive: the owner embeds a SimEvent in its own
+ * struct (an SM, a host thread, a copy engine), so scheduling allocates only
+ * when more buckets are pending than ever before.
  *
- * Invariants (checked by sim_eventq_check): heap order on (when, seq); for
- * every slot i, heap[i]->index == i; an event not in the heap has index
- * SIM_EVENT_IDLE.
+ * Why buckets: the engine reschedules many SMs' next completions at once
+ * (engine_dram.c retimes every SM holding a DRAM group when the pressure
+ * changes), mostly to the time they already had or to one time shared by
+ * many.  A reschedule within the open bucket is O(1) (to its tail); one to
+ * the open bucket's time, an append; only a new time costs a heap insert.
+ *
+ * Only the open bucket (the one created last, if still pending) is
+ * appended to.  It is the newest bucket at its time: one created later at
+ * that time would be open instead.  So of two buckets at one time, every
+ * event of the older was scheduled before any of the newer, and the order
+ * (time, bucket sequence, place in bucket) is the order (time, sequence).
+ *
+ * Invariants (checked by sim_eventq_check): heap order on (when, seq) of
+ * buckets; for every slot i, heap[i]->index == i; every bucket in the heap
+ * holds events of its time, linked both ways, in increasing sequence; len
+ * counts them; the open bucket is in the heap and the newest at its time; an
+ * event in no bucket has bucket NULL.
  */
 #ifndef SIM_EVENTQ_H
 #define SIM_EVENTQ_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "simtime.h"
 
-#define SIM_EVENT_IDLE UINT32_MAX
+typedef struct SimEventBucket SimEventBucket;
 
 typedef struct SimEvent {
     SimTime when;
     uint64_t seq;
-    uint32_t index; /* heap slot, or SIM_EVENT_IDLE */
-    uint16_t kind;  /* the owner's event kind (engine.c's enum) */
-    void *obj;      /* the owner */
+    struct SimEvent *prev, *next; /* in its bucket, by sequence */
+    SimEventBucket *bucket;       /* NULL: not pending */
+    uint16_t kind;                /* the owner's event kind (engine.c's enum) */
+    void *obj;                    /* the owner */
 } SimEvent;
 
+struct SimEventBucket {
+    SimTime when;
+    uint64_t seq;          /* creation order */
+    SimEvent *head, *tail; /* never empty while in the heap */
+    uint32_t index;        /* heap slot */
+    SimEventBucket *free;  /* next recycled bucket */
+};
+
 typedef struct {
-    SimEvent **heap;
-    uint32_t len, cap;
-    uint64_t next_seq;
+    SimEventBucket **heap;
+    uint32_t nb, cap;     /* buckets in the heap, slots */
+    uint32_t len;         /* events pending */
+    uint64_t next_seq;    /* events' */
+    uint64_t next_bseq;   /* buckets' */
+    SimEventBucket *open; /* the only bucket appended to, or NULL */
+    SimEventBucket *free; /* recycled buckets */
 } SimEventQ;
 
 void sim_eventq_init(SimEventQ *q);
@@ -46,27 +73,29 @@ static inline void sim_event_init(SimEvent *e, uint16_t kind, void *obj)
 {
     e->when = SIM_TIME_NEVER;
     e->seq = 0;
-    e->index = SIM_EVENT_IDLE;
+    e->prev = e->next = NULL;
+    e->bucket = NULL;
     e->kind = kind;
     e->obj = obj;
 }
 
 static inline bool sim_event_pending(const SimEvent *e)
 {
-    return e->index != SIM_EVENT_IDLE;
+    return e->bucket != NULL;
 }
 
 /* Schedule @e at @when, or move it there if already pending (it then takes a
- * new sequence number: it goes after events already at @when).  O(log n). */
+ * new sequence number: it goes after events already at @when).  O(1) at
+ * the open bucket's time, else O(log buckets). */
 void sim_eventq_schedule(SimEventQ *q, SimEvent *e, SimTime when);
 
-/* Remove @e if pending.  O(log n). */
+/* Remove @e if pending.  O(1), O(log buckets) if that empties its bucket. */
 void sim_eventq_cancel(SimEventQ *q, SimEvent *e);
 
 /* The earliest event, still in the queue (NULL if empty). */
 static inline SimEvent *sim_eventq_peek(const SimEventQ *q)
 {
-    return q->len ? q->heap[0] : 0;
+    return q->nb ? q->heap[0]->head : 0;
 }
 
 /* Remove and return the earliest event (NULL if empty). */
