@@ -64,6 +64,16 @@ awk -v t0="$s0" -v t1="$s1" '/"makespan_ms"/ {
 }' "$tmp/mps8.json"
 timed "compare $(basename $own) --loop-request --iterations 300 --processes 8" \
     "" "$HQSIM" compare -q $BIG "$own" --loop-request --iterations 300 --processes 8
+# Kernels with DRAM demand under MPS (resnet50 b1 graph with its Nsight
+# Compute DRAM throughputs, 2 clients; harness/openloop_predict.py's
+# closed-loop command): every DRAM pressure change retimes every SM that
+# holds a DRAM group.
+h=traces/measured/h100
+timed "run cnn_b1_graph + ncu --processes 2 --mode mps --iterations 30" "" \
+    "$HQSIM" run -q $BIG $h/launch/kineto/cnn_b1_graph.json.gz \
+    $h/mpspct/ncu/cnn_b1_graph.csv.gz --loop-request --host-scale 0.0517 \
+    --request-spread $h/openloop/spread/cnn_b1_graph.json --processes 2 \
+    --mode mps --iterations 30 --seed 1
 
 # Real traces.  The shared ones are read where they lie (two of them may
 # not be copied into the project).
