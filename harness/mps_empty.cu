@@ -1,0 +1,546 @@
+// mps_empty.cu -- does an MPS client's launch path pay for the other
+// clients' grid size, block rate, kernel rate or block duration?  (hqsim
+// issue 10 item 2, FINDINGS §27).  A copy of mps_probe.cu (§24; its victims
+// and options unchanged) with one more aggressor kind:
+//
+//   mps_empty aggr --kind empty --grid G --tpb B --work T [--pause P] --barrier DIR
+//       a graph loop of --nodes (32) chained kernels of G blocks x B threads
+//       in which thread 0 of each block spins T ns on %globaltimer (T = 0:
+//       an empty kernel); no memory access at all.  After each graph the
+//       host synchronizes and, with P > 0, busy-waits P us (rate control:
+//       fewer kernels per second at the same grid and block duration).
+//       Prints "aggr empty kernels_per_s" on stderr like mps_probe.
+//       --smem S: S bytes of dynamic shared memory per block (the SM's
+//       shared/L1 split as a GEMV's); --loads L: each thread first reads L
+//       float4 from an 8 MiB buffer that stays in the L2 (traffic, no DRAM).
+//
+// Everything else as in mps_probe.cu:
+//   mps_probe victim --kind K [--secs S] [--barrier DIR --peers P] [--tag T]
+//       closed loop of requests: one CUDA graph of --nodes (32) chained
+//       kernels of kind K, launched and synchronized; after P aggressors left
+//       DIR/ready.* (and a 0.3 s warm-up) it measures for S seconds, touches
+//       DIR/stop and prints one CSV line (columns: victim_header()).
+//   mps_probe aggr --kind A --barrier DIR
+//       runs kind A until DIR/stop exists (at most 60 s): the victim kinds
+//       as the same graph loop, `triad` (DRAM streaming: a = b + s*c over
+//       3 x 256 MiB, 528 x 256-thread blocks; `triadB`: B blocks, less load)
+//       and `fmaall` (528 x 256-thread FMA blocks, ~all issue slots of every
+//       SM) as eager launches, 4 queued per synchronize.  Prints "aggr KIND
+//       kernels_per_s" on stderr (a triad kernel moves 768 MiB).
+//
+// Victim kinds (32-thread blocks unless said):
+//   timer   1 block, thread 0 spins 5 us on %globaltimer (graphbench's node)
+//   fma     1 block, 4 independent FMA chains x --fmaiters (2000), ~5 us
+//   chase   1 block, thread 0 follows --steps (12) dependent pointers through
+//           a random cycle over 256 MiB (one 128-B line per step, beyond the
+//           50 MiB L2); the position carries over from node to node and
+//           request to request, so no line is read twice in a run
+//   stream  64 blocks x 256 threads read 4 MiB (float4) and reduce, each node
+//           its own slice of 128 MiB (GEMV-like, DRAM-bound)
+// Every kernel records, per request slot and node, the earliest block start
+// and latest block end (%globaltimer) and block 0's clock64 cycles, into
+// device memory; the last block of the last node advances the slot.
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cuda_check.h"
+
+enum { MAXSLOT = 40000, CHASE_BYTES = 256 << 20, LINE_U64 = 16 };
+
+struct RecArgs {
+    u64 *s, *e, *cyc;  // [slot * nodes + node]; s starts at ~0, e at 0
+    unsigned *ctr;     // current slot
+    unsigned *done;    // blocks of the last node finished
+    int nodes, node;   // node < 0: no recording (aggressor kernels)
+};
+
+__device__ __forceinline__ u64 gtime()
+{
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Called by every thread at the end of a kernel, with the block's start.
+__device__ void rec_end(const RecArgs &r, u64 t0, long long c0)
+{
+    if (r.node < 0)
+        return;
+    __syncthreads();
+    // The block's end is taken before the bookkeeping's own memory accesses
+    // (the slot read), which a loaded memory system would lengthen.
+    u64 t1 = gtime();
+    long long c1 = clock64();
+    if (threadIdx.x != 0)
+        return;
+    unsigned slot = *(volatile unsigned *)r.ctr;
+    unsigned i = slot * r.nodes + r.node;
+    atomicMin(&r.s[i], t0);
+    atomicMax(&r.e[i], t1);
+    if (blockIdx.x == 0)
+        r.cyc[i] = (u64)(c1 - c0);
+    if (r.node == r.nodes - 1) {
+        __threadfence();
+        if (atomicAdd(r.done, 1u) == gridDim.x - 1) {
+            *r.done = 0;
+            *(volatile unsigned *)r.ctr = min(slot + 1, (unsigned)MAXSLOT - 1);
+        }
+    }
+}
+
+__global__ void ktimer(RecArgs r, u64 work)
+{
+    u64 t0 = gtime();
+    long long c0 = clock64();
+    if (threadIdx.x == 0) {
+        u64 t = t0;
+        while (t - t0 < work)
+            t = gtime();
+    }
+    rec_end(r, t0, c0);
+}
+
+// The `empty` aggressor's kernel: no memory access; thread 0 spins work ns.
+__global__ void kspin(u64 work)
+{
+    if (work == 0 || threadIdx.x != 0)
+        return;
+    u64 t0 = gtime(), t = t0;
+    while (t - t0 < work)
+        t = gtime();
+}
+
+// Its variant with --loads L > 0 and/or --smem S > 0: every thread first
+// reads L float4 (coalesced) from an 8 MiB buffer that stays in the L2; the
+// block holds S bytes of dynamic shared memory, of which thread 0 writes and
+// reads one word; then thread 0 spins work ns.
+__global__ void kspinm(u64 work, const float4 *buf, int loads, float *sink)
+{
+    extern __shared__ float sm[];
+    float acc = 0;
+    size_t n4 = (8u << 20) / 16, stride = (size_t)gridDim.x * blockDim.x;
+    size_t i0 = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) % n4;
+    for (int k = 0; k < loads; k++)
+        acc += __ldcg(buf + (i0 + k * stride) % n4).x;
+    if (threadIdx.x == 0) {
+        sm[0] = acc;
+        acc = *(volatile float *)sm;
+        u64 t0 = gtime(), t = t0;
+        while (t - t0 < work)
+            t = gtime();
+    }
+    if (acc == 1234.5f)
+        sink[0] = acc;
+}
+
+__global__ void kfma(RecArgs r, int iters, float *sink)
+{
+    u64 t0 = gtime();
+    long long c0 = clock64();
+    float a = threadIdx.x, b = a + 1, c = a + 2, d = a + 3;
+    for (int i = 0; i < iters; i++) {
+        a = fmaf(a, 0.999f, 0.5f);
+        b = fmaf(b, 0.999f, 0.5f);
+        c = fmaf(c, 0.999f, 0.5f);
+        d = fmaf(d, 0.999f, 0.5f);
+    }
+    if (a + b + c + d == 1234.5f)
+        sink[0] = a;
+    rec_end(r, t0, c0);
+}
+
+__global__ void kchase(RecArgs r, const u64 *buf, u64 *pos, int steps)
+{
+    u64 t0 = gtime();
+    long long c0 = clock64();
+    if (threadIdx.x == 0) {
+        u64 p = *pos;
+        for (int i = 0; i < steps; i++)
+            p = buf[p];
+        *pos = p;
+    }
+    rec_end(r, t0, c0);
+}
+
+__global__ void kstream(RecArgs r, const float4 *buf, size_t n4, int slice,
+                        float *sink)
+{
+    u64 t0 = gtime();
+    long long c0 = clock64();
+    const float4 *b = buf + (size_t)slice * n4;
+    float acc = 0;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+#pragma unroll 4
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
+        float4 v = __ldcg(b + i);
+        acc += v.x + v.y + v.z + v.w;
+    }
+    if (acc == 1234.5f)
+        sink[blockIdx.x] = acc;
+    rec_end(r, t0, c0);
+}
+
+__global__ void ktriad(float4 *a, const float4 *b, const float4 *c, size_t n4)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
+        float4 x = b[i], y = c[i];
+        a[i] = make_float4(x.x + 1.5f * y.x, x.y + 1.5f * y.y, x.z + 1.5f * y.z,
+                           x.w + 1.5f * y.w);
+    }
+}
+
+// Random single cycle (Sattolo) over the lines: buf[line * 16] = next * 16.
+__global__ void kscatter(u64 *buf, const unsigned *next, unsigned lines)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < lines)
+        buf[(u64)i * LINE_U64] = (u64)next[i] * LINE_U64;
+}
+
+static u64 hnow()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static bool exists(const std::string &p)
+{
+    struct stat st;
+    return stat(p.c_str(), &st) == 0;
+}
+
+struct Opt {
+    std::string mode, kind, barrier, tag = "-";
+    int nodes = 32, peers = 0, fmaiters = 2000, steps = 12, sblocks = 64;
+    int grid = 1, tpb = 128; // kind `empty`
+    int smem = 0, loads = 0;  // kind `empty`: dynamic shared bytes, float4 reads per thread
+    double pause_us = 0;     // aggressor: host busy-wait after each graph
+    double secs = 1.0;
+    u64 work = 5000;
+    size_t sbytes = 4 << 20;
+};
+
+struct Dev {
+    cudaStream_t s;
+    RecArgs r;
+    u64 *chase = nullptr, *pos = nullptr;
+    float4 *sbuf = nullptr, *ta = nullptr, *tb = nullptr, *tc = nullptr;
+    float *sink = nullptr;
+};
+
+static void setup(const Opt &o, Dev &d, bool record)
+{
+    CK(cudaStreamCreateWithFlags(&d.s, cudaStreamNonBlocking));
+    size_t n = (size_t)MAXSLOT * o.nodes;
+    CK(cudaMalloc(&d.r.s, n * 8));
+    CK(cudaMalloc(&d.r.e, n * 8));
+    CK(cudaMalloc(&d.r.cyc, n * 8));
+    CK(cudaMalloc(&d.r.ctr, 8));
+    CK(cudaMalloc(&d.r.done, 8));
+    CK(cudaMalloc(&d.sink, 4096 * 4));
+    d.r.nodes = o.nodes;
+    d.r.node = record ? 0 : -1;
+    if (o.kind == "chase") {
+        unsigned lines = CHASE_BYTES / (LINE_U64 * 8);
+        std::vector<unsigned> perm(lines), next(lines);
+        for (unsigned i = 0; i < lines; i++)
+            perm[i] = i;
+        srand48(12345 + getpid());
+        for (unsigned i = lines - 1; i > 0; i--) // Sattolo: one cycle
+            std::swap(perm[i], perm[lrand48() % i]);
+        for (unsigned i = 0; i < lines; i++)
+            next[perm[i]] = perm[(i + 1) % lines];
+        unsigned *dn;
+        CK(cudaMalloc(&d.chase, CHASE_BYTES));
+        CK(cudaMalloc(&dn, lines * 4));
+        CK(cudaMemcpy(dn, next.data(), lines * 4, cudaMemcpyHostToDevice));
+        kscatter<<<(lines + 255) / 256, 256>>>(d.chase, dn, lines);
+        CK(cudaDeviceSynchronize());
+        CK(cudaFree(dn));
+        CK(cudaMalloc(&d.pos, 8));
+        CK(cudaMemset(d.pos, 0, 8));
+    }
+    if (o.kind == "stream") {
+        CK(cudaMalloc(&d.sbuf, o.sbytes * o.nodes));
+        CK(cudaMemset(d.sbuf, 0, o.sbytes * o.nodes));
+    }
+    if (o.kind == "empty") {
+        CK(cudaMalloc(&d.sbuf, 8 << 20));
+        CK(cudaMemset(d.sbuf, 0, 8 << 20));
+        int smem = std::max(o.smem, 4); // kspinm uses one word
+        CK(cudaFuncSetAttribute(kspinm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    }
+    if (o.kind.rfind("triad", 0) == 0) {
+        size_t b = 256 << 20;
+        CK(cudaMalloc(&d.ta, b));
+        CK(cudaMalloc(&d.tb, b));
+        CK(cudaMalloc(&d.tc, b));
+        CK(cudaMemset(d.tb, 0, b));
+        CK(cudaMemset(d.tc, 0, b));
+    }
+}
+
+static void reset_rec(const Opt &o, Dev &d)
+{
+    size_t n = (size_t)MAXSLOT * o.nodes;
+    CK(cudaMemset(d.r.s, 0xff, n * 8));
+    CK(cudaMemset(d.r.e, 0, n * 8));
+    CK(cudaMemset(d.r.cyc, 0, n * 8));
+    CK(cudaMemset(d.r.ctr, 0, 8));
+    CK(cudaMemset(d.r.done, 0, 8));
+    CK(cudaDeviceSynchronize());
+}
+
+// One node of a victim kind on stream d.s (captured into the graph).
+static bool launch_node(const Opt &o, Dev &d, int node)
+{
+    RecArgs r = d.r;
+    if (r.node >= 0)
+        r.node = node;
+    if (o.kind == "timer")
+        ktimer<<<1, 32, 0, d.s>>>(r, o.work);
+    else if (o.kind == "fma")
+        kfma<<<1, 32, 0, d.s>>>(r, o.fmaiters, d.sink);
+    else if (o.kind == "chase")
+        kchase<<<1, 32, 0, d.s>>>(r, d.chase, d.pos, o.steps);
+    else if (o.kind == "stream")
+        kstream<<<o.sblocks, 256, 0, d.s>>>(r, d.sbuf, o.sbytes / 16, node, d.sink);
+    else if (o.kind == "empty" && r.node < 0)
+        if (o.smem > 0 || o.loads > 0)
+            kspinm<<<o.grid, o.tpb, std::max(o.smem, 4), d.s>>>(o.work, d.sbuf, o.loads, d.sink);
+        else
+            kspin<<<o.grid, o.tpb, 0, d.s>>>(o.work);
+    else
+        return false;
+    return true;
+}
+
+static cudaGraphExec_t make_graph(const Opt &o, Dev &d)
+{
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CK(cudaStreamBeginCapture(d.s, cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < o.nodes; i++)
+        if (!launch_node(o, d, i)) {
+            fprintf(stderr, "unknown graph kind %s\n", o.kind.c_str());
+            exit(2);
+        }
+    CK(cudaStreamEndCapture(d.s, &g));
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaGraphDestroy(g));
+    return ge;
+}
+
+static double pct(std::vector<double> v, double p)
+{
+    if (v.empty())
+        return -1;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, (size_t)(p * v.size()))];
+}
+
+static double mean(const std::vector<double> &v)
+{
+    double s = 0;
+    for (double x : v)
+        s += x;
+    return v.empty() ? -1 : s / v.size();
+}
+
+static const char *victim_header()
+{
+    return "tag,victim,requests,req_per_s,host_p50_us,span_p50_us,kern_p50_us,"
+           "kern_mean_us,kern_p10_us,kern_p90_us,gap_p50_us,gap_mean_us,mhz_p50";
+}
+
+static int victim(const Opt &o)
+{
+    Dev d;
+    setup(o, d, true);
+    cudaGraphExec_t ge = make_graph(o, d);
+    auto request = [&]() {
+        CK(cudaGraphLaunch(ge, d.s));
+        CK(cudaStreamSynchronize(d.s));
+    };
+    if (!o.barrier.empty()) { // wait for the aggressors, warm
+        u64 t0 = hnow();
+        for (;;) {
+            std::string cmd = "ls " + o.barrier + " 2>/dev/null | grep -c ready";
+            FILE *p = popen(cmd.c_str(), "r");
+            int k = 0;
+            if (p) {
+                if (fscanf(p, "%d", &k) != 1)
+                    k = 0;
+                pclose(p);
+            }
+            if (k >= o.peers)
+                break;
+            if (hnow() - t0 > 30000000000ull) {
+                fprintf(stderr, "victim: only %d of %d aggressors ready\n", k, o.peers);
+                break;
+            }
+            usleep(20000);
+        }
+    }
+    for (u64 t0 = hnow(); hnow() - t0 < 300000000ull;)
+        request();
+    reset_rec(o, d);
+    std::vector<double> lat;
+    u64 t_start = hnow(), t_end;
+    while ((t_end = hnow()) - t_start < (u64)(o.secs * 1e9) && lat.size() < MAXSLOT - 2) {
+        u64 t0 = hnow();
+        request();
+        lat.push_back((hnow() - t0) / 1e3);
+    }
+    t_end = hnow();
+    if (!o.barrier.empty()) {
+        FILE *f = fopen((o.barrier + "/stop").c_str(), "w");
+        if (f)
+            fclose(f);
+    }
+    size_t nreq = lat.size(), n = nreq * o.nodes;
+    std::vector<u64> s(n), e(n), c(n);
+    CK(cudaMemcpy(s.data(), d.r.s, n * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(e.data(), d.r.e, n * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(c.data(), d.r.cyc, n * 8, cudaMemcpyDeviceToHost));
+    std::vector<double> kern, gap, span, mhz;
+    for (size_t q = 0; q < nreq; q++) {
+        size_t b = q * o.nodes;
+        if (e[b + o.nodes - 1] == 0 || s[b] == ~0ull)
+            continue; // slot not written: skip
+        span.push_back((e[b + o.nodes - 1] - s[b]) / 1e3);
+        for (int k = 0; k < o.nodes; k++) {
+            double dur = (double)(e[b + k] - s[b + k]);
+            kern.push_back(dur / 1e3);
+            if (dur > 0)
+                mhz.push_back(c[b + k] / dur * 1e3);
+            if (k > 0)
+                gap.push_back(((double)s[b + k] - (double)e[b + k - 1]) / 1e3);
+        }
+    }
+    printf("%s,%s,%zu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f\n", o.tag.c_str(),
+           o.kind.c_str(), nreq, nreq / ((t_end - t_start) / 1e9), pct(lat, 0.5),
+           pct(span, 0.5), pct(kern, 0.5), mean(kern), pct(kern, 0.1), pct(kern, 0.9),
+           pct(gap, 0.5), mean(gap), pct(mhz, 0.5));
+    return 0;
+}
+
+static int aggr(const Opt &o)
+{
+    Dev d;
+    setup(o, d, false);
+    bool triad = o.kind.rfind("triad", 0) == 0;
+    bool graph = !triad && o.kind != "fmaall";
+    int tblocks = o.kind.size() > 5 && triad ? atoi(o.kind.c_str() + 5) : 528;
+    if (tblocks < 1 || tblocks > 4096) {
+        fprintf(stderr, "bad triad kind %s\n", o.kind.c_str());
+        return 2;
+    }
+    cudaGraphExec_t ge = graph ? make_graph(o, d) : nullptr;
+    size_t n4 = (256 << 20) / 16;
+    u64 kernels = 0;
+    auto batch = [&]() {
+        if (graph) {
+            CK(cudaGraphLaunch(ge, d.s));
+            kernels += o.nodes;
+        } else {
+            for (int i = 0; i < 4; i++) {
+                if (triad)
+                    ktriad<<<tblocks, 256, 0, d.s>>>(d.ta, d.tb, d.tc, n4);
+                else
+                    kfma<<<528, 256, 0, d.s>>>(d.r, 20 * o.fmaiters, d.sink);
+            }
+            kernels += 4;
+        }
+        CK(cudaStreamSynchronize(d.s));
+        if (o.pause_us > 0)
+            for (u64 t0 = hnow(); hnow() - t0 < (u64)(o.pause_us * 1e3);)
+                ;
+    };
+    for (u64 t0 = hnow(); hnow() - t0 < 300000000ull;)
+        batch();
+    std::string stop = o.barrier + "/stop";
+    char ready[64];
+    snprintf(ready, sizeof ready, "/ready.%d", getpid());
+    FILE *f = fopen((o.barrier + ready).c_str(), "w");
+    if (f)
+        fclose(f);
+    kernels = 0;
+    u64 t_start = hnow(), t_check = t_start, t;
+    for (;;) {
+        batch();
+        t = hnow();
+        if (t - t_check > 10000000ull) {
+            t_check = t;
+            if (exists(stop) || t - t_start > 60000000000ull)
+                break;
+        }
+    }
+    fprintf(stderr, "aggr %s %.0f\n", o.kind.c_str(), kernels / ((t - t_start) / 1e9));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    Opt o;
+    if (argc < 2) {
+        fprintf(stderr, "usage: mps_empty victim|aggr|header --kind K [options]\n");
+        return 1;
+    }
+    o.mode = argv[1];
+    for (int i = 2; i < argc; i++) {
+        std::string a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+        if (!v) {
+            fprintf(stderr, "option %s needs a value\n", a.c_str());
+            return 2;
+        }
+        if (a == "--kind") o.kind = v;
+        else if (a == "--barrier") o.barrier = v;
+        else if (a == "--tag") o.tag = v;
+        else if (a == "--nodes") o.nodes = atoi(v);
+        else if (a == "--peers") o.peers = atoi(v);
+        else if (a == "--secs") o.secs = atof(v);
+        else if (a == "--work") o.work = strtoull(v, nullptr, 10);
+        else if (a == "--fmaiters") o.fmaiters = atoi(v);
+        else if (a == "--steps") o.steps = atoi(v);
+        else if (a == "--sblocks") o.sblocks = atoi(v);
+        else if (a == "--sbytes") o.sbytes = strtoull(v, nullptr, 10);
+        else if (a == "--grid") o.grid = atoi(v);
+        else if (a == "--tpb") o.tpb = atoi(v);
+        else if (a == "--pause") o.pause_us = atof(v);
+        else if (a == "--smem") o.smem = atoi(v);
+        else if (a == "--loads") o.loads = atoi(v);
+        else {
+            fprintf(stderr, "unknown option %s\n", a.c_str());
+            return 2;
+        }
+        i++;
+    }
+    if (o.mode == "header") {
+        printf("%s\n", victim_header());
+        return 0;
+    }
+    if (o.mode == "victim")
+        return victim(o);
+    if (o.mode == "aggr") {
+        if (o.barrier.empty()) {
+            fprintf(stderr, "aggr needs --barrier\n");
+            return 2;
+        }
+        return aggr(o);
+    }
+    fprintf(stderr, "unknown mode %s\n", o.mode.c_str());
+    return 1;
+}
