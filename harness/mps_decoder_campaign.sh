@@ -28,24 +28,9 @@ if [ "$MODE" = --quick ]; then SECS=0.3; KIN=10; DAGGR=decoder; PAGGR=gemv; PVIC
 MPSON=0
 PIDS=()
 
-# Stand-ins for --mock: same command lines, barrier files and output lines as the real programs.
-mock_probe() { # mps_probe victim|aggr|header ...
-  local mode=$1 kind= bar= tag=- peers=0; shift
-  while [ $# -gt 1 ]; do
-    case $1 in --kind) kind=$2;; --barrier) bar=$2;; --tag) tag=$2;; --peers) peers=$2;; esac
-    shift 2
-  done
-  case $mode in
-    header) echo "tag,victim,requests,req_per_s,host_p50_us,span_p50_us,kern_p50_us,kern_mean_us,kern_p10_us,kern_p90_us,gap_p50_us,gap_mean_us,mhz_p50";;
-    victim)
-      while [ -n "$bar" ] && [ "$(ls "$bar" | grep -c ready)" -lt "$peers" ]; do sleep 0.1; done
-      sleep 0.2; [ -n "$bar" ] && touch "$bar/stop"
-      echo "$tag,$kind,3000,3000.0,330.0,$((170 + 10 * peers)).000,4.4,4.5,4.3,4.6,1.1,1.2,1980";;
-    aggr)
-      touch "$bar/ready.$BASHPID"; while [ ! -e "$bar/stop" ]; do sleep 0.05; done
-      echo "aggr $kind 165000" >&2;;
-  esac
-}
+# Stand-ins for --mock: same command lines, barrier files and output lines as the real programs
+# (mock_probe, and mps_lib_stop for finish, from mps_lib.sh).
+. "$HERE/mps_lib.sh"
 mock_dec() { # mps_decoder_probe.py victim|aggr|header ...
   local mode=$1 model= bar= tag=- peers=0 kf=; shift
   while [ $# -gt 1 ]; do
@@ -73,12 +58,7 @@ else
 fi
 
 finish() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  if [ $MPSON = 1 ]; then
-    echo quit | CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe timeout 20 nvidia-cuda-mps-control >/dev/null 2>&1
-    sleep 1
-  fi
+  mps_lib_stop
   date -u >> "$RAW/info.txt"
   cp "$RAW/decoder.csv" "$RAW/probe.csv" "$RAW/aggr.csv" "$RAW/info.txt" "$OUTDIR/" 2>/dev/null
   tar czf "$OUTDIR/kernels.tar.gz" -C "$RAW" kernels logs 2>/dev/null

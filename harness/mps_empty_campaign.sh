@@ -4,7 +4,7 @@
 # setting is changed.
 #   harness/mps_empty_campaign.sh OUTDIR [--mock|--quick|--mem|--mem-mock]
 #       -> OUTDIR/empty.csv, aggr.csv, info.txt, logs.tar.gz
-# Builds harness/mps_empty.cu (mps_probe.cu plus the `empty` aggressor). Victims: the compute-only
+# Builds harness/mps_probe.cu (its `empty` aggressor). Victims: the compute-only
 # `timer` graph (32 chained 1-block kernels spinning 5 us) and the `chase` graph (12 dependent DRAM
 # loads per node), closed loops, 1 s measured after 0.3 s once the aggressors are ready. Aggressors
 # (N - 1 = 1, 3 processes): graph loops of 32 chained `empty` kernels, G blocks x B threads, thread
@@ -21,7 +21,7 @@ OUTDIR=${1:?outdir}; MODE=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 RAW=/tmp/mpsempty_raw; rm -rf "$RAW"; mkdir -p "$RAW/logs" "$OUTDIR"
 MPSDIR=/tmp/mpsempty
-BIN=$RAW/mps_empty
+BIN=$RAW/mps_probe
 SECS=1.0
 # G:T_us:B:P_us. tpb 32 by default: 3 x 1024 one-warp blocks fit beside the victim (8448 warps,
 # 4224 blocks on 132 SMs), so no row waits for room except those marked N2ONLY at N = 4.
@@ -43,35 +43,12 @@ fi
 MPSON=0
 PIDS=()
 
-# Stand-in for --mock: the same command lines, barrier files and output lines as mps_empty.
-mock_probe() {
-  local mode=$1 kind= bar= tag=- peers=0 grid=1; shift
-  while [ $# -gt 1 ]; do
-    case $1 in --kind) kind=$2;; --barrier) bar=$2;; --tag) tag=$2;; --peers) peers=$2;;
-      --grid) grid=$2;; esac
-    shift 2
-  done
-  case $mode in
-    header) echo "tag,victim,requests,req_per_s,host_p50_us,span_p50_us,kern_p50_us,kern_mean_us,kern_p10_us,kern_p90_us,gap_p50_us,gap_mean_us,mhz_p50";;
-    victim)
-      while [ -n "$bar" ] && [ "$(ls "$bar" | grep -c ready)" -lt "$peers" ]; do sleep 0.1; done
-      sleep 0.2; [ -n "$bar" ] && touch "$bar/stop"
-      echo "$tag,$kind,4700,4700.0,210.0,$((195 + 10 * peers)).000,5.088,5.09,5.08,5.10,1.02,1.1,1980";;
-    aggr)
-      touch "$bar/ready.$BASHPID"; while [ ! -e "$bar/stop" ]; do sleep 0.05; done
-      echo "aggr $kind $((160000 - 100 * grid))" >&2;;
-  esac
-}
+. "$HERE/mps_lib.sh" # mps_lib_stop, mock_probe (--mock: a stand-in for mps_probe)
 if [ "$MODE" = --mock ] || [ "$MODE" = --mem-mock ]; then PROBE=mock_probe; TO=
 else PROBE=$BIN; TO="timeout 60"; fi
 
 finish() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  if [ $MPSON = 1 ]; then
-    echo quit | CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe timeout 20 nvidia-cuda-mps-control >/dev/null 2>&1
-    sleep 1
-  fi
+  mps_lib_stop
   date -u >> "$RAW/info.txt"
   cp "$RAW/empty.csv" "$RAW/aggr.csv" "$RAW/info.txt" "$OUTDIR/" 2>/dev/null
   tar czf "$OUTDIR/logs.tar.gz" -C "$RAW" logs 2>/dev/null
@@ -90,7 +67,7 @@ trap 'exit 143' TERM INT
 } > "$RAW/info.txt" 2>&1
 cat "$RAW/info.txt"
 if [ "$PROBE" = "$BIN" ]; then
-  nvcc -O3 -arch=sm_90 -std=c++17 -o "$BIN" "$HERE/mps_empty.cu" || exit 1
+  nvcc -O3 -arch=sm_90 -std=c++17 -o "$BIN" "$HERE/mps_probe.cu" || exit 1
 fi
 echo "mode,n,aggr,$($PROBE header | sed 's/^tag,//')" > "$RAW/empty.csv"
 echo "mode,n,aggr,victim,i,kernels_per_s" > "$RAW/aggr.csv"

@@ -13,6 +13,18 @@
 //       and `fmaall` (528 x 256-thread FMA blocks, ~all issue slots of every
 //       SM) as eager launches, 4 queued per synchronize.  Prints "aggr KIND
 //       kernels_per_s" on stderr (a triad kernel moves 768 MiB).
+//   mps_probe aggr --kind empty --grid G --tpb B --work T [--pause P] --barrier DIR
+//       a graph loop of --nodes (32) chained kernels of G blocks x B threads
+//       in which thread 0 of each block spins T ns on %globaltimer (T = 0:
+//       an empty kernel); no memory access at all.  After each graph the
+//       host synchronizes and, with P > 0, busy-waits P us (rate control:
+//       fewer kernels per second at the same grid and block duration).
+//       Prints "aggr empty kernels_per_s" on stderr.
+//       --smem S: S bytes of dynamic shared memory per block (the SM's
+//       shared/L1 split as a GEMV's); --loads L: each thread first reads L
+//       float4 from an 8 MiB buffer that stays in the L2 (traffic, no DRAM).
+//       (FINDINGS §27: does a client's launch path pay for the others'
+//       grid size, block rate, kernel rate or block duration?)
 //
 // Victim kinds (32-thread blocks unless said):
 //   timer   1 block, thread 0 spins 5 us on %globaltimer (graphbench's node)
@@ -93,6 +105,39 @@ __global__ void ktimer(RecArgs r, u64 work)
             t = gtime();
     }
     rec_end(r, t0, c0);
+}
+
+// The `empty` aggressor's kernel: no memory access; thread 0 spins work ns.
+__global__ void kspin(u64 work)
+{
+    if (work == 0 || threadIdx.x != 0)
+        return;
+    u64 t0 = gtime(), t = t0;
+    while (t - t0 < work)
+        t = gtime();
+}
+
+// Its variant with --loads L > 0 and/or --smem S > 0: every thread first
+// reads L float4 (coalesced) from an 8 MiB buffer that stays in the L2; the
+// block holds S bytes of dynamic shared memory, of which thread 0 writes and
+// reads one word; then thread 0 spins work ns.
+__global__ void kspinm(u64 work, const float4 *buf, int loads, float *sink)
+{
+    extern __shared__ float sm[];
+    float acc = 0;
+    size_t n4 = (8u << 20) / 16, stride = (size_t)gridDim.x * blockDim.x;
+    size_t i0 = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) % n4;
+    for (int k = 0; k < loads; k++)
+        acc += __ldcg(buf + (i0 + k * stride) % n4).x;
+    if (threadIdx.x == 0) {
+        sm[0] = acc;
+        acc = *(volatile float *)sm;
+        u64 t0 = gtime(), t = t0;
+        while (t - t0 < work)
+            t = gtime();
+    }
+    if (acc == 1234.5f)
+        sink[0] = acc;
 }
 
 __global__ void kfma(RecArgs r, int iters, float *sink)
@@ -176,6 +221,9 @@ static bool exists(const std::string &p)
 struct Opt {
     std::string mode, kind, barrier, tag = "-";
     int nodes = 32, peers = 0, fmaiters = 2000, steps = 12, sblocks = 64;
+    int grid = 1, tpb = 128; // kind `empty`
+    int smem = 0, loads = 0;  // kind `empty`: dynamic shared bytes, float4 reads per thread
+    double pause_us = 0;     // aggressor: host busy-wait after each graph
     double secs = 1.0;
     u64 work = 5000;
     size_t sbytes = 4 << 20;
@@ -225,6 +273,12 @@ static void setup(const Opt &o, Dev &d, bool record)
         CK(cudaMalloc(&d.sbuf, o.sbytes * o.nodes));
         CK(cudaMemset(d.sbuf, 0, o.sbytes * o.nodes));
     }
+    if (o.kind == "empty") {
+        CK(cudaMalloc(&d.sbuf, 8 << 20));
+        CK(cudaMemset(d.sbuf, 0, 8 << 20));
+        int smem = std::max(o.smem, 4); // kspinm uses one word
+        CK(cudaFuncSetAttribute(kspinm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    }
     if (o.kind.rfind("triad", 0) == 0) {
         size_t b = 256 << 20;
         CK(cudaMalloc(&d.ta, b));
@@ -260,6 +314,11 @@ static bool launch_node(const Opt &o, Dev &d, int node)
         kchase<<<1, 32, 0, d.s>>>(r, d.chase, d.pos, o.steps);
     else if (o.kind == "stream")
         kstream<<<o.sblocks, 256, 0, d.s>>>(r, d.sbuf, o.sbytes / 16, node, d.sink);
+    else if (o.kind == "empty" && r.node < 0)
+        if (o.smem > 0 || o.loads > 0)
+            kspinm<<<o.grid, o.tpb, std::max(o.smem, 4), d.s>>>(o.work, d.sbuf, o.loads, d.sink);
+        else
+            kspin<<<o.grid, o.tpb, 0, d.s>>>(o.work);
     else
         return false;
     return true;
@@ -403,6 +462,9 @@ static int aggr(const Opt &o)
             kernels += 4;
         }
         CK(cudaStreamSynchronize(d.s));
+        if (o.pause_us > 0)
+            for (u64 t0 = hnow(); hnow() - t0 < (u64)(o.pause_us * 1e3);)
+                ;
     };
     for (u64 t0 = hnow(); hnow() - t0 < 300000000ull;)
         batch();
@@ -453,6 +515,11 @@ int main(int argc, char **argv)
         else if (a == "--steps") o.steps = atoi(v);
         else if (a == "--sblocks") o.sblocks = atoi(v);
         else if (a == "--sbytes") o.sbytes = strtoull(v, nullptr, 10);
+        else if (a == "--grid") o.grid = atoi(v);
+        else if (a == "--tpb") o.tpb = atoi(v);
+        else if (a == "--pause") o.pause_us = atof(v);
+        else if (a == "--smem") o.smem = atoi(v);
+        else if (a == "--loads") o.loads = atoi(v);
         else {
             fprintf(stderr, "unknown option %s\n", a.c_str());
             return 2;

@@ -24,13 +24,9 @@ X=
 [ "$MODE" = --dry ] && X=echo
 MPSON=0
 PIDS=()
+. "$HERE/mps_lib.sh" # mps_lib_stop
 finish() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  if [ $MPSON = 1 ]; then
-    echo quit | CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe timeout 20 nvidia-cuda-mps-control >/dev/null 2>&1
-    sleep 1
-  fi
+  mps_lib_stop
   date -u >> "$RAW/info.txt"
   cp "$RAW/probe.csv" "$RAW/aggr.csv" "$RAW/info.txt" "$OUTDIR/" 2>/dev/null
   tar czf "$OUTDIR/mpsprobe.tar.gz" -C "$RAW" --exclude mps_probe . 2>/dev/null

@@ -1,0 +1,36 @@
+# mps_lib.sh -- pieces shared by the MPS probe campaigns (mps_probe_campaign.sh,
+# mps_decoder_campaign.sh, mps_empty_campaign.sh); sourced, not run.
+# The caller sets MPSDIR (the daemon's pipe/log directory), MPSON (1 while
+# the daemon runs) and PIDS (the background clients to stop).
+
+# Stop the clients still running and quit the MPS daemon if this campaign
+# started it: every campaign leaves the card as it found it (its EXIT trap).
+mps_lib_stop() {
+  local p
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  if [ "$MPSON" = 1 ]; then
+    echo quit | CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe timeout 20 nvidia-cuda-mps-control >/dev/null 2>&1
+    sleep 1
+  fi
+}
+
+# Stand-in for mps_probe in a campaign's --mock mode: the same command lines,
+# barrier files and output lines, no GPU (numbers are placeholders).
+mock_probe() { # mps_probe victim|aggr|header ...
+  local mode=$1 kind= bar= tag=- peers=0 grid=1; shift
+  while [ $# -gt 1 ]; do
+    case $1 in --kind) kind=$2;; --barrier) bar=$2;; --tag) tag=$2;; --peers) peers=$2;;
+      --grid) grid=$2;; esac
+    shift 2
+  done
+  case $mode in
+    header) echo "tag,victim,requests,req_per_s,host_p50_us,span_p50_us,kern_p50_us,kern_mean_us,kern_p10_us,kern_p90_us,gap_p50_us,gap_mean_us,mhz_p50";;
+    victim)
+      while [ -n "$bar" ] && [ "$(ls "$bar" | grep -c ready)" -lt "$peers" ]; do sleep 0.1; done
+      sleep 0.2; [ -n "$bar" ] && touch "$bar/stop"
+      echo "$tag,$kind,4700,4700.0,210.0,$((195 + 10 * peers)).000,5.088,5.09,5.08,5.10,1.02,1.1,1980";;
+    aggr)
+      touch "$bar/ready.$BASHPID"; while [ ! -e "$bar/stop" ]; do sleep 0.05; done
+      echo "aggr $kind $((165000 - 100 * grid))" >&2;;
+  esac
+}
