@@ -29,7 +29,7 @@ MPSON=0
 PIDS=()
 
 # Stand-ins for --mock: same command lines, barrier files and output lines as the real programs
-# (mock_probe, and mps_lib_stop for finish, from mps_lib.sh).
+# (mock_probe; mps_lib_stop, mps_lib_start and mps_lib_reap: mps_lib.sh).
 . "$HERE/mps_lib.sh"
 mock_dec() { # mps_decoder_probe.py victim|aggr|header ...
   local mode=$1 model= bar= tag=- peers=0 kf=; shift
@@ -113,15 +113,7 @@ one() {
       rc=$?; local last=$RAW/probe.csv;;
   esac
   touch "$bar/stop"
-  for i in "${!PIDS[@]}"; do
-    local p=${PIDS[$i]} k
-    for k in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
-    kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
-    awk -v c="$mode,$n,$ag,$v,$((i + 1))" '$1 == "aggr" { print c "," $3 "," ($4 == "" ? "" : $4) }' \
-      "$bar/aggr_$((i + 1)).log" >> "$RAW/aggr.csv"
-    cp "$bar/aggr_$((i + 1)).log" "$RAW/logs/${mode}_${n}_${ag}_${v}_aggr$((i + 1)).log"
-  done
-  PIDS=()
+  mps_lib_reap "$bar" "$mode,$n,$ag,$v" "$RAW/aggr.csv" "$RAW/logs/${mode}_${n}_${ag}_${v}_aggr" 1
   echo "$mode n=$n aggr=$ag victim=$v rc=$rc $((SECONDS - t0))s | $(tail -1 "$last" | cut -d, -f4-11)"
 }
 
@@ -130,9 +122,7 @@ one nomps 1 none decoder
 
 export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
 if [ "$MODE" != --mock ]; then
-  rm -rf $MPSDIR; mkdir -p $MPSDIR/pipe $MPSDIR/log
-  nvidia-cuda-mps-control -d && sleep 1 && MPSON=1
-  [ $MPSON = 1 ] || { echo "MPS daemon did not start"; exit 1; }
+  mps_lib_start
 fi
 one mps 1 none decoder
 [ "$MODE" = --quick ] || { one mps 1 none gemv; one mps 1 none gemvl2; }

@@ -43,7 +43,7 @@ fi
 MPSON=0
 PIDS=()
 
-. "$HERE/mps_lib.sh" # mps_lib_stop, mock_probe (--mock: a stand-in for mps_probe)
+. "$HERE/mps_lib.sh" # mps_lib_stop, mps_lib_start, mps_lib_reap, mock_probe (--mock: a stand-in for mps_probe)
 if [ "$MODE" = --mock ] || [ "$MODE" = --mem-mock ]; then PROBE=mock_probe; TO=
 else PROBE=$BIN; TO="timeout 60"; fi
 
@@ -98,24 +98,14 @@ one() {
     >> "$RAW/empty.csv" 2> "$RAW/logs/${mode}_${n}_${ag}_$v.log"
   rc=$?
   touch "$bar/stop"
-  for i in "${!PIDS[@]}"; do
-    local pid=${PIDS[$i]} k
-    for k in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
-    awk -v c="$mode,$n,$ag,$v,$((i + 1))" '$1 == "aggr" { print c "," $3 }' \
-      "$bar/aggr_$((i + 1)).log" >> "$RAW/aggr.csv"
-    cp "$bar/aggr_$((i + 1)).log" "$RAW/logs/${mode}_${n}_${ag}_${v}_aggr$((i + 1)).log"
-  done
-  PIDS=()
+  mps_lib_reap "$bar" "$mode,$n,$ag,$v" "$RAW/aggr.csv" "$RAW/logs/${mode}_${n}_${ag}_${v}_aggr"
   echo "$mode n=$n aggr=$ag victim=$v rc=$rc $((SECONDS - t0))s | $(tail -1 "$RAW/empty.csv" | cut -d, -f5-9,13)"
 }
 
 MPSUP() {
   export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
   if [ "$PROBE" = "$BIN" ]; then
-    rm -rf $MPSDIR; mkdir -p $MPSDIR/pipe $MPSDIR/log
-    nvidia-cuda-mps-control -d && sleep 1 && MPSON=1
-    [ $MPSON = 1 ] || { echo "MPS daemon did not start"; exit 1; }
+    mps_lib_start
   fi
 }
 if [ "$MODE" = --mem ] || [ "$MODE" = --mem-mock ]; then

@@ -14,6 +14,32 @@ mps_lib_stop() {
   fi
 }
 
+# Start the MPS daemon (pipe and log under $MPSDIR, which the caller has
+# exported as CUDA_MPS_PIPE_DIRECTORY / CUDA_MPS_LOG_DIRECTORY); exits the
+# campaign when it does not start.
+mps_lib_start() {
+  rm -rf "$MPSDIR"; mkdir -p "$MPSDIR/pipe" "$MPSDIR/log"
+  nvidia-cuda-mps-control -d && sleep 1 && MPSON=1
+  [ "$MPSON" = 1 ] || { echo "MPS daemon did not start"; exit 1; }
+}
+
+# After a victim ends (it touched BAR/stop): wait up to 10 s for each
+# aggressor in PIDS to stop, append its "aggr KIND kernels_per_s [extra]"
+# line as a row TAG,i,kernels_per_s[,extra] of CSV (EXTRA=1 keeps the
+# fourth field), copy its log to LOGS_i.log when LOGS is not empty.
+mps_lib_reap() { # BAR TAG CSV LOGS EXTRA
+  local bar=$1 tag=$2 csv=$3 logs=$4 extra=${5:-0} i p k
+  for i in "${!PIDS[@]}"; do
+    p=${PIDS[$i]}
+    for k in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
+    kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
+    awk -v c="$tag,$((i + 1))" -v x="$extra" \
+      '$1 == "aggr" { print c "," $3 (x == 1 ? "," $4 : "") }' "$bar/aggr_$((i + 1)).log" >> "$csv"
+    [ -z "$logs" ] || cp "$bar/aggr_$((i + 1)).log" "${logs}$((i + 1)).log"
+  done
+  PIDS=()
+}
+
 # Stand-in for mps_probe in a campaign's --mock mode: the same command lines,
 # barrier files and output lines, no GPU (numbers are placeholders).
 mock_probe() { # mps_probe victim|aggr|header ...

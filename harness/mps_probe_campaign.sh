@@ -24,7 +24,7 @@ X=
 [ "$MODE" = --dry ] && X=echo
 MPSON=0
 PIDS=()
-. "$HERE/mps_lib.sh" # mps_lib_stop
+. "$HERE/mps_lib.sh" # mps_lib_stop, mps_lib_start, mps_lib_reap
 finish() {
   mps_lib_stop
   date -u >> "$RAW/info.txt"
@@ -65,13 +65,7 @@ one() { # mode n aggr victim
     >> "$RAW/probe.csv" 2> "$bar/victim.log"
   local rc=$?
   touch "$bar/stop"
-  for i in "${!PIDS[@]}"; do
-    local p=${PIDS[$i]} k
-    for k in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
-    kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
-    awk -v c="$mode,$n,$ag,$v,$((i + 1))" '$1 == "aggr" { print c "," $3 }' "$bar/aggr_$((i + 1)).log" >> "$RAW/aggr.csv"
-  done
-  PIDS=()
+  mps_lib_reap "$bar" "$mode,$n,$ag,$v" "$RAW/aggr.csv" ""
   echo "$mode n=$n aggr=$ag victim=$v rc=$rc $((SECONDS - t0))s $(tail -1 "$RAW/probe.csv" | cut -d, -f5-9)"
 }
 
@@ -84,9 +78,7 @@ done
 
 export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
 if [ "$MODE" != --dry ]; then
-  rm -rf $MPSDIR; mkdir -p $MPSDIR/pipe $MPSDIR/log
-  nvidia-cuda-mps-control -d && sleep 1 && MPSON=1
-  [ $MPSON = 1 ] || { echo "MPS daemon did not start"; exit 1; }
+  mps_lib_start
 fi
 for v in $VICTIMS; do
   one mps 1 none "$v"
