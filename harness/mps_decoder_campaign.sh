@@ -29,28 +29,8 @@ MPSON=0
 PIDS=()
 
 # Stand-ins for --mock: same command lines, barrier files and output lines as the real programs
-# (mock_probe; mps_lib_stop, mps_lib_start and mps_lib_reap: mps_lib.sh).
+# (mock_probe, mock_dec; mps_lib_stop, mps_lib_start and mps_lib_reap: mps_lib.sh).
 . "$HERE/mps_lib.sh"
-mock_dec() { # mps_decoder_probe.py victim|aggr|header ...
-  local mode=$1 model= bar= tag=- peers=0 kf=; shift
-  while [ $# -gt 1 ]; do
-    case $1 in --model) model=$2;; --barrier) bar=$2;; --tag) tag=$2;; --peers) peers=$2;;
-      --kernels) kf=$2;; esac
-    shift 2
-  done
-  case $mode in
-    header) python3 "$HERE/mps_decoder_probe.py" header;;
-    victim)
-      while [ -n "$bar" ] && [ "$(ls "$bar" | grep -c ready)" -lt "$peers" ]; do sleep 0.1; done
-      sleep 0.2; [ -n "$bar" ] && touch "$bar/stop"
-      echo "$tag,$model,plain,2000,2000.0,500.0,$((450 + 50 * peers)).0,440.0,470.0,,,,"
-      echo "$tag,$model,kineto,30,1900.0,520.0,$((460 + 60 * peers)).0,450.0,480.0,151,455.0,444.0,200.0"
-      [ -n "$kf" ] && printf 'kernel,grid,per_request,median_us\n"gemvx",128x1x1,16.0,3.84\n' > "$kf";;
-    aggr)
-      touch "$bar/ready.$BASHPID"; while [ ! -e "$bar/stop" ]; do sleep 0.05; done
-      echo "aggr $model 1800.0 125829120" >&2;;
-  esac
-}
 if [ "$MODE" = --mock ]; then
   PROBE=mock_probe; DEC=mock_dec; TO=
 else

@@ -1,5 +1,5 @@
 # mps_lib.sh -- pieces shared by the MPS probe campaigns (mps_probe_campaign.sh,
-# mps_decoder_campaign.sh, mps_empty_campaign.sh); sourced, not run.
+# mps_decoder_campaign.sh, mps_empty_campaign.sh, mps_var_campaign.sh); sourced, not run.
 # The caller sets MPSDIR (the daemon's pipe/log directory), MPSON (1 while
 # the daemon runs) and PIDS (the background clients to stop).
 
@@ -40,6 +40,28 @@ mps_lib_reap() { # BAR TAG CSV LOGS EXTRA
   PIDS=()
 }
 
+# Stand-in for mps_decoder_probe.py in a campaign's --mock mode (HERE: the harness folder).
+mock_dec() { # mps_decoder_probe.py victim|aggr|header ...
+  local mode=$1 model= bar= tag=- peers=0 kf=; shift
+  while [ $# -gt 1 ]; do
+    case $1 in --model) model=$2;; --barrier) bar=$2;; --tag) tag=$2;; --peers) peers=$2;;
+      --kernels) kf=$2;; esac
+    shift 2
+  done
+  case $mode in
+    header) python3 "$HERE/mps_decoder_probe.py" header;;
+    victim)
+      while [ -n "$bar" ] && [ "$(ls "$bar" | grep -c ready)" -lt "$peers" ]; do sleep 0.1; done
+      sleep 0.2; [ -n "$bar" ] && touch "$bar/stop"
+      echo "$tag,$model,plain,2000,2000.0,500.0,$((450 + 50 * peers)).0,440.0,470.0,,,,"
+      echo "$tag,$model,kineto,30,1900.0,520.0,$((460 + 60 * peers)).0,450.0,480.0,151,455.0,444.0,200.0"
+      [ -n "$kf" ] && printf 'kernel,grid,per_request,median_us\n"gemvx",128x1x1,16.0,3.84\n' > "$kf";;
+    aggr)
+      touch "$bar/ready.$BASHPID"; while [ ! -e "$bar/stop" ]; do sleep 0.05; done
+      echo "aggr $model 1800.0 125829120" >&2;;
+  esac
+}
+
 # Stand-in for mps_probe in a campaign's --mock mode: the same command lines,
 # barrier files and output lines, no GPU (numbers are placeholders).
 mock_probe() { # mps_probe victim|aggr|header ...
@@ -50,11 +72,13 @@ mock_probe() { # mps_probe victim|aggr|header ...
     shift 2
   done
   case $mode in
-    header) echo "tag,victim,requests,req_per_s,host_p50_us,span_p50_us,kern_p50_us,kern_mean_us,kern_p10_us,kern_p90_us,gap_p50_us,gap_mean_us,mhz_p50";;
+    header) echo "tag,victim,requests,req_per_s,host_p50_us,span_p50_us,kern_p50_us,kern_mean_us,kern_p10_us,kern_p90_us,gap_p50_us,gap_mean_us,mhz_p50$(
+      [ "$kind" = var ] && echo ",sm_same,sm_distinct_p50,types_kern_gap_p50")";;
     victim)
       while [ -n "$bar" ] && [ "$(ls "$bar" | grep -c ready)" -lt "$peers" ]; do sleep 0.1; done
       sleep 0.2; [ -n "$bar" ] && touch "$bar/stop"
-      echo "$tag,$kind,4700,4700.0,210.0,$((195 + 10 * peers)).000,5.088,5.09,5.08,5.10,1.02,1.1,1980";;
+      echo "$tag,$kind,4700,4700.0,210.0,$((195 + 10 * peers)).000,5.088,5.09,5.08,5.10,1.02,1.1,1980$(
+        [ "$kind" = var ] && echo ",0.500,16,5.088:1.020")";;
     aggr)
       touch "$bar/ready.$BASHPID"; while [ ! -e "$bar/stop" ]; do sleep 0.05; done
       echo "aggr $kind $((165000 - 100 * grid))" >&2;;

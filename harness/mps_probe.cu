@@ -25,6 +25,30 @@
 //       float4 from an 8 MiB buffer that stays in the L2 (traffic, no DRAM).
 //       (FINDINGS §27: does a client's launch path pay for the others'
 //       grid size, block rate, kernel rate or block duration?)
+//   mps_probe victim|aggr --kind var --spec NODE[/NODE...] ...
+//       a graph of --nodes (32) chained kernels whose node i is of type
+//       NODE[i mod count] (FINDINGS §28: which kernel property costs inside
+//       MPS, alone and beside other clients).  NODE: fields joined by '.',
+//       each a letter and an integer: g grid, b threads per block, s dynamic
+//       shared bytes, c preferred shared-memory carveout percent of the
+//       function (-1: the driver's default), f function 0..7 (flavour 0:
+//       eight copies of one body), t ns from the block's start that thread 0
+//       spins to, l float4 L2 reads per thread (8 MiB buffer), d float4 DRAM
+//       reads per thread (each kernel of the run a fresh part of 256 MiB),
+//       x flavour: 0 plain, 1 large code (1024 unrolled FMAs, ~16 KB of
+//       instructions), 2 many registers (168 per thread: 3 blocks of 128
+//       threads per SM, as the decoder's gemvx with 159), 3 ~3.8 KB of
+//       kernel parameters; m: a device-to-device copy of m bytes (a graph
+//       memcpy node) before the node's kernel; w float4 written per thread
+//       to the part d reads.  Defaults g1.b128.s0.c-1.f0.t2000.l0.d0.x0.m0.w0.
+//       As an aggressor, --copy B adds a B-byte copy host-to-device before
+//       and device-to-host after each graph launch (pinned host memory: a
+//       request's input/output).
+//       As a victim it prints the usual columns and three more: block 0's
+//       SM the same as the previous node's (share), distinct SMs of block 0
+//       per request (median), and per node type "kern_p50:gap_p50" (gap
+//       before a node of that type) joined by '|'.  `header --kind var`
+//       prints that header.
 //
 // Victim kinds (32-thread blocks unless said):
 //   timer   1 block, thread 0 spins 5 us on %globaltimer (graphbench's node)
@@ -197,6 +221,195 @@ __global__ void ktriad(float4 *a, const float4 *b, const float4 *c, size_t n4)
     }
 }
 
+// ---- kind `var` (FINDINGS §28) ----
+enum { VAR_FUNCS = 8, VAR_BIG = 1024, VAR_REGS = 150, VAR_PAD = 3800, VAR_L2 = 8 << 20,
+       VAR_DRAM = 256 << 20, VAR_COPY = 8 << 20 };
+
+struct VarArgs {
+    u64 work;             // ns from the block's start that thread 0 spins to
+    const float4 *l2;     // 8 MiB, stays in the L2
+    const float4 *dram;   // 256 MiB
+    int loads, dloads;    // float4 per thread from l2 / dram
+    int wstores;          // float4 per thread written to dram
+    int smem;             // dynamic shared bytes (> 0: thread 0 touches one word)
+    float *sink;
+    unsigned *smid;       // [slot * nodes + node]: block 0's SM (victim only)
+};
+struct VarPad {
+    unsigned char b[VAR_PAD];
+};
+
+// What every var kernel does between its start stamp and rec_end.
+__device__ __forceinline__ float var_body(const RecArgs &r, const VarArgs &a, u64 t0, float acc)
+{
+    extern __shared__ float vsm[];
+    unsigned slot = r.node >= 0 ? *(volatile unsigned *)r.ctr : 0;
+    size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t nthr = (size_t)gridDim.x * blockDim.x;
+    if (a.loads) {
+        size_t n4 = VAR_L2 / 16;
+        for (int k = 0; k < a.loads; k++)
+            acc += __ldcg(a.l2 + (tid + k * nthr) % n4).x;
+    }
+    if (a.dloads) { // a fresh part of the buffer for every kernel of the run
+        size_t n4 = VAR_DRAM / 16, per = nthr * a.dloads;
+        size_t base = ((size_t)slot * (r.nodes > 0 ? r.nodes : 1) + (r.node > 0 ? r.node : 0)) * per;
+        for (int k = 0; k < a.dloads; k++)
+            acc += __ldcg(a.dram + (base + tid + k * nthr) % n4).x;
+    }
+    if (a.wstores) { // the same fresh part, written
+        size_t n4 = VAR_DRAM / 16, per = nthr * a.wstores;
+        size_t base = ((size_t)slot * (r.nodes > 0 ? r.nodes : 1) + (r.node > 0 ? r.node : 0)) * per;
+        float4 *w = (float4 *)a.dram;
+        for (int k = 0; k < a.wstores; k++)
+            __stcg(w + (base + tid + k * nthr) % n4, make_float4(acc, acc, acc, acc));
+    }
+    if (threadIdx.x == 0) {
+        if (a.smem > 0) {
+            vsm[0] = acc;
+            acc = *(volatile float *)vsm;
+        }
+        u64 t = gtime();
+        while (t - t0 < a.work)
+            t = gtime();
+        if (blockIdx.x == 0 && r.node >= 0 && a.smid) {
+            unsigned id;
+            asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+            a.smid[slot * r.nodes + r.node] = id;
+        }
+    }
+    return acc;
+}
+
+template <int F> __global__ void kvar(RecArgs r, VarArgs a)
+{
+    u64 t0 = gtime();
+    long long c0 = clock64();
+    float acc = var_body(r, a, t0, (float)F);
+    if (acc == 1234.5f + F)
+        a.sink[F] = acc;
+    rec_end(r, t0, c0);
+}
+
+// Large code: VAR_BIG dependent FMAs with distinct immediates, fully unrolled.
+__global__ void kvbig(RecArgs r, VarArgs a)
+{
+    u64 t0 = gtime();
+    long long c0 = clock64();
+    float x = threadIdx.x * 1e-3f;
+#pragma unroll
+    for (int i = 0; i < VAR_BIG; i++)
+        x = fmaf(x, 1.0001f + i * 1e-7f, 1e-4f * (i & 7));
+    float acc = var_body(r, a, t0, x);
+    if (acc == 1234.5f)
+        a.sink[8] = acc;
+    rec_end(r, t0, c0);
+}
+
+// Many registers: VAR_REGS values made before the spin and summed after it;
+// with at least 3 blocks of 128 threads per SM ptxas gives it 168 registers.
+__global__ void __launch_bounds__(128, 3) kvregs(RecArgs r, VarArgs a)
+{
+    u64 t0 = gtime();
+    long long c0 = clock64();
+    float v[VAR_REGS];
+#pragma unroll
+    for (int i = 0; i < VAR_REGS; i++) { // volatile: neither folded nor recomputed later
+        unsigned x;
+        asm volatile("add.u32 %0, %1, %2;" : "=r"(x) : "r"(threadIdx.x), "r"(i));
+        v[i] = __uint_as_float(x);
+    }
+    float acc = var_body(r, a, t0, 0.f);
+#pragma unroll
+    for (int i = 0; i < VAR_REGS; i++)
+        acc += v[i] * (1.0f + i);
+    if (acc == 1234.5f)
+        a.sink[9] = acc;
+    rec_end(r, t0, c0);
+}
+
+// Large parameters: VAR_PAD bytes passed by value, one byte read per thread.
+__global__ void kvpar(RecArgs r, VarArgs a, VarPad p)
+{
+    u64 t0 = gtime();
+    long long c0 = clock64();
+    float acc = var_body(r, a, t0, (float)p.b[threadIdx.x % VAR_PAD]);
+    if (acc == 1234.5f)
+        a.sink[10] = acc;
+    rec_end(r, t0, c0);
+}
+
+typedef void (*VarFn)(RecArgs, VarArgs);
+static const VarFn var_fns[VAR_FUNCS] = {kvar<0>, kvar<1>, kvar<2>, kvar<3>,
+                                         kvar<4>, kvar<5>, kvar<6>, kvar<7>};
+
+struct VarNode {
+    int g = 1, b = 128, s = 0, c = -1, f = 0, l = 0, d = 0, x = 0, m = 0, w = 0;
+    u64 t = 2000;
+};
+
+// "g384.b128.x2/g1.b32" -> node types; exits on a malformed spec.
+static std::vector<VarNode> var_parse(const std::string &spec)
+{
+    std::vector<VarNode> v;
+    size_t i = 0;
+    while (i <= spec.size()) {
+        size_t j = spec.find('/', i);
+        if (j == std::string::npos)
+            j = spec.size();
+        VarNode n;
+        std::string node = spec.substr(i, j - i);
+        size_t k = 0;
+        while (k < node.size()) {
+            size_t e = node.find('.', k);
+            if (e == std::string::npos)
+                e = node.size();
+            char key = node[k];
+            char *end = nullptr;
+            std::string num = node.substr(k + 1, e - k - 1);
+            long long val = strtoll(num.c_str(), &end, 10);
+            if (num.empty() || *end) {
+                fprintf(stderr, "bad --spec field '%s'\n", node.substr(k, e - k).c_str());
+                exit(2);
+            }
+            switch (key) {
+            case 'g': n.g = (int)val; break;
+            case 'b': n.b = (int)val; break;
+            case 's': n.s = (int)val; break;
+            case 'c': n.c = (int)val; break;
+            case 'f': n.f = (int)val; break;
+            case 'l': n.l = (int)val; break;
+            case 'd': n.d = (int)val; break;
+            case 'x': n.x = (int)val; break;
+            case 'm': n.m = (int)val; break;
+            case 'w': n.w = (int)val; break;
+            case 't': n.t = (u64)val; break;
+            default: fprintf(stderr, "bad --spec key '%c'\n", key); exit(2);
+            }
+            k = e + 1;
+        }
+        if (n.g < 1 || n.b < 1 || n.b > 1024 || n.f < 0 || n.f >= VAR_FUNCS || n.x < 0 ||
+            n.x > 3 || n.c < -1 || n.c > 100 || (n.x == 2 && n.b > 128) || n.m < 0 ||
+            n.w < 0 || n.m > VAR_COPY) {
+            fprintf(stderr, "bad --spec node '%s'\n", node.c_str());
+            exit(2);
+        }
+        v.push_back(n);
+        i = j + 1;
+    }
+    return v;
+}
+
+static const void *var_fn(const VarNode &n)
+{
+    switch (n.x) {
+    case 1: return (const void *)kvbig;
+    case 2: return (const void *)kvregs;
+    case 3: return (const void *)kvpar;
+    default: return (const void *)var_fns[n.f];
+    }
+}
+
 // Random single cycle (Sattolo) over the lines: buf[line * 16] = next * 16.
 __global__ void kscatter(u64 *buf, const unsigned *next, unsigned lines)
 {
@@ -224,6 +437,8 @@ struct Opt {
     int grid = 1, tpb = 128; // kind `empty`
     int smem = 0, loads = 0;  // kind `empty`: dynamic shared bytes, float4 reads per thread
     double pause_us = 0;     // aggressor: host busy-wait after each graph
+    std::string spec;        // kind `var`: node types
+    int copy = 0;            // kind `var` aggressor: host copies per graph (bytes)
     double secs = 1.0;
     u64 work = 5000;
     size_t sbytes = 4 << 20;
@@ -235,7 +450,56 @@ struct Dev {
     u64 *chase = nullptr, *pos = nullptr;
     float4 *sbuf = nullptr, *ta = nullptr, *tb = nullptr, *tc = nullptr;
     float *sink = nullptr;
+    std::vector<VarNode> var; // kind `var`
+    float4 *vl2 = nullptr, *vdram = nullptr;
+    unsigned *smid = nullptr;
+    char *cpy = nullptr, *hcpy = nullptr; // copies: 2 x VAR_COPY device, --copy pinned host
 };
+
+// Kind `var`: parse the spec, set each function's attributes (the largest
+// dynamic shared memory its nodes ask for; its carveout, which must be the
+// same for every node of that function), allocate the buffers it reads.
+static void var_setup(const Opt &o, Dev &d)
+{
+    d.var = var_parse(o.spec);
+    std::vector<std::pair<const void *, int>> carve;
+    bool l2 = false, dram = false;
+    for (const VarNode &n : d.var) {
+        const void *fn = var_fn(n);
+        int smax = n.s;
+        for (const VarNode &m : d.var)
+            if (var_fn(m) == fn)
+                smax = std::max(smax, m.s);
+        CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smax));
+        for (auto &pc : carve)
+            if (pc.first == fn && pc.second != n.c) {
+                fprintf(stderr, "--spec: one function with two carveouts (use f)\n");
+                exit(2);
+            }
+        carve.push_back({fn, n.c});
+        if (n.c >= 0)
+            CK(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, n.c));
+        l2 |= n.l > 0;
+        dram |= n.d > 0 || n.w > 0;
+    }
+    if (l2) {
+        CK(cudaMalloc(&d.vl2, VAR_L2));
+        CK(cudaMemset(d.vl2, 0, VAR_L2));
+    }
+    if (dram) {
+        CK(cudaMalloc(&d.vdram, VAR_DRAM));
+        CK(cudaMemset(d.vdram, 0, VAR_DRAM));
+    }
+    bool m = false;
+    for (const VarNode &n : d.var)
+        m |= n.m > 0;
+    if (m || o.copy > 0)
+        CK(cudaMalloc(&d.cpy, 2 * VAR_COPY));
+    if (o.copy > 0)
+        CK(cudaMallocHost(&d.hcpy, o.copy));
+    CK(cudaMalloc(&d.smid, (size_t)MAXSLOT * o.nodes * 4));
+    CK(cudaMemset(d.sink, 0, 4096 * 4));
+}
 
 static void setup(const Opt &o, Dev &d, bool record)
 {
@@ -279,6 +543,8 @@ static void setup(const Opt &o, Dev &d, bool record)
         int smem = std::max(o.smem, 4); // kspinm uses one word
         CK(cudaFuncSetAttribute(kspinm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     }
+    if (o.kind == "var")
+        var_setup(o, d);
     if (o.kind.rfind("triad", 0) == 0) {
         size_t b = 256 << 20;
         CK(cudaMalloc(&d.ta, b));
@@ -314,7 +580,16 @@ static bool launch_node(const Opt &o, Dev &d, int node)
         kchase<<<1, 32, 0, d.s>>>(r, d.chase, d.pos, o.steps);
     else if (o.kind == "stream")
         kstream<<<o.sblocks, 256, 0, d.s>>>(r, d.sbuf, o.sbytes / 16, node, d.sink);
-    else if (o.kind == "empty" && r.node < 0)
+    else if (o.kind == "var") {
+        const VarNode &n = d.var[node % d.var.size()];
+        if (n.m > 0)
+            CK(cudaMemcpyAsync(d.cpy + VAR_COPY, d.cpy, n.m, cudaMemcpyDeviceToDevice, d.s));
+        VarArgs a = {n.t, d.vl2, d.vdram, n.l, n.d, n.w, n.s, d.sink, d.smid};
+        VarPad pad;
+        memset(&pad, 1, sizeof pad);
+        void *args[] = {&r, &a, &pad};
+        CK(cudaLaunchKernel(var_fn(n), dim3(n.g), dim3(n.b), args, n.s, d.s));
+    } else if (o.kind == "empty" && r.node < 0)
         if (o.smem > 0 || o.loads > 0)
             kspinm<<<o.grid, o.tpb, std::max(o.smem, 4), d.s>>>(o.work, d.sbuf, o.loads, d.sink);
         else
@@ -360,6 +635,39 @@ static const char *victim_header()
 {
     return "tag,victim,requests,req_per_s,host_p50_us,span_p50_us,kern_p50_us,"
            "kern_mean_us,kern_p10_us,kern_p90_us,gap_p50_us,gap_mean_us,mhz_p50";
+}
+
+// Kind `var`'s extra columns (see the header comment): where block 0 ran,
+// and each node type's kernel and preceding-gap medians.
+static void var_extra(const Opt &o, const Dev &d, const std::vector<u64> &s,
+                      const std::vector<u64> &e, size_t nreq)
+{
+    size_t n = nreq * o.nodes, T = d.var.size();
+    std::vector<unsigned> sm(n);
+    CK(cudaMemcpy(sm.data(), d.smid, n * 4, cudaMemcpyDeviceToHost));
+    std::vector<std::vector<double>> kt(T), gt(T);
+    std::vector<double> distinct;
+    size_t same = 0, pairs = 0;
+    for (size_t q = 0; q < nreq; q++) {
+        size_t b = q * o.nodes;
+        if (e[b + o.nodes - 1] == 0 || s[b] == ~0ull)
+            continue;
+        std::vector<unsigned> ids;
+        for (int k = 0; k < o.nodes; k++) {
+            kt[k % T].push_back((double)(e[b + k] - s[b + k]) / 1e3);
+            if (k > 0) {
+                gt[k % T].push_back(((double)s[b + k] - (double)e[b + k - 1]) / 1e3);
+                same += sm[b + k] == sm[b + k - 1];
+                pairs++;
+            }
+            ids.push_back(sm[b + k]);
+        }
+        std::sort(ids.begin(), ids.end());
+        distinct.push_back((double)(std::unique(ids.begin(), ids.end()) - ids.begin()));
+    }
+    printf(",%.3f,%.0f,", pairs ? (double)same / pairs : -1.0, pct(distinct, 0.5));
+    for (size_t t = 0; t < T; t++)
+        printf("%s%.3f:%.3f", t ? "|" : "", pct(kt[t], 0.5), pct(gt[t], 0.5));
 }
 
 static int victim(const Opt &o)
@@ -427,10 +735,13 @@ static int victim(const Opt &o)
                 gap.push_back(((double)s[b + k] - (double)e[b + k - 1]) / 1e3);
         }
     }
-    printf("%s,%s,%zu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f\n", o.tag.c_str(),
+    printf("%s,%s,%zu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f", o.tag.c_str(),
            o.kind.c_str(), nreq, nreq / ((t_end - t_start) / 1e9), pct(lat, 0.5),
            pct(span, 0.5), pct(kern, 0.5), mean(kern), pct(kern, 0.1), pct(kern, 0.9),
            pct(gap, 0.5), mean(gap), pct(mhz, 0.5));
+    if (o.kind == "var")
+        var_extra(o, d, s, e, nreq);
+    printf("\n");
     return 0;
 }
 
@@ -450,7 +761,11 @@ static int aggr(const Opt &o)
     u64 kernels = 0;
     auto batch = [&]() {
         if (graph) {
+            if (d.hcpy)
+                CK(cudaMemcpyAsync(d.cpy, d.hcpy, o.copy, cudaMemcpyHostToDevice, d.s));
             CK(cudaGraphLaunch(ge, d.s));
+            if (d.hcpy)
+                CK(cudaMemcpyAsync(d.hcpy, d.cpy, o.copy, cudaMemcpyDeviceToHost, d.s));
             kernels += o.nodes;
         } else {
             for (int i = 0; i < 4; i++) {
@@ -520,14 +835,23 @@ int main(int argc, char **argv)
         else if (a == "--pause") o.pause_us = atof(v);
         else if (a == "--smem") o.smem = atoi(v);
         else if (a == "--loads") o.loads = atoi(v);
+        else if (a == "--spec") o.spec = v;
+        else if (a == "--copy") o.copy = atoi(v);
         else {
             fprintf(stderr, "unknown option %s\n", a.c_str());
             return 2;
         }
         i++;
     }
+    if (o.kind == "var")
+        var_parse(o.spec); // a malformed spec stops here, before any CUDA call
+    if (o.copy < 0 || o.copy > VAR_COPY) {
+        fprintf(stderr, "--copy must be 0..%d bytes\n", (int)VAR_COPY);
+        return 2;
+    }
     if (o.mode == "header") {
-        printf("%s\n", victim_header());
+        printf("%s%s\n", victim_header(),
+               o.kind == "var" ? ",sm_same,sm_distinct_p50,types_kern_gap_p50" : "");
         return 0;
     }
     if (o.mode == "victim")

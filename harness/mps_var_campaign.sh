@@ -1,0 +1,200 @@
+#!/bin/bash
+# Which kernel property costs an MPS client time, alone and beside other clients (hqsim issue 10
+# items 2 and 5, FINDINGS §28); one device call, ~5 min. No card setting is changed.
+#   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock]
+#       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
+# Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
+# given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
+#  Part L (lone client, item 2): each LONE spec as the only process, first without MPS (time
+#    slicing, nothing else on the GPU), then as the only client of an MPS daemon at 100% threads;
+#    one property varied at a time from 1 block x 128 threads spinning 2 us (grid, threads,
+#    registers, dynamic shared memory, carveouts alternating, distinct functions, code size,
+#    parameter size, L2 / DRAM reads, a decoder-like mix), and the decoder b1 graph itself
+#    (harness/mps_decoder_probe.py, no profiler) alone without and with MPS.
+#  Part A (beside others): victims VT (graphbench's timer node as a var spec: 1 block x 32
+#    threads spinning 5 us, the driver's carveout) and VT8 (the same with a preferred carveout
+#    of 0%: the smallest shared-memory configuration) beside N - 1 = 1, 3 clients running AGGR
+#    specs as graph loops (all SMs busy with blocks of small or large carveouts, register-heavy
+#    GEMV-like grids that fit in one wave alone but not two, distinct functions, alternating
+#    carveouts, the decoder-like mix) or the decoder b1 graph itself; the decoder victim beside
+#    the carveout pair. N = 1 rows before and after.
+#  Part N (no MPS): ncu LaunchStats and Occupancy of one decoder request and of one kernel of
+#    each var node type used here (the shared-memory configuration the driver chose, the
+#    occupancy limits).
+# --more (a second call): the carveout window (victims with preferred carveouts 0, 25, 100% and
+#   the default beside aggressors whose blocks hold SMs at carveouts set by 0/25/50/100% and the
+#   default, N = 2) and, alone without and with MPS, kernels that read and/or write DRAM on 1-1024
+#   blocks; the decoder alone again; ncu of those kernels.
+# MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
+# GPU programs (no GPU); --quick a short subset (0.3 s per row).
+set -u
+OUTDIR=${1:?outdir}; MODE=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+RAW=/tmp/mpsvar_raw; rm -rf "$RAW"; mkdir -p "$RAW/logs" "$OUTDIR"
+MPSDIR=/tmp/mpsvar
+BIN=$RAW/mps_probe
+SECS=0.8; DSECS=1.0
+T=t2000 # lone base node: 1 block x 128 threads, thread 0 spins 2 us
+MIX="g1.b128.f0.l4.t1500/g384.b128.x2.s528.d4.t3000/g1.b128.f1.t1000/g128.b128.x2.s528.d4.t2500"
+MIX="$MIX/g256.b128.f2.s1536.d4.t3000/g1.b128.f3.l2.t1200/g2.b128.f4.t1000/g1024.b128.f5.s2560.d4.t0"
+LONE="b32=g1.b32.$T base=g1.b128.$T g128=g128.b128.$T g384=g384.b128.$T g1024=g1024.b128.$T
+ regs=g1.b128.x2.$T regs384=g384.b128.x2.$T s1k=g1.b128.s1536.$T s48k=g1.b128.s49152.$T
+ s100k=g1.b128.s102400.$T carvealt=g1.b128.f0.c0.$T/g1.b128.f1.c100.$T
+ carvealt384=g384.b128.f0.c0.$T/g384.b128.f1.c100.$T
+ func8=g1.b128.f0.$T/g1.b128.f1.$T/g1.b128.f2.$T/g1.b128.f3.$T/g1.b128.f4.$T/g1.b128.f5.$T/g1.b128.f6.$T/g1.b128.f7.$T
+ big=g1.b128.x1.t0 par=g1.b128.x3.$T l2=g1.b128.l8.$T dram=g1.b128.d8.$T dram384=g384.b128.d8.t0
+ memcpy=m2048.g1.b128.$T mix=$MIX"
+VICT="VT=g1.b32.t5000 VT8=g1.b32.c0.t5000"
+AGGR="g132=g132.b128.t3000 g132c0=g132.b128.s512.c0.t3000 g132c100=g132.b128.s512.c100.t3000
+ r128=g128.b128.x2.s528.t3000 r384=g384.b128.x2.s528.t3000 r384c100=g384.b128.x2.s528.c100.t3000
+ f8=g132.b128.f0.t3000/g132.b128.f1.t3000/g132.b128.f2.t3000/g132.b128.f3.t3000/g132.b128.f4.t3000/g132.b128.f5.t3000/g132.b128.f6.t3000/g132.b128.f7.t3000
+ carvealt=g132.b128.s512.f0.c0.t3000/g132.b128.s512.f1.c100.t3000 par=g132.b128.x3.t3000
+ light=g1.b128.t1000 lightpar=g1.b128.x3.t1000 light8=g1.b128.f0.t1000/g1.b128.f1.t1000/g1.b128.f2.t1000/g1.b128.f3.t1000/g1.b128.f4.t1000/g1.b128.f5.t1000/g1.b128.f6.t1000/g1.b128.f7.t1000
+ big=g132.b128.x1.t0 memcpy=m2048.g132.b128.t3000 hcopy=g132.b128.t3000 mix=$MIX decoder=torch"
+# hcopy: with --copy 32768 (the decoder's logits out, its token in: a request's host copies)
+VT8AGGR=" g132 g132c0 g132c100 r384 r384c100 carvealt mix decoder "
+DVICT="g132 g132c0 decoder"
+NS="2 4"
+# one kernel of each node type, for ncu (Part N)
+NCUSPEC="g1.b32.t5000/g1.b32.f1.c0.t5000/g132.b128.f2.t3000/g132.b128.s512.f3.c0.t3000"
+NCUSPEC="$NCUSPEC/g132.b128.s512.f4.c100.t3000/g384.b128.x2.s528.t3000/g1.b128.x1.t0/g1.b128.x3.t2000"
+NCUSPEC="$NCUSPEC/g1.b128.f5.s49152.t2000/g256.b128.f6.s1536.t3000/g1024.b128.f7.s2560.t0"
+if [ "$MODE" = --more ] || [ "$MODE" = --more-mock ]; then
+  LONE="base=g1.b128.$T par=g1.b128.x3.$T w1=g1.b128.w8.$T w384=g384.b128.w8.t0
+ d128=g128.b128.d8.t0 dram384=g384.b128.d8.t0 d1024=g1024.b128.d8.t0 rw384=g384.b128.d8.w8.t0"
+  VICT="VT=g1.b32.t5000 VT8=g1.b32.c0.t5000 VT25=g1.b32.c25.t5000 VT100=g1.b32.c100.t5000"
+  AGGR="adef=g132.b128.s512.t3000 a0=g132.b128.s512.c0.t3000 a25=g132.b128.s512.c25.t3000
+ a50=g132.b128.s512.c50.t3000 a100=g132.b128.s512.c100.t3000 r384=g384.b128.x2.s528.t3000"
+  VT8AGGR=" adef a0 a25 a50 a100 r384 "; DVICT=; NS=2; MORE=1
+  NCUSPEC="g1.b32.f0.t5000/g1.b32.f1.c0.t5000/g1.b32.f2.c25.t5000/g1.b32.f3.c100.t5000"
+  NCUSPEC="$NCUSPEC/g132.b128.s512.f4.t3000/g132.b128.s512.f5.c25.t3000/g132.b128.s512.f6.c50.t3000"
+  NCUSPEC="$NCUSPEC/g132.b128.s512.f7.c75.t3000/g384.b128.d8.w8.t0"
+fi
+if [ "$MODE" = --quick ]; then
+  SECS=0.3; DSECS=0.3; LONE="base=g1.b128.$T regs384=g384.b128.x2.$T mix=$MIX"
+  AGGR="g132c0=g132.b128.s512.c0.t3000 hcopy=g132.b128.t3000 decoder=torch"; DVICT=g132c0; NS=2
+fi
+MPSON=0
+PIDS=()
+MORE=${MORE:-0}
+
+. "$HERE/mps_lib.sh" # mps_lib_stop, mps_lib_start, mps_lib_reap, mock_probe, mock_dec
+if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ]; then
+  MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
+else
+  PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
+  NCU="timeout 150 ncu --section LaunchStats --section Occupancy --cache-control none --clock-control none --csv"
+fi
+
+finish() {
+  mps_lib_stop
+  date -u >> "$RAW/info.txt"
+  cp "$RAW/var.csv" "$RAW/decoder.csv" "$RAW/aggr.csv" "$RAW/info.txt" "$OUTDIR/" 2>/dev/null
+  for f in "$RAW"/ncu_*.csv; do [ -s "$f" ] && gzip -9c "$f" > "$OUTDIR/$(basename "$f").gz"; done
+  tar czf "$OUTDIR/logs.tar.gz" -C "$RAW" logs 2>/dev/null
+  ls -la "$OUTDIR"
+}
+trap finish EXIT
+trap 'exit 143' TERM INT
+{
+  date -u
+  if [ "$MODE" != --mock ]; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+    nvidia-smi | grep -i "cuda version"
+    nvcc --version | tail -2
+    python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
+    ncu --version | tail -1
+  fi
+  nproc
+} > "$RAW/info.txt" 2>&1
+cat "$RAW/info.txt"
+if [ "$MODE" != --mock ]; then
+  nvcc -O3 -arch=sm_90 -std=c++17 -o "$BIN" "$HERE/mps_probe.cu" || exit 1
+fi
+echo "mode,n,aggr,$($PROBE header --kind var | sed 's/^tag,//')" > "$RAW/var.csv"
+echo "mode,n,aggr,$($DEC header | sed 's/^tag,//')" > "$RAW/decoder.csv"
+echo "mode,n,aggr,victim,i,rate_per_s" > "$RAW/aggr.csv"
+
+spec() { # NAME LIST -> the spec of NAME in LIST (name=spec words)
+  local w; for w in $2; do [ "${w%%=*}" = "$1" ] && { echo "${w#*=}"; return; }; done
+  echo "no spec $1" >&2; exit 1
+}
+
+# one MODE N AGGR VICTIM VSPEC: N - 1 aggressors AGGR (a name of $AGGR; `decoder`: the torch
+# graph), then the victim (VSPEC a var spec; `decoder`: the torch graph) in the foreground; it
+# touches the barrier's stop file, the aggressors report and leave. Victim names in the rows:
+# L_<lone spec>, VT, VT8, decoder.
+one() {
+  local mode=$1 n=$2 ag=$3 v=$4 vs=$5 i bar=$RAW/bar_$1_$2_$3_$4 t0=$SECONDS rc as last
+  rm -rf "$bar"; mkdir -p "$bar"
+  PIDS=()
+  for ((i = 1; i < n; i++)); do
+    if [ "$ag" = decoder ]; then
+      $TO $DEC aggr --model decoder --barrier "$bar" 2> "$bar/aggr_$i.log" &
+    else
+      as=$(spec "$ag" "$AGGR")
+      local cp=0; [ "$ag" = hcopy ] && cp=32768
+      $TO $PROBE aggr --kind var --spec "$as" --copy $cp --barrier "$bar" 2> "$bar/aggr_$i.log" &
+    fi
+    PIDS+=($!)
+  done
+  local peers=()
+  [ "$n" -gt 1 ] && peers=(--barrier "$bar" --peers $((n - 1)))
+  if [ "$vs" = decoder ]; then
+    $TO $DEC victim --model decoder --secs $DSECS --kineto 0 --tag "$mode,$n,$ag" "${peers[@]}" \
+      >> "$RAW/decoder.csv" 2> "$RAW/logs/${mode}_${n}_${ag}_$v.log"
+    rc=$?; last=$RAW/decoder.csv
+  else
+    $TO $PROBE victim --kind var --spec "$vs" --secs $SECS --tag "$mode,$n,$ag" "${peers[@]}" \
+      2> "$RAW/logs/${mode}_${n}_${ag}_$v.log" | sed "s/,var,/,$v,/" >> "$RAW/var.csv"
+    rc=${PIPESTATUS[0]}; last=$RAW/var.csv
+  fi
+  touch "$bar/stop"
+  mps_lib_reap "$bar" "$mode,$n,$ag,$v" "$RAW/aggr.csv" "$RAW/logs/${mode}_${n}_${ag}_${v}_aggr"
+  echo "$mode n=$n aggr=$ag victim=$v rc=$rc $((SECONDS - t0))s | $(tail -1 "$last" | cut -d, -f5-9,13-16)"
+}
+
+lone() { # MODE: every LONE spec and the decoder, alone
+  local w
+  for w in $LONE; do one "$1" 1 none "L_${w%%=*}" "${w#*=}"; done
+  one "$1" 1 none decoder decoder
+}
+
+# Part L without MPS (time slicing; nothing else runs).
+lone nomps
+
+# Part L and A inside MPS.
+export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
+if [ "$MODE" != --mock ]; then
+  mps_lib_start
+fi
+lone mps
+for w in $VICT; do one mps 1 none "${w%%=*}" "${w#*=}"; done
+for n in $NS; do
+  for a in $AGGR; do
+    for w in $VICT; do
+      [ "${w%%=*}" != VT ] && [[ "$VT8AGGR" != *" ${a%%=*} "* ]] && continue
+      one mps "$n" "${a%%=*}" "${w%%=*}" "${w#*=}"
+    done
+  done
+  for a in $DVICT; do one mps "$n" "$a" decoder decoder; done
+done
+for w in $VICT; do one mps 1 none_again "${w%%=*}" "${w#*=}"; done
+one mps 1 none_again decoder decoder
+mps_lib_stop; MPSON=0
+unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+
+# Part N: ncu without MPS. The decoder (not with --more): skip ~25 requests' kernels, then one
+# request (151).
+if [ "$MORE" != 1 ]; then
+  $NCU --launch-skip $((151 * 25)) --launch-count 151 --log-file "$RAW/ncu_decoder.csv" \
+    python3 "$HERE/mps_decoder_probe.py" victim --model decoder --secs 0.05 --kineto 0 \
+    > "$RAW/logs/ncu_decoder.out" 2>&1
+  echo "ncu decoder rc=$? $(wc -l < "$RAW/ncu_decoder.csv" 2>/dev/null) lines"
+fi
+NT=$(echo "$NCUSPEC" | tr / '\n' | wc -l)
+$NCU --launch-skip $((NT * 120)) --launch-count "$NT" --log-file "$RAW/ncu_var.csv" \
+  "$BIN" victim --kind var --nodes "$NT" --spec "$NCUSPEC" --secs 0.05 \
+  > "$RAW/logs/ncu_var.out" 2>&1
+echo "ncu var rc=$? $(wc -l < "$RAW/ncu_var.csv" 2>/dev/null) lines"
+wc -l "$RAW/var.csv" "$RAW/decoder.csv" "$RAW/aggr.csv"
