@@ -137,22 +137,45 @@ SimTime dram_launch_delay(const Engine *E, const Ctx *c)
     return (SimTime)llround((double)E->m->dram_launch_latency_ns * (L - 1.0));
 }
 
-double dram_rate(const Ctx *c, const KernelRt *k)
+/* Visit, in index order, every SM of @c that holds a DRAM group (its bit
+ * in c->dram_sms), as `SmRt *sm` in BODY.  The word is read afresh after
+ * each SM, so an SM that gains or loses its DRAM groups meanwhile is seen
+ * as a scan of all SMs would see it. */
+#define FOR_DRAM_SMS(E, c, BODY)                                               \
+    do {                                                                       \
+        const uint32_t words_ = ((E)->m->sm_count + 63) / 64;                  \
+        for (uint32_t w_ = 0; w_ < words_; w_++) {                             \
+            uint64_t bits_ = (c)->dram_sms[w_];                                \
+            while (bits_) {                                                    \
+                const uint32_t s_ = (uint32_t)__builtin_ctzll(bits_);          \
+                SmRt *sm = &(c)->sms[w_ * 64 + s_];                            \
+                BODY;                                                          \
+                bits_ = (c)->dram_sms[w_] & ~((2ull << s_) - 1);               \
+            }                                                                  \
+        }                                                                      \
+    } while (0)
+
+static void dram_sms_mark(Ctx *c, uint32_t id, bool on)
 {
-    return k->dram_p > 0 ? c->dram_speed / k->dram_speed_alone : 1.0;
+    const uint64_t bit = 1ull << (id % 64);
+    c->dram_sms[id / 64] =
+        on ? c->dram_sms[id / 64] | bit : c->dram_sms[id / 64] & ~bit;
 }
 
 /* Advance, once per instant, every SM of @c that holds a DRAM group, at
- * the rates in force before the pressure changes. */
+ * the rates in force before the pressure changes.  An SM already advanced
+ * to now and not in steady state is skipped (sm_advance would do
+ * nothing). */
 static void dram_touch(Engine *E, Ctx *c)
 {
     if (c->dram_dirty)
         return;
     c->dram_dirty = true;
     g_ptr_array_add(E->dram_dirty, c);
-    for (uint32_t i = 0; i < E->m->sm_count; i++)
-        if (c->sms[i].dram_groups)
-            sm_advance(E, &c->sms[i]);
+    FOR_DRAM_SMS(E, c, {
+        if (sm->st.on || sm->last != E->now)
+            sm_advance(E, sm);
+    });
 }
 
 void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
@@ -165,8 +188,8 @@ void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
     c->dram_pressure += (double)blocks * k->dram_p;
     if (c->dram_pressure < 1e-12)
         c->dram_pressure = 0; /* no drift below zero */
-    if (new_group)
-        sm->dram_groups++;
+    if (new_group && sm->dram_groups++ == 0)
+        dram_sms_mark(c, sm->id, true);
 }
 
 void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks)
@@ -174,7 +197,8 @@ void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks)
     if (k->dram_p <= 0)
         return;
     dram_add(E, sm, k, -(int64_t)blocks, false);
-    sm->dram_groups--;
+    if (--sm->dram_groups == 0)
+        dram_sms_mark(sm->ctx, sm->id, false);
 }
 
 /* Whether @sm holds cohort groups and some group on it runs at a DRAM rate
@@ -200,14 +224,11 @@ void dram_flush(Engine *E)
         Ctx *c = g_ptr_array_index(E->dram_dirty, i);
         c->dram_dirty = false;
         c->dram_speed = speed_at(E->m, c->dram_pressure);
-        for (uint32_t s = 0; s < E->m->sm_count; s++) {
-            SmRt *sm = &c->sms[s];
-            if (!sm->dram_groups)
-                continue;
+        FOR_DRAM_SMS(E, c, {
             if (sm_dram_off(sm))
                 sm_loosen(E, sm);
             sm_reschedule(E, sm);
-        }
+        });
     }
     g_ptr_array_set_size(E->dram_dirty, 0);
 }

@@ -312,6 +312,9 @@ struct Ctx {
     double dram_speed;    /* bandwidth per unit pressure at that pressure */
     bool dram_dirty;      /* pressure changed this instant: on
                              E->dram_dirty, retimed by dram_flush */
+    uint64_t *dram_sms;   /* bitmap: SMs whose dram_groups > 0, so the
+                             retimes visit them in index order without a
+                             scan of all SMs (engine_dram.c) */
 };
 
 typedef struct {
@@ -607,8 +610,12 @@ void dram_prepare_kernel(const Engine *E, KernelRt *k, double alone_ns,
 double dram_work(const Engine *E, const KernelRt *k, double duration_ns,
                  uint64_t full_waves, uint64_t last_blocks);
 /* Its DRAM rate in @c now: 1 without DRAM demand, above 1 when fewer
- * blocks pull than when it ran alone. */
-double dram_rate(const Ctx *c, const KernelRt *k);
+ * blocks pull than when it ran alone.  Inline: every retime of an SM asks
+ * it per group. */
+static inline double dram_rate(const Ctx *c, const KernelRt *k)
+{
+    return k->dram_p > 0 ? c->dram_speed / k->dram_speed_alone : 1.0;
+}
 /* What a kernel launch in @c (graph node spacing, stream launch latency)
  * waits on DRAM beyond its unloaded time at @c's pressure now. */
 SimTime dram_launch_delay(const Engine *E, const Ctx *c);

@@ -326,6 +326,17 @@ void sm_advance_periods(SmRt *sm, double d, uint64_t times)
     }
 }
 
+/* ceil(@x) as a time: for 0 <= x < 2^53 by truncation (exact there: every
+ * such integer is a double), else by ceil(). */
+static inline SimTime ceil_ns(double x)
+{
+    if (x >= 0 && x < 9007199254740992.0) {
+        const SimTime i = (SimTime)x;
+        return (double)i < x ? i + 1 : i;
+    }
+    return (SimTime)ceil(x);
+}
+
 void sm_reschedule(Engine *E, SmRt *sm)
 {
     if (sm->st.on) {
@@ -347,8 +358,7 @@ void sm_reschedule(Engine *E, SmRt *sm)
         sim_eventq_cancel(&E->q, &sm->ev);
         return;
     }
-    double dt = ceil(min);
-    sim_eventq_schedule(&E->q, &sm->ev, E->now + (SimTime)dt);
+    sim_eventq_schedule(&E->q, &sm->ev, E->now + ceil_ns(min));
 }
 
 /* ------------------------------------------------------------------------
@@ -725,6 +735,7 @@ void sm_init_ctx(Engine *E, Ctx *c)
 {
     const GpuModel *m = E->m;
     c->sms = g_new0(SmRt, m->sm_count);
+    c->dram_sms = g_new0(uint64_t, (m->sm_count + 63) / 64);
     c->dram_speed = 1.0; /* no pressure */
     for (uint32_t i = 0; i < m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
@@ -765,6 +776,7 @@ void sm_free_ctx(Engine *E, Ctx *c)
         g_free(sm->client_blocks);
     }
     g_free(c->sms);
+    g_free(c->dram_sms);
 }
 
 /* ------------------------------------------------------------------------

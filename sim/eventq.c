@@ -77,7 +77,13 @@ static SimEventBucket *bucket_new(SimEventQ *q, SimTime when)
         q->free = b->free;
     else
         b = g_new(SimEventBucket, 1);
-    *b = (SimEventBucket){.when = when, .seq = q->next_bseq++};
+    *b = (SimEventBucket){.when = when, .seq = q->next_bseq++, .newest = true};
+    /* The slot's bucket is older (at this time: no longer the newest) or
+     * of another time (evicted): either way it loses its mark. */
+    SimEventBucket **slot = &q->newest[sim_eventq_slot(when)];
+    if (*slot)
+        (*slot)->newest = false;
+    *slot = b;
     if (q->nb == q->cap) {
         q->cap = q->cap ? 2 * q->cap : 64;
         q->heap = g_renew(SimEventBucket *, q->heap, q->cap);
@@ -94,6 +100,9 @@ static void bucket_drop(SimEventQ *q, SimEventBucket *b)
     uint32_t i = b->index;
     if (q->open == b)
         q->open = NULL;
+    SimEventBucket **slot = &q->newest[sim_eventq_slot(b->when)];
+    if (*slot == b)
+        *slot = NULL;
     b->free = q->free;
     q->free = b;
     if (i == --q->nb)
@@ -134,14 +143,18 @@ void sim_eventq_schedule(SimEventQ *q, SimEvent *e, SimTime when)
     g_assert(when != SIM_TIME_NEVER);
     e->when = when;
     e->seq = q->next_seq++;
-    /* already last of all events at @when: nothing moves */
-    if (e->bucket == q->open && e->bucket && e->bucket->when == when &&
-        !e->next)
+    /* already last of all events at @when (the tail of the newest bucket
+     * there): nothing moves */
+    SimEventBucket *old = e->bucket;
+    if (old && old->when == when && !e->next && (old == q->open || old->newest))
         return;
-    if (e->bucket)
+    if (old)
         unlink_event(q, e);
-    SimEventBucket *b =
-        q->open && q->open->when == when ? q->open : bucket_new(q, when);
+    SimEventBucket *b = q->open && q->open->when == when ? q->open : NULL;
+    if (!b) {
+        SimEventBucket *n = q->newest[sim_eventq_slot(when)];
+        b = n && n->newest && n->when == when ? n : bucket_new(q, when);
+    }
     append_event(q, b, e);
 }
 
@@ -186,6 +199,16 @@ bool sim_eventq_check(const SimEventQ *q)
         open_seen |= b == q->open;
         if (q->open && b->when == q->open->when && b->seq > q->open->seq)
             return false;
+        /* a marked bucket is its slot's and none at its time is newer */
+        const SimEventBucket *n = q->newest[sim_eventq_slot(b->when)];
+        if ((b->newest && n != b) ||
+            (n && n->newest && n->when == b->when && n->seq < b->seq))
+            return false;
+    }
+    for (uint32_t s = 0; s < SIM_EVENTQ_NEWEST_SLOTS; s++) {
+        const SimEventBucket *n = q->newest[s];
+        if (n && (n->index >= q->nb || q->heap[n->index] != n))
+            return false; /* a dropped bucket left in the table */
     }
     return open_seen && count == q->len;
 }

@@ -15,17 +15,30 @@
  * many.  A reschedule within the open bucket is O(1) (to its tail); one to
  * the open bucket's time, an append; only a new time costs a heap insert.
  *
- * Only the open bucket (the one created last, if still pending) is
- * appended to.  It is the newest bucket at its time: one created later at
- * that time would be open instead.  So of two buckets at one time, every
- * event of the older was scheduled before any of the newer, and the order
- * (time, bucket sequence, place in bucket) is the order (time, sequence).
+ * Only a bucket that is the newest at its time is appended to: the open
+ * bucket (the one created last, if still pending; one created later at its
+ * time would be open instead), or one marked newest (below).  So of two
+ * buckets at one time, every event of the older was scheduled before any
+ * of the newer, and the order (time, bucket sequence, place in bucket) is
+ * the order (time, sequence).
+ *
+ * Newest marks: the engine's DRAM retimes move many SMs to distinct times
+ * (each its own bucket), open at one time after another.  A bucket marked
+ * newest is known to be the newest at its time, so an event scheduled at
+ * that time goes to its tail, and an event that already is its tail stays
+ * (it would be last of all events at that time anyway): no heap work.  A
+ * small direct-mapped table keyed by time holds the one bucket per slot
+ * that may carry the mark; creating a bucket at a time, or evicting a
+ * bucket of another time from the slot, takes the mark off the bucket in
+ * the slot.  So a marked bucket is its slot's occupant, and no bucket at
+ * its time was created after it (that would have taken its slot).
  *
  * Invariants (checked by sim_eventq_check): heap order on (when, seq) of
  * buckets; for every slot i, heap[i]->index == i; every bucket in the heap
  * holds events of its time, linked both ways, in increasing sequence; len
- * counts them; the open bucket is in the heap and the newest at its time; an
- * event in no bucket has bucket NULL.
+ * counts them; the open bucket is in the heap and the newest at its time; a
+ * marked bucket is in the heap, its slot's occupant and the newest at its
+ * time; an event in no bucket has bucket NULL.
  */
 #ifndef SIM_EVENTQ_H
 #define SIM_EVENTQ_H
@@ -52,8 +65,12 @@ struct SimEventBucket {
     uint64_t seq;          /* creation order */
     SimEvent *head, *tail; /* never empty while in the heap */
     uint32_t index;        /* heap slot */
+    bool newest;           /* known newest at its time (see above) */
     SimEventBucket *free;  /* next recycled bucket */
 };
+
+/* Slots of the newest-bucket table (a power of two). */
+#define SIM_EVENTQ_NEWEST_SLOTS 256
 
 typedef struct {
     SimEventBucket **heap;
@@ -63,7 +80,16 @@ typedef struct {
     uint64_t next_bseq;   /* buckets' */
     SimEventBucket *open; /* the only bucket appended to, or NULL */
     SimEventBucket *free; /* recycled buckets */
+    /* per slot the bucket that may be marked newest, or NULL */
+    SimEventBucket *newest[SIM_EVENTQ_NEWEST_SLOTS];
 } SimEventQ;
+
+/* The newest-table slot of time @when (Fibonacci hashing). */
+static inline uint32_t sim_eventq_slot(SimTime when)
+{
+    return (uint32_t)(((uint64_t)when * 0x9e3779b97f4a7c15ull) >> 56) &
+           (SIM_EVENTQ_NEWEST_SLOTS - 1);
+}
 
 void sim_eventq_init(SimEventQ *q);
 void sim_eventq_destroy(SimEventQ *q);
@@ -86,7 +112,7 @@ static inline bool sim_event_pending(const SimEvent *e)
 
 /* Schedule @e at @when, or move it there if already pending (it then takes a
  * new sequence number: it goes after events already at @when).  O(1) at
- * the open bucket's time, else O(log buckets). */
+ * the time of the open or a marked bucket, else O(log buckets). */
 void sim_eventq_schedule(SimEventQ *q, SimEvent *e, SimTime when);
 
 /* Remove @e if pending.  O(1), O(log buckets) if that empties its bucket. */

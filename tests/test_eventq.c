@@ -98,6 +98,35 @@ static void test_eventq_cancel_removes(void **state)
     sim_eventq_destroy(&q);
 }
 
+/* Two buckets at one time: a bucket at t1 loses its newest mark when a
+ * time t2 of the same table slot takes the slot, so the next event at t1
+ * opens a second bucket there.  An event that is the tail of the older
+ * one, scheduled at t1 again, must still go after that newer event. */
+static void test_eventq_reschedule_behind_newer_bucket(void **state)
+{
+    (void)state;
+    const SimTime t1 = 100;
+    SimTime t2 = t1 + 1;
+    while (sim_eventq_slot(t2) != sim_eventq_slot(t1))
+        t2++;
+    SimEventQ q;
+    sim_eventq_init(&q);
+    SimEvent a, b, c;
+    sim_event_init(&a, 1, NULL);
+    sim_event_init(&b, 2, NULL);
+    sim_event_init(&c, 3, NULL);
+    sim_eventq_schedule(&q, &a, t1); /* bucket A at t1, open, marked */
+    sim_eventq_schedule(&q, &b, t2); /* takes the slot: A unmarked */
+    sim_eventq_schedule(&q, &c, t1); /* a newer bucket at t1 */
+    sim_eventq_schedule(&q, &a, t1); /* a, A's tail, goes after c */
+    assert_true(sim_eventq_check(&q));
+    assert_int_equal(sim_eventq_pop(&q)->kind, 3);
+    assert_int_equal(sim_eventq_pop(&q)->kind, 1);
+    assert_int_equal(sim_eventq_pop(&q)->kind, 2);
+    assert_null(sim_eventq_pop(&q));
+    sim_eventq_destroy(&q);
+}
+
 /* Random schedule/cancel/pop sequences against a trivially correct model:
  * an array kept sorted by (when, seq). */
 typedef struct {
@@ -114,7 +143,9 @@ static int ref_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void run_model(guint32 seed)
+/* Times drawn from [0, span): a small span makes ties common; a span over
+ * the newest-bucket table's slots makes times share slots (eventq.h). */
+static void run_model(guint32 seed, int span)
 {
     enum { N = 300, STEPS = 20000 };
     GRand *rng = g_rand_new_with_seed(seed);
@@ -130,8 +161,7 @@ static void run_model(guint32 seed)
         int op = g_rand_int_range(rng, 0, 10);
         int id = g_rand_int_range(rng, 0, N);
         if (op < 6) {
-            /* few distinct times, so ties are common */
-            SimTime t = (SimTime)g_rand_int_range(rng, 0, 50);
+            SimTime t = (SimTime)g_rand_int_range(rng, 0, span);
             sim_eventq_schedule(&q, &ev[id], t);
             ref[id] = (Ref){t, seq++, id};
             in[id] = true;
@@ -178,12 +208,15 @@ static void test_eventq_matches_sorted_model(void **state)
 {
     (void)state;
     const guint32 fixed[] = {1, 2, 3, 42, 20261122};
-    for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
-        run_model(fixed[i]);
+    for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++) {
+        run_model(fixed[i], 50);
+        run_model(fixed[i], 4 * SIM_EVENTQ_NEWEST_SLOTS);
+    }
     /* plus one fresh seed, printed so a failure can be replayed */
     guint32 fresh = g_random_int();
     printf("# test_eventq: fresh seed %u\n", fresh);
-    run_model(fresh);
+    run_model(fresh, 50);
+    run_model(fresh, 4 * SIM_EVENTQ_NEWEST_SLOTS);
 }
 
 int main(void)
@@ -193,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_eventq_equal_times_are_fifo),
         cmocka_unit_test(test_eventq_reschedule_goes_after_equals),
         cmocka_unit_test(test_eventq_cancel_removes),
+        cmocka_unit_test(test_eventq_reschedule_behind_newer_bucket),
         cmocka_unit_test(test_eventq_matches_sorted_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
