@@ -187,6 +187,14 @@ def rules(m, h):
     out.append(('sm_block_end_spread', h['sm_block_end_spread'],
                 'rule issue: the H100\'s value (off: blocks placed together '
                 'end together; FINDINGS.md §23); not measured on this GPU'))
+    for f in ('sm_late_start_warps', 'sm_late_start_tick_us',
+              'sm_late_start_phase_min'):
+        out.append((f, 0,
+                    'rule late: off (0): the H100\'s late starts of timer '
+                    'blocks beyond ~36 resident warps per SM, at ticks of '
+                    '2^15 SM cycles (FINDINGS.md §14, §29), are a property '
+                    'of its SM\'s block launch not measured on this GPU '
+                    '(blocks that fit start at once)'))
     out.append(('sm_release_staggered', h['sm_release_staggered'],
                 'rule issue: the calibrated H100 behaviour (a finished '
                 'wave\'s SMs free one by one and a waiting kernel piles onto '

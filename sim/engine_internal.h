@@ -129,6 +129,8 @@ struct KernelRt {
     bool in_pending;
     bool faulted;
     Cohort *last_cohort;  /* the cohort of its latest placement instant */
+    Cohort *late_cohort;  /* the same for its blocks that start late
+                             (engine_sm.c, late_split) */
     uint64_t steady_out;  /* blocks its SMs in steady state counted ahead
                              (dispatched and done) when they entered it,
                              used or not (engine_steady.c): 0 when none */
@@ -173,6 +175,7 @@ typedef struct Group {
      * the group whose early end has come (ended early or not) and those
      * that ended early; count + early_out is the count it was placed with */
     uint32_t early, early_out;
+    bool late; /* its blocks start late (engine_sm.c, late_split) */
 } Group;
 
 /* Blocks of one kernel placed at one instant on SMs that are not

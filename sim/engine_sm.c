@@ -442,6 +442,8 @@ static void cohort_release(Engine *E, Cohort *co)
         co->next->prev = co->prev;
     if (co->k->last_cohort == co)
         co->k->last_cohort = NULL;
+    if (co->k->late_cohort == co)
+        co->k->late_cohort = NULL;
     co->next = E->cohort_free;
     E->cohort_free = co;
 }
@@ -542,15 +544,84 @@ static void group_release(Engine *E, Group *g)
     E->group_free = g;
 }
 
-/* Take the resources of @n blocks of @k on @sm and add them as a group. */
+/* Late starts (FINDINGS.md §29).  On an H100 an SM starts the blocks
+ * placed on it at once while it holds fewer than ~36 resident warps; a
+ * block placed beyond that starts at a tick of 2^15 SM cycles (16.5 us), a
+ * uniform 0.5-1 tick after its placement (the phase differs from SM to SM),
+ * and its other warps one tick later.  A timer block's end is its start
+ * plus its time, so it ends that much later; it holds its resources from
+ * its placement.  Blocks of work kernels are left alone: beyond ~36 warps
+ * the SM's issue is saturated (sm_saturation_warps, 7.9 on the H100) by
+ * the warps already running, so warps that join later do not change the
+ * SM's rate of work (the FMA variant of the same kernel takes its
+ * proportional-share time, FINDINGS.md §14).
+ *
+ * Of @n blocks of @k about to be placed on @sm, those that start at once:
+ * block i does if the SM then holds fewer than sm_late_start_warps
+ * warps, counting the i blocks before it. */
+static uint32_t late_split(const Engine *E, const SmRt *sm, const KernelRt *k,
+                           uint32_t n)
+{
+    const double T = E->m->sm_late_start_warps;
+    if (T <= 0 || !k->fixed_time)
+        return n;
+    if ((double)sm->warps >= T)
+        return 0;
+    const double now = ceil((T - sm->warps) / (double)k->needs.warps);
+    return now >= n ? n : (uint32_t)now;
+}
+
+/* A late cohort's blocks end when the latest of its @sms SMs' ticks has
+ * come: their phases are uniform on [p, 1] tick, whose expected maximum
+ * over m SMs is p + (1 - p) m / (m + 1); then one more tick for the
+ * blocks' other warps. */
+static SimTime late_delay(const GpuModel *m, uint32_t sms)
+{
+    const double p = m->sm_late_start_phase_min;
+    const double phase = p + (1 - p) * sms / (sms + 1.0);
+    return (SimTime)llround((double)m->sm_late_start_tick_ns * (1 + phase));
+}
+
+/* The cohort of @k's blocks placed now, those that start at once or
+ * (@late) those that start late; a late cohort's end moves with its count
+ * of SMs (one reschedule per SM, no event of its own per block). */
+static void cohort_join(Engine *E, KernelRt *k, Group *g, bool late)
+{
+    Cohort **slot = late ? &k->late_cohort : &k->last_cohort;
+    if (!*slot || (*slot)->placed != E->now)
+        *slot = cohort_new(E, k);
+    Cohort *co = *slot;
+    cohort_add(E, co, g);
+    if (!late)
+        return;
+    co->end = co->placed + (SimTime)ceil(k->work) + late_delay(E->m, co->n);
+    co->abs_end = co->end;
+    sim_eventq_schedule(&E->q, &co->ev, co->end);
+}
+
+static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
+                        bool late);
+
+/* Take the resources of @n blocks of @k on @sm and add them as a group
+ * (two where some start late). */
 static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
+{
+    const uint32_t now = late_split(E, sm, k, n);
+    if (now > 0)
+        sm_place_as(E, sm, k, now, false);
+    if (now < n)
+        sm_place_as(E, sm, k, n - now, true);
+}
+
+static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
 {
     const SimBlockNeeds *nd = &k->needs;
     sm_advance(E, sm);
     /* Blocks of the same kernel placed on this SM at this instant merge;
      * new groups go to the head, so only the head can match. */
     Group *g = sm->groups;
-    const bool fresh = !g || g->k != k || g->placed != E->now;
+    const bool fresh =
+        !g || g->k != k || g->placed != E->now || g->late != late;
     dram_add(E, sm, k, n, fresh);
     if (fresh) {
         g = group_new(E);
@@ -558,6 +629,7 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
         g->sm = sm;
         g->remaining = k->work;
         g->placed = E->now;
+        g->late = late;
         g->next = sm->groups;
         sm->groups = g;
     }
@@ -579,11 +651,8 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
         g_assert(E->n_resched < E->m->sm_count);
         E->resched[E->n_resched++] = sm;
     }
-    if (!g->cohort && (k->fixed_time || !slowed)) {
-        if (!k->last_cohort || k->last_cohort->placed != E->now)
-            k->last_cohort = cohort_new(E, k);
-        cohort_add(E, k->last_cohort, g);
-    }
+    if (!g->cohort && (k->fixed_time || !slowed))
+        cohort_join(E, k, g, late);
     sm->free_blocks -= n;
     sm->free_warps -= n * nd->warps;
     if (!sm->carveout)

@@ -98,6 +98,15 @@ typedef struct GpuModel {
                                          spread over the last s of their
                                          time while another kernel waits
                                          (engine_sm.c); 0: together */
+    double sm_late_start_warps;       /* a fixed-time block placed on an
+                                         SM already holding this many
+                                         resident warps starts late
+                                         (engine_sm.c, late_split); 0: off */
+    SimTime sm_late_start_tick_ns;    /* the period of those late starts */
+    double sm_late_start_phase_min;   /* a late block's first warp starts
+                                         a uniform [min, 1] of a tick after
+                                         its placement, its other warps one
+                                         tick later */
     double sm_age_priority_warps;     /* lambda: load beyond saturation
                                          over which older warps take
                                          priority (engine_issue.c); 0: off,

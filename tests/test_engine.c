@@ -595,6 +595,68 @@ static void test_engine_block_end_spread_self_refill_free(void **state)
     assert_int_equal(extra[0], extra[1]);
 }
 
+/* Late starts (engine_sm.c, late_split; FINDINGS.md §29), worked by hand
+ * with sm_late_start_warps 36, a tick of 16 us and phases on [0.5, 1]:
+ * 48 timer blocks (wall clock, 100 us) of 128 threads on 4 SMs, 12 per SM
+ * (48 warps).  On each SM blocks 0-8 find 0..32 warps resident and start
+ * at once; blocks 9-11 find 36, 40, 44 and start late.  The late cohort
+ * spans 4 SMs: the latest of 4 phases is expected at 0.5 + 0.5 x 4 / 5 =
+ * 0.9 tick, and the blocks' other warps start one tick later, so the
+ * kernel ends at 100 + 16 x 1.9 = 130.4 us, one event more than with the
+ * rule off (the late cohort's).  Two 1024-thread blocks per SM (64 warps)
+ * start together (the first finds 0, the second 32 < 36 warps): 100 us.
+ * A work kernel of the same shape is left alone (a saturated SM's rate
+ * does not change when warps join late): the same end either way. */
+static void test_engine_late_start_beyond_warps(void **state)
+{
+    Fix *f = *state;
+    const struct {
+        uint32_t block;
+        bool wall;
+        SimTime end_on;
+    } cases[] = {
+        {128, true, US(130) + 400},
+        {1024, true, US(100)},
+        {128, false, 0},
+    };
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        SimTime end[2];
+        uint64_t ev[2];
+        for (int on = 0; on < 2; on++) {
+            f->m->sm_late_start_warps = on ? 36 : 0;
+            f->m->sm_late_start_tick_ns = US(16);
+            f->m->sm_late_start_phase_min = 0.5;
+            g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+            SimProcessSpec *p = test_process(sc, "p", 1);
+            const uint32_t grid = 4 * (2048 / cases[c].block) * 3 / 4;
+            SimOp k = test_kernel(0, "timer", grid, cases[c].block, US(100));
+            if (cases[c].wall) {
+                k.u.kernel.duration_ns = 0;
+                k.u.kernel.block_time_ns = US(100);
+                k.u.kernel.wall_clock = true;
+            }
+            sim_process_add_op(p, &k);
+            g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+            const SimOpRecord *o = test_op(r, 0, 0);
+            end[on] = o->end_ns - o->start_ns;
+            ev[on] = r->events;
+        }
+        f->m->sm_late_start_warps = 0;
+        print_message("block %u %s: %llu -> %llu ns, %llu -> %llu events\n",
+                      cases[c].block, cases[c].wall ? "timer" : "work",
+                      (unsigned long long)end[0], (unsigned long long)end[1],
+                      (unsigned long long)ev[0], (unsigned long long)ev[1]);
+        if (!cases[c].wall) {
+            assert_int_equal(end[1], end[0]);
+            assert_int_equal(ev[1], ev[0]);
+            continue;
+        }
+        assert_int_equal(end[0], US(100));
+        assert_int_equal(end[1], cases[c].end_on);
+        assert_int_equal(ev[1], ev[0] + (cases[c].end_on > US(100)));
+    }
+}
+
 /* Device memory (engine_dram.c) with B = 1000 GB/s and d(r) = r /
  * sqrt(1 + r^2): a kernel moving @share x B x 1 ms alone pulls r_a =
  * share / sqrt(1 - share^2). */
@@ -1342,6 +1404,7 @@ int main(void)
         T(test_engine_staggered_release_piles_onto_first_sm),
         T(test_engine_block_end_spread_frees_slots_early),
         T(test_engine_block_end_spread_self_refill_free),
+        T(test_engine_late_start_beyond_warps),
         T(test_engine_dram_kernel_alone_reproduces_duration),
         T(test_engine_dram_shared_in_proportion),
         T(test_engine_copies_overlap_and_serialize),
