@@ -40,7 +40,10 @@
 //       threads per SM, as the decoder's gemvx with 159), 3 ~3.8 KB of
 //       kernel parameters; m: a device-to-device copy of m bytes (a graph
 //       memcpy node) before the node's kernel; w float4 written per thread
-//       to the part d reads.  Defaults g1.b128.s0.c-1.f0.t2000.l0.d0.x0.m0.w0.
+//       to the part d reads; o float4 written per thread to node k's own 8 MiB
+//       region (k mod 32) and i float4 read per thread from the previous
+//       node's (what it just wrote: a producer-consumer chain).  Defaults
+//       g1.b128.s0.c-1.f0.t2000.l0.d0.x0.m0.w0.i0.o0.
 //       As an aggressor, --copy B adds a B-byte copy host-to-device before
 //       and device-to-host after each graph launch (pinned host memory: a
 //       request's input/output).
@@ -223,7 +226,7 @@ __global__ void ktriad(float4 *a, const float4 *b, const float4 *c, size_t n4)
 
 // ---- kind `var` (FINDINGS §28) ----
 enum { VAR_FUNCS = 8, VAR_BIG = 1024, VAR_REGS = 150, VAR_PAD = 3800, VAR_L2 = 8 << 20,
-       VAR_DRAM = 256 << 20, VAR_COPY = 8 << 20 };
+       VAR_DRAM = 256 << 20, VAR_COPY = 8 << 20, VAR_REGION = 8 << 20, VAR_REGIONS = 32 };
 
 struct VarArgs {
     u64 work;             // ns from the block's start that thread 0 spins to
@@ -231,6 +234,7 @@ struct VarArgs {
     const float4 *dram;   // 256 MiB
     int loads, dloads;    // float4 per thread from l2 / dram
     int wstores;          // float4 per thread written to dram
+    int in, out;          // float4 per thread: the previous node's region read, its own written
     int smem;             // dynamic shared bytes (> 0: thread 0 touches one word)
     float *sink;
     unsigned *smid;       // [slot * nodes + node]: block 0's SM (victim only)
@@ -256,6 +260,16 @@ __device__ __forceinline__ float var_body(const RecArgs &r, const VarArgs &a, u6
         size_t base = ((size_t)slot * (r.nodes > 0 ? r.nodes : 1) + (r.node > 0 ? r.node : 0)) * per;
         for (int k = 0; k < a.dloads; k++)
             acc += __ldcg(a.dram + (base + tid + k * nthr) % n4).x;
+    }
+    if (a.in || a.out) { // node k's region: the k-th 8 MiB of the 256 MiB buffer
+        size_t n4 = VAR_REGION / 16, k = r.node > 0 ? r.node : 0;
+        int nr = r.nodes > 0 ? r.nodes : 1;
+        const float4 *src = a.dram + ((k + nr - 1) % nr % VAR_REGIONS) * n4;
+        for (int j = 0; j < a.in; j++)
+            acc += __ldcg(src + (tid + j * nthr) % n4).x;
+        float4 *dst = (float4 *)a.dram + (k % VAR_REGIONS) * n4;
+        for (int j = 0; j < a.out; j++)
+            __stcg(dst + (tid + j * nthr) % n4, make_float4(acc, acc, acc, acc));
     }
     if (a.wstores) { // the same fresh part, written
         size_t n4 = VAR_DRAM / 16, per = nthr * a.wstores;
@@ -344,7 +358,7 @@ static const VarFn var_fns[VAR_FUNCS] = {kvar<0>, kvar<1>, kvar<2>, kvar<3>,
                                          kvar<4>, kvar<5>, kvar<6>, kvar<7>};
 
 struct VarNode {
-    int g = 1, b = 128, s = 0, c = -1, f = 0, l = 0, d = 0, x = 0, m = 0, w = 0;
+    int g = 1, b = 128, s = 0, c = -1, f = 0, l = 0, d = 0, x = 0, m = 0, w = 0, i = 0, o = 0;
     u64 t = 2000;
 };
 
@@ -383,6 +397,8 @@ static std::vector<VarNode> var_parse(const std::string &spec)
             case 'x': n.x = (int)val; break;
             case 'm': n.m = (int)val; break;
             case 'w': n.w = (int)val; break;
+            case 'i': n.i = (int)val; break;
+            case 'o': n.o = (int)val; break;
             case 't': n.t = (u64)val; break;
             default: fprintf(stderr, "bad --spec key '%c'\n", key); exit(2);
             }
@@ -390,7 +406,7 @@ static std::vector<VarNode> var_parse(const std::string &spec)
         }
         if (n.g < 1 || n.b < 1 || n.b > 1024 || n.f < 0 || n.f >= VAR_FUNCS || n.x < 0 ||
             n.x > 3 || n.c < -1 || n.c > 100 || (n.x == 2 && n.b > 128) || n.m < 0 ||
-            n.w < 0 || n.m > VAR_COPY) {
+            n.w < 0 || n.i < 0 || n.o < 0 || n.m > VAR_COPY) {
             fprintf(stderr, "bad --spec node '%s'\n", node.c_str());
             exit(2);
         }
@@ -480,7 +496,7 @@ static void var_setup(const Opt &o, Dev &d)
         if (n.c >= 0)
             CK(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, n.c));
         l2 |= n.l > 0;
-        dram |= n.d > 0 || n.w > 0;
+        dram |= n.d > 0 || n.w > 0 || n.i > 0 || n.o > 0;
     }
     if (l2) {
         CK(cudaMalloc(&d.vl2, VAR_L2));
@@ -584,7 +600,7 @@ static bool launch_node(const Opt &o, Dev &d, int node)
         const VarNode &n = d.var[node % d.var.size()];
         if (n.m > 0)
             CK(cudaMemcpyAsync(d.cpy + VAR_COPY, d.cpy, n.m, cudaMemcpyDeviceToDevice, d.s));
-        VarArgs a = {n.t, d.vl2, d.vdram, n.l, n.d, n.w, n.s, d.sink, d.smid};
+        VarArgs a = {n.t, d.vl2, d.vdram, n.l, n.d, n.w, n.i, n.o, n.s, d.sink, d.smid};
         VarPad pad;
         memset(&pad, 1, sizeof pad);
         void *args[] = {&r, &a, &pad};

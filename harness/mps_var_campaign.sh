@@ -1,7 +1,8 @@
 #!/bin/bash
 # Which kernel property costs an MPS client time, alone and beside other clients (hqsim issue 10
 # items 2 and 5, FINDINGS §28); one device call, ~5 min. No card setting is changed.
-#   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock]
+#   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock|--chain|--chain-mock|
+#       --dissect|--dissect-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -25,6 +26,12 @@
 #   the default beside aggressors whose blocks hold SMs at carveouts set by 0/25/50/100% and the
 #   default, N = 2) and, alone without and with MPS, kernels that read and/or write DRAM on 1-1024
 #   blocks; the decoder alone again; ncu of those kernels.
+# --chain (a third call): alone without and with MPS only, producer-consumer chains (each node
+#   reads what the previous node wrote: 1-block and 384-block nodes, alternating) against nodes
+#   that only write or only read; the decoder alone again; ncu of those kernels.
+# --dissect (a fourth call): the same for the decoder-like chain `mixchain` taken apart: without
+#   its registers and shared memory, without its memory chain, reads or writes only, and its
+#   first two nodes alone.
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
 set -u
@@ -70,6 +77,27 @@ if [ "$MODE" = --more ] || [ "$MODE" = --more-mock ]; then
   NCUSPEC="$NCUSPEC/g132.b128.s512.f4.t3000/g132.b128.s512.f5.c25.t3000/g132.b128.s512.f6.c50.t3000"
   NCUSPEC="$NCUSPEC/g132.b128.s512.f7.c75.t3000/g384.b128.d8.w8.t0"
 fi
+if [ "$MODE" = --chain ] || [ "$MODE" = --chain-mock ]; then
+  LONE="base=g1.b128.$T chain1=g1.b128.i4.o4.t0 chain384=g384.b128.i8.o8.t0
+ chainmix=g384.b128.i8.o8.t0/g1.b128.i4.o4.t0 out1=g1.b128.o4.t0 outmix=g384.b128.o8.t0/g1.b128.o4.t0
+ inmix=g384.b128.i8.t0/g1.b128.i4.t0
+ mixchain=g1.b128.f0.i4.o4.t0/g384.b128.x2.s528.i8.o8.t0/g1.b128.f1.i4.o4.t0/g128.b128.x2.s528.i8.o8.t0/g256.b128.f2.s1536.i8.o8.t0/g1.b128.f3.i4.o4.t0/g2.b128.f4.i4.o4.t0/g1024.b128.f5.s2560.i8.o8.t0"
+  AGGR=; VICT=; DVICT=; MORE=1
+  NCUSPEC="g1.b128.i4.o4.t0/g384.b128.i8.o8.t0"
+fi
+if [ "$MODE" = --dissect ] || [ "$MODE" = --dissect-mock ]; then
+  A=g1.b128.f0; B=g384.b128.x2.s528; C=g1.b128.f1; D=g128.b128.x2.s528; E=g256.b128.f2.s1536
+  F=g1.b128.f3; G=g2.b128.f4; H=g1024.b128.f5.s2560
+  io() { # SMALL BIG -> the mixchain with those float4 per thread (1-2 block / wide nodes)
+    echo "$A.$1.t0/$B.$2.t0/$C.$1.t0/$D.$2.t0/$E.$2.t0/$F.$1.t0/$G.$1.t0/$H.$2.t0"
+  }
+  LONE="mixchain=$(io i4.o4 i8.o8) mixin=$(io i4 i8) mixout=$(io o4 o8)
+ mixshape=$(io t1 t1 | sed 's/\.t1\.t0/.t1000/g')
+ gridchain=g1.b128.i4.o4.t0/g384.b128.i8.o8.t0/g1.b128.i4.o4.t0/g128.b128.i8.o8.t0/g256.b128.i8.o8.t0/g1.b128.i4.o4.t0/g2.b128.i4.o4.t0/g1024.b128.i8.o8.t0
+ pairregs=$A.i4.o4.t0/$B.i8.o8.t0 pairregsin=$A.i4.t0/$B.i8.t0 pairregsout=$A.o4.t0/$B.o8.t0
+ pair2=$F.i4.o4.t0/$G.i4.o4.t0"
+  AGGR=; VICT=; DVICT=; MORE=1; NCUSPEC=
+fi
 if [ "$MODE" = --quick ]; then
   SECS=0.3; DSECS=0.3; LONE="base=g1.b128.$T regs384=g384.b128.x2.$T mix=$MIX"
   AGGR="g132c0=g132.b128.s512.c0.t3000 hcopy=g132.b128.t3000 decoder=torch"; DVICT=g132c0; NS=2
@@ -79,7 +107,8 @@ PIDS=()
 MORE=${MORE:-0}
 
 . "$HERE/mps_lib.sh" # mps_lib_stop, mps_lib_start, mps_lib_reap, mock_probe, mock_dec
-if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ]; then
+if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock ] ||
+  [ "$MODE" = --dissect-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
@@ -182,6 +211,7 @@ done
 for w in $VICT; do one mps 1 none_again "${w%%=*}" "${w#*=}"; done
 one mps 1 none_again decoder decoder
 mps_lib_stop; MPSON=0
+for k in $(seq 20); do pgrep -f nvidia-cuda-mps >/dev/null || break; sleep 0.5; done # gone
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 
 # Part N: ncu without MPS. The decoder (not with --more): skip ~25 requests' kernels, then one
@@ -192,9 +222,11 @@ if [ "$MORE" != 1 ]; then
     > "$RAW/logs/ncu_decoder.out" 2>&1
   echo "ncu decoder rc=$? $(wc -l < "$RAW/ncu_decoder.csv" 2>/dev/null) lines"
 fi
-NT=$(echo "$NCUSPEC" | tr / '\n' | wc -l)
-$NCU --launch-skip $((NT * 120)) --launch-count "$NT" --log-file "$RAW/ncu_var.csv" \
-  "$BIN" victim --kind var --nodes "$NT" --spec "$NCUSPEC" --secs 0.05 \
-  > "$RAW/logs/ncu_var.out" 2>&1
-echo "ncu var rc=$? $(wc -l < "$RAW/ncu_var.csv" 2>/dev/null) lines"
+if [ -n "$NCUSPEC" ]; then
+  NT=$(echo "$NCUSPEC" | tr / '\n' | wc -l)
+  $NCU --launch-skip $((NT * 120)) --launch-count "$NT" --log-file "$RAW/ncu_var.csv" \
+    "$BIN" victim --kind var --nodes "$NT" --spec "$NCUSPEC" --secs 0.05 \
+    > "$RAW/logs/ncu_var.out" 2>&1
+  echo "ncu var rc=$? $(wc -l < "$RAW/ncu_var.csv" 2>/dev/null) lines"
+fi
 wc -l "$RAW/var.csv" "$RAW/decoder.csv" "$RAW/aggr.csv"

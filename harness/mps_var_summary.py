@@ -2,7 +2,7 @@
 """Which kernel property costs an MPS client time (FINDINGS §28): harness/mps_var_campaign.sh's
 tables.
 
-    python3 harness/mps_var_summary.py traces/measured/h100/mpspct/var [.../var/more]
+    python3 harness/mps_var_summary.py traces/measured/h100/mpspct/var{,/more,/chain,/dissect}
 
 Reads DIR/var.csv (mps_probe `var` victims: L_<spec> alone, VT/VT8/VT25/VT100 beside others),
 DIR/decoder.csv (the decoder b1 graph as victim, no profiler), DIR/aggr.csv (each aggressor's
@@ -13,7 +13,11 @@ kernels/s, requests/s for `decoder`) and DIR/ncu_*.csv.gz (LaunchStats/Occupancy
  2. beside N - 1 others: each victim's span growth per node per other client against the mean of
     its N = 1 rows (before and after), N = 2 / 4, and the others' rate per client;
  3. the decoder victim: growth of its span per request per other client against its N = 1 rows;
- 4. from ncu: per kernel kind, the shared-memory configuration the driver chose and the limits.
+ 4. from ncu: per kernel kind, the shared-memory configuration the driver chose and the limits;
+ 5. over all DIRs: a lone client's cost per change of shared-memory configuration between
+    consecutive kernels that move memory, FITTED on the `mixchain` rows (less the `base` rows'
+    cost per node), and the decoder alone PREDICTED from its changes per request (ncu's
+    configurations of one request, in order) against its measured growth.
 """
 import csv
 import gzip
@@ -132,6 +136,49 @@ def ncu(d):
             print(f'{c},"{key[0]}",' + ",".join(key[1:]))
 
 
+MIX_CHANGES = 7  # of 8 transitions in `mixchain`: 32 16 32 16 100 32 32 100 KB (ncu)
+
+
+def changes_fit(dirs):
+    lone_rows = defaultdict(lambda: defaultdict(list))
+    dec = defaultdict(list)
+    seq = None
+    for d in dirs:
+        for r in read(os.path.join(d, "var.csv")):
+            if r["victim"].startswith("L_"):
+                lone_rows[r["victim"][2:]][r["mode"]].append(float(r["span_p50_us"]))
+        for r in read(os.path.join(d, "decoder.csv")):
+            if r["n"] == "1":
+                dec[r["mode"]].append(float(r["evspan_p50_us"]))
+        f = os.path.join(d, "ncu_decoder.csv.gz")
+        if os.path.exists(f):
+            lines = [x for x in gzip.open(f, "rt") if not x.startswith("==")]
+            k = {}
+            for r in csv.DictReader(lines):
+                if r["Metric Name"] == "Shared Memory Configuration Size":
+                    k[int(r["ID"])] = r["Metric Value"]
+            seq = [k[i] for i in sorted(k)]
+
+    def per_node(name):
+        m = lone_rows.get(name, {})
+        if not m.get("nomps") or not m.get("mps"):
+            return None
+        return (statistics.mean(m["mps"]) - statistics.mean(m["nomps"])) / NODES
+    mix, base = per_node("mixchain"), per_node("base")
+    if mix is None or base is None or seq is None or not dec["nomps"] or not dec["mps"]:
+        return
+    c = (mix - base) * 8 / MIX_CHANGES
+    ch = sum(1 for a, b in zip(seq, seq[1:]) if a != b)
+    pred = DEC_KERNELS * base + ch * c
+    meas = statistics.mean(dec["mps"]) - statistics.mean(dec["nomps"])
+    print("\n## 5. lone client: configuration changes between kernels that move memory")
+    print(f"base {base:+.3f} us per node, mixchain {mix:+.3f} ({len(lone_rows['mixchain']['mps'])}"
+          f" runs): {c:.3f} us per change (FITTED)")
+    print(f"decoder: {ch} changes in {len(seq)} kernels -> {DEC_KERNELS} x {base:.3f} + {ch} x "
+          f"{c:.3f} = {pred:.1f} us PREDICTED, measured {meas:.1f} us "
+          f"({len(dec['mps'])} MPS / {len(dec['nomps'])} no-MPS rows)")
+
+
 def main(d):
     rows = read(os.path.join(d, "var.csv"))
     dec = read(os.path.join(d, "decoder.csv"))
@@ -147,3 +194,4 @@ if __name__ == "__main__":
     for d in sys.argv[1:]:
         print(f"# {d}")
         main(d)
+    changes_fit(sys.argv[1:])
