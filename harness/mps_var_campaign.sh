@@ -2,7 +2,7 @@
 # Which kernel property costs an MPS client time, alone and beside other clients (hqsim issue 10
 # items 2 and 5, FINDINGS §28); one device call, ~5 min. No card setting is changed.
 #   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock|--chain|--chain-mock|
-#       --dissect|--dissect-mock]
+#       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -32,6 +32,11 @@
 # --dissect (a fourth call): the same for the decoder-like chain `mixchain` taken apart: without
 #   its registers and shared memory, without its memory chain, reads or writes only, and its
 #   first two nodes alone.
+# --confirm (a fifth call): `mixchain` again, and the same with every function's preferred carveout
+#   at 100% (one configuration for all its nodes), alone without and with MPS; ncu of the latter.
+# --funcs (a sixth call): `gridchain` (mixchain's grids and chain, one function, no registers or
+#   shared memory) with mixchain's distinct functions, or its registers, or its shared memory
+#   (at one configuration) added, and 8 distinct functions streaming DRAM against one; alone.
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
 set -u
@@ -85,7 +90,8 @@ if [ "$MODE" = --chain ] || [ "$MODE" = --chain-mock ]; then
   AGGR=; VICT=; DVICT=; MORE=1
   NCUSPEC="g1.b128.i4.o4.t0/g384.b128.i8.o8.t0"
 fi
-if [ "$MODE" = --dissect ] || [ "$MODE" = --dissect-mock ]; then
+if [ "$MODE" = --dissect ] || [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm ] ||
+  [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs ] || [ "$MODE" = --funcs-mock ]; then
   A=g1.b128.f0; B=g384.b128.x2.s528; C=g1.b128.f1; D=g128.b128.x2.s528; E=g256.b128.f2.s1536
   F=g1.b128.f3; G=g2.b128.f4; H=g1024.b128.f5.s2560
   io() { # SMALL BIG -> the mixchain with those float4 per thread (1-2 block / wide nodes)
@@ -97,6 +103,20 @@ if [ "$MODE" = --dissect ] || [ "$MODE" = --dissect-mock ]; then
  pairregs=$A.i4.o4.t0/$B.i8.o8.t0 pairregsin=$A.i4.t0/$B.i8.t0 pairregsout=$A.o4.t0/$B.o8.t0
  pair2=$F.i4.o4.t0/$G.i4.o4.t0"
   AGGR=; VICT=; DVICT=; MORE=1; NCUSPEC=
+  if [ "$MODE" = --funcs ] || [ "$MODE" = --funcs-mock ]; then
+    LONE="gridchain=$(io i4.o4 i8.o8 | sed 's/\.f[0-9]//g; s/\.x2//g; s/\.s[0-9]*//g')
+ gridchainF=$(io i4.o4 i8.o8 | sed 's/\.x2//g; s/\.s[0-9]*//g; s/\.f[0-9]//g' |
+      awk -F/ '{for (i = 1; i <= NF; i++) printf "%s%s.f%d", (i > 1 ? "/" : ""), $i, i - 1}')
+ gridchainR=$(io i4.o4 i8.o8 | sed 's/\.f[0-9]//g; s/\.s[0-9]*//g')
+ gridchainS=$(io i4.o4.c100 i8.o8.c100 | sed 's/\.f[0-9]//g; s/\.x2//g')
+ funcd=$(for i in 0 1 2 3 4 5 6 7; do printf "g384.b128.f$i.d8.t0/"; done | sed 's|/$||')
+ dram384=g384.b128.d8.t0 mixchain=$(io i4.o4 i8.o8)"
+  fi
+  if [ "$MODE" = --confirm ] || [ "$MODE" = --confirm-mock ]; then
+    LONE="mixchain=$(io i4.o4 i8.o8) mixchainc100=$(io i4.o4.c100 i8.o8.c100)
+ mixshapec100=$(io c100.t1 c100.t1 | sed 's/\.t1\.t0/.t1000/g')"
+    NCUSPEC=$(io i4.o4.c100 i8.o8.c100)
+  fi
 fi
 if [ "$MODE" = --quick ]; then
   SECS=0.3; DSECS=0.3; LONE="base=g1.b128.$T regs384=g384.b128.x2.$T mix=$MIX"
@@ -108,7 +128,7 @@ MORE=${MORE:-0}
 
 . "$HERE/mps_lib.sh" # mps_lib_stop, mps_lib_start, mps_lib_reap, mock_probe, mock_dec
 if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock ] ||
-  [ "$MODE" = --dissect-mock ]; then
+  [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"

@@ -2,7 +2,7 @@
 """Which kernel property costs an MPS client time (FINDINGS §28): harness/mps_var_campaign.sh's
 tables.
 
-    python3 harness/mps_var_summary.py traces/measured/h100/mpspct/var{,/more,/chain,/dissect}
+    python3 harness/mps_var_summary.py traces/measured/h100/mpspct/var{,/more,/chain,/dissect,/confirm,/funcs}
 
 Reads DIR/var.csv (mps_probe `var` victims: L_<spec> alone, VT/VT8/VT25/VT100 beside others),
 DIR/decoder.csv (the decoder b1 graph as victim, no profiler), DIR/aggr.csv (each aggressor's
@@ -14,10 +14,9 @@ kernels/s, requests/s for `decoder`) and DIR/ncu_*.csv.gz (LaunchStats/Occupancy
     its N = 1 rows (before and after), N = 2 / 4, and the others' rate per client;
  3. the decoder victim: growth of its span per request per other client against its N = 1 rows;
  4. from ncu: per kernel kind, the shared-memory configuration the driver chose and the limits;
- 5. over all DIRs: a lone client's cost per change of shared-memory configuration between
-    consecutive kernels that move memory, FITTED on the `mixchain` rows (less the `base` rows'
-    cost per node), and the decoder alone PREDICTED from its changes per request (ncu's
-    configurations of one request, in order) against its measured growth.
+ 5. over all DIRs: each alone spec's growth per node pooled (means of its runs), and the
+    decoder's changes of function and of shared-memory configuration between consecutive kernels
+    (ncu's order of one request) next to its growth alone.
 """
 import csv
 import gzip
@@ -136,10 +135,8 @@ def ncu(d):
             print(f'{c},"{key[0]}",' + ",".join(key[1:]))
 
 
-MIX_CHANGES = 7  # of 8 transitions in `mixchain`: 32 16 32 16 100 32 32 100 KB (ncu)
-
-
-def changes_fit(dirs):
+def changes(dirs):
+    """Section 5: the alone rows pooled over DIRs, and the decoder's request in ncu's order."""
     lone_rows = defaultdict(lambda: defaultdict(list))
     dec = defaultdict(list)
     seq = None
@@ -156,27 +153,22 @@ def changes_fit(dirs):
             k = {}
             for r in csv.DictReader(lines):
                 if r["Metric Name"] == "Shared Memory Configuration Size":
-                    k[int(r["ID"])] = r["Metric Value"]
+                    k[int(r["ID"])] = (r["Kernel Name"], r["Metric Value"])
             seq = [k[i] for i in sorted(k)]
-
-    def per_node(name):
-        m = lone_rows.get(name, {})
-        if not m.get("nomps") or not m.get("mps"):
-            return None
-        return (statistics.mean(m["mps"]) - statistics.mean(m["nomps"])) / NODES
-    mix, base = per_node("mixchain"), per_node("base")
-    if mix is None or base is None or seq is None or not dec["nomps"] or not dec["mps"]:
-        return
-    c = (mix - base) * 8 / MIX_CHANGES
-    ch = sum(1 for a, b in zip(seq, seq[1:]) if a != b)
-    pred = DEC_KERNELS * base + ch * c
-    meas = statistics.mean(dec["mps"]) - statistics.mean(dec["nomps"])
-    print("\n## 5. lone client: configuration changes between kernels that move memory")
-    print(f"base {base:+.3f} us per node, mixchain {mix:+.3f} ({len(lone_rows['mixchain']['mps'])}"
-          f" runs): {c:.3f} us per change (FITTED)")
-    print(f"decoder: {ch} changes in {len(seq)} kernels -> {DEC_KERNELS} x {base:.3f} + {ch} x "
-          f"{c:.3f} = {pred:.1f} us PREDICTED, measured {meas:.1f} us "
-          f"({len(dec['mps'])} MPS / {len(dec['nomps'])} no-MPS rows)")
+    print("\n## 5. alone, pooled over the directories: growth per node without -> with MPS, us")
+    print("spec,runs,growth_per_node")
+    for v, m in sorted(lone_rows.items()):
+        if m.get("nomps") and m.get("mps"):
+            g = (statistics.mean(m["mps"]) - statistics.mean(m["nomps"])) / NODES
+            print(f"{v},{min(len(m['mps']), len(m['nomps']))},{g:+.3f}")
+    if seq and dec["nomps"] and dec["mps"]:
+        fn = sum(1 for a, b in zip(seq, seq[1:]) if a[0] != b[0])
+        cf = sum(1 for a, b in zip(seq, seq[1:]) if a[1] != b[1])
+        g = statistics.mean(dec["mps"]) - statistics.mean(dec["nomps"])
+        print(f"decoder: {len(seq)} kernels, {fn} changes of function and {cf} of shared-memory "
+              f"configuration between consecutive kernels (ncu); alone {g:+.1f} us per request "
+              f"({g / DEC_KERNELS:+.3f} per kernel; {len(dec['mps'])} MPS / "
+              f"{len(dec['nomps'])} no-MPS rows)")
 
 
 def main(d):
@@ -194,4 +186,4 @@ if __name__ == "__main__":
     for d in sys.argv[1:]:
         print(f"# {d}")
         main(d)
-    changes_fit(sys.argv[1:])
+    changes(sys.argv[1:])
