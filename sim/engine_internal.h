@@ -208,6 +208,11 @@ struct Cohort {
     SimEvent ev;         /* EV_COHORT */
     SimEvent early_ev;   /* EV_EARLY: its groups' next early block end */
     Cohort *prev, *next; /* the context's cohorts */
+    /* In the context's list of cohorts that may end blocks early (a group
+     * had early ends left when placed, engine_sm.c's early_left): those
+     * cohorts_early_rearm looks at. */
+    bool early_listed;
+    Cohort *eprev, *enext;
 };
 
 /* An SM's steady state beside co-runners (engine_steady.c): the snapshot
@@ -274,7 +279,8 @@ struct Ctx {
     SmRt *sms;         /* sm_count, indexed by SM id */
     GPtrArray *queues; /* Queue* */
     KernelRt *pend_head, *pend_tail;
-    Cohort *cohorts; /* live cohorts of this context */
+    Cohort *cohorts;       /* live cohorts of this context */
+    Cohort *early_cohorts; /* those early_listed, latest listed first */
     /* Changes of the pending list, and the count for which the cohorts'
      * early block ends were last scheduled (engine_sm.c,
      * cohorts_early_rearm). */
@@ -590,6 +596,9 @@ void sm_steady_cohort_try(Engine *E, Ctx *c);
 void sm_steady_cohort_end(Engine *E, Cohort *co);
 /* Tests only: never enter steady state (the step-by-step reference). */
 void sm_force_no_steady(bool on);
+/* Tests: blocks never join an older group of their kernel (engine_sm.c,
+ * spread_join), as before that approximation. */
+void sm_force_no_join(bool on);
 
 /* engine_issue.c: the SM's issue rate shared among its groups by age.
  * Sets every group's speed from sm->load and the list order (youngest

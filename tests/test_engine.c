@@ -657,6 +657,48 @@ static void test_engine_late_start_beyond_warps(void **state)
     }
 }
 
+/* Blocks of a waiting kernel that take early-freed slots on one SM
+ * within SPREAD_JOIN_WINDOW x s of a block's time join one group
+ * (engine_sm.c, spread_join): "wide" (8 blocks of 8 warps per SM,
+ * saturated, 1 ms) with s = 0.25 ends its blocks 2 s / 7 = 71 us apart
+ * (under the 75 us window) from 0.75 ms on; "queued" (2 blocks per SM)
+ * takes the first two slots of each SM.  Joined, its two blocks there
+ * share their work left evenly: the second ends earlier (by less than the
+ * gap), the first later, and the kernel ends once per SM instead of
+ * twice, in fewer events (19 against 23). */
+static void test_engine_block_end_spread_join(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    f->m->sm_block_end_spread = 0.25;
+    SimTime end[2], start[2];
+    uint64_t ev[2];
+    for (int join = 0; join < 2; join++) {
+        g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp a = test_kernel(0, "wide", 32, 256, MS(1));
+        SimOp b = test_kernel(1, "queued", 8, 256, MS(1));
+        sim_process_add_op(p, &a);
+        sim_process_add_op(p, &b);
+        sm_force_no_join(!join);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        sm_force_no_join(false);
+        start[join] = test_op(r, 0, 1)->start_ns;
+        end[join] = test_op(r, 0, 1)->end_ns;
+        ev[join] = r->events;
+        print_message("join %d: queued %llu..%llu ns, %llu events\n", join,
+                      (unsigned long long)start[join],
+                      (unsigned long long)end[join],
+                      (unsigned long long)ev[join]);
+    }
+    assert_in_range(start[0], US(750) - 4, US(750) + 4);
+    assert_int_equal(start[1], start[0]);
+    assert_true(end[1] < end[0]);
+    assert_true(end[0] - end[1] < US(75));
+    assert_true(ev[1] < ev[0]);
+}
+
 /* Device memory (engine_dram.c) with B = 1000 GB/s and d(r) = r /
  * sqrt(1 + r^2): a kernel moving @share x B x 1 ms alone pulls r_a =
  * share / sqrt(1 - share^2). */
@@ -1405,6 +1447,7 @@ int main(void)
         T(test_engine_block_end_spread_frees_slots_early),
         T(test_engine_block_end_spread_self_refill_free),
         T(test_engine_late_start_beyond_warps),
+        T(test_engine_block_end_spread_join),
         T(test_engine_dram_kernel_alone_reproduces_duration),
         T(test_engine_dram_shared_in_proportion),
         T(test_engine_copies_overlap_and_serialize),
