@@ -2,7 +2,7 @@
 # Which kernel property costs an MPS client time, alone and beside other clients (hqsim issue 10
 # items 2 and 5, FINDINGS §28); one device call, ~5 min. No card setting is changed.
 #   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock|--chain|--chain-mock|
-#       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock]
+#       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -37,6 +37,8 @@
 # --funcs (a sixth call): `gridchain` (mixchain's grids and chain, one function, no registers or
 #   shared memory) with mixchain's distinct functions, or its registers, or its shared memory
 #   (at one configuration) added, and 8 distinct functions streaming DRAM against one; alone.
+# --wide (a seventh call): the timer victim as one 1024-thread block (its configuration alone 8 KB,
+#   so every configuration is in its window) against VT beside 8 KB and 16 KB clients and decoders.
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
 set -u
@@ -118,6 +120,11 @@ if [ "$MODE" = --dissect ] || [ "$MODE" = --dissect-mock ] || [ "$MODE" = --conf
     NCUSPEC=$(io i4.o4.c100 i8.o8.c100)
   fi
 fi
+if [ "$MODE" = --wide ] || [ "$MODE" = --wide-mock ]; then
+  LONE=; VICT="VT=g1.b32.t5000 VT1024=g1.b1024.t5000"
+  AGGR="g132c0=g132.b128.s512.c0.t3000 r384=g384.b128.x2.s528.t3000 decoder=torch"
+  VT8AGGR=" g132c0 r384 decoder "; DVICT=; MORE=1; NCUSPEC="g1.b1024.t5000/g1.b32.f1.t5000"
+fi
 if [ "$MODE" = --quick ]; then
   SECS=0.3; DSECS=0.3; LONE="base=g1.b128.$T regs384=g384.b128.x2.$T mix=$MIX"
   AGGR="g132c0=g132.b128.s512.c0.t3000 hcopy=g132.b128.t3000 decoder=torch"; DVICT=g132c0; NS=2
@@ -128,7 +135,8 @@ MORE=${MORE:-0}
 
 . "$HERE/mps_lib.sh" # mps_lib_stop, mps_lib_start, mps_lib_reap, mock_probe, mock_dec
 if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock ] ||
-  [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ]; then
+  [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ] ||
+  [ "$MODE" = --wide-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
