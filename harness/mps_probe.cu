@@ -38,8 +38,10 @@
 //       x flavour: 0 plain, 1 large code (1024 unrolled FMAs, ~16 KB of
 //       instructions), 2 many registers (168 per thread: 3 blocks of 128
 //       threads per SM, as the decoder's gemvx with 159), 3 ~3.8 KB of
-//       kernel parameters; m: a device-to-device copy of m bytes (a graph
-//       memcpy node) before the node's kernel; w float4 written per thread
+//       kernel parameters, 4 lean (at most 24 registers, b <= 256), 5 many
+//       registers capped at 160 (the decoder's gemvx); m: a device-to-device
+//       copy of m bytes (a graph memcpy node) before the node's kernel; w
+//       float4 written per thread
 //       to the part d reads; o float4 written per thread to node k's own 8 MiB
 //       region (k mod 32) and i float4 read per thread from the previous
 //       node's (what it just wrote: a producer-consumer chain).  Defaults
@@ -322,7 +324,34 @@ __global__ void kvbig(RecArgs r, VarArgs a)
 
 // Many registers: VAR_REGS values made before the spin and summed after it;
 // with at least 3 blocks of 128 threads per SM ptxas gives it 168 registers.
+__device__ __forceinline__ void var_regs(const RecArgs &r, const VarArgs &a, int sink);
 __global__ void __launch_bounds__(128, 3) kvregs(RecArgs r, VarArgs a)
+{
+    var_regs(r, a, 9);
+}
+
+// The same capped at 160 registers (x5): the decoder's cuBLAS gemvx (159,
+// allocated as 160) leaves 4096 of an SM's 65536 registers beside 3 blocks,
+// kvregs (168) only 1024.
+__global__ void __maxnreg__(160) kvregs160(RecArgs r, VarArgs a)
+{
+    var_regs(r, a, 12);
+}
+
+// A lean kernel (x4): 24 registers (ptxas's floor on sm_90), so 160 threads
+// need 3840 of the 4096 that 3 gemvx blocks leave on an SM, with 5 warps per
+// block (12 blocks per SM): does that make its configuration alone small?
+__global__ void __maxnreg__(24) kvlean(RecArgs r, VarArgs a)
+{
+    u64 t0 = gtime();
+    long long c0 = clock64();
+    float acc = var_body(r, a, t0, 0.f);
+    if (acc == 1234.5f)
+        a.sink[11] = acc;
+    rec_end(r, t0, c0);
+}
+
+__device__ __forceinline__ void var_regs(const RecArgs &r, const VarArgs &a, int sink)
 {
     u64 t0 = gtime();
     long long c0 = clock64();
@@ -338,7 +367,7 @@ __global__ void __launch_bounds__(128, 3) kvregs(RecArgs r, VarArgs a)
     for (int i = 0; i < VAR_REGS; i++)
         acc += v[i] * (1.0f + i);
     if (acc == 1234.5f)
-        a.sink[9] = acc;
+        a.sink[sink] = acc;
     rec_end(r, t0, c0);
 }
 
@@ -405,7 +434,8 @@ static std::vector<VarNode> var_parse(const std::string &spec)
             k = e + 1;
         }
         if (n.g < 1 || n.b < 1 || n.b > 1024 || n.f < 0 || n.f >= VAR_FUNCS || n.x < 0 ||
-            n.x > 3 || n.c < -1 || n.c > 100 || (n.x == 2 && n.b > 128) || n.m < 0 ||
+            n.x > 5 || n.c < -1 || n.c > 100 || ((n.x == 2 || n.x == 5) && n.b > 128) ||
+            (n.x == 4 && n.b > 256) || n.m < 0 ||
             n.w < 0 || n.i < 0 || n.o < 0 || n.m > VAR_COPY) {
             fprintf(stderr, "bad --spec node '%s'\n", node.c_str());
             exit(2);
@@ -422,6 +452,8 @@ static const void *var_fn(const VarNode &n)
     case 1: return (const void *)kvbig;
     case 2: return (const void *)kvregs;
     case 3: return (const void *)kvpar;
+    case 4: return (const void *)kvlean;
+    case 5: return (const void *)kvregs160;
     default: return (const void *)var_fns[n.f];
     }
 }

@@ -2,7 +2,8 @@
 # Which kernel property costs an MPS client time, alone and beside other clients (hqsim issue 10
 # items 2 and 5, FINDINGS §28); one device call, ~5 min. No card setting is changed.
 #   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock|--chain|--chain-mock|
-#       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock]
+#       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock|
+#       --fit|--fit-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -39,6 +40,12 @@
 #   (at one configuration) added, and 8 distinct functions streaming DRAM against one; alone.
 # --wide (a seventh call): the timer victim as one 1024-thread block (its configuration alone 8 KB,
 #   so every configuration is in its window) against VT beside 8 KB and 16 KB clients and decoders.
+# --fit (an eighth call): victims whose window holds every configuration the decoder's kernels
+#   hold SMs at and that fit beside its GEMV blocks: `VS` (1 block x 32 threads, 1024 registers,
+#   1.5 KB dynamic, 0% preference: by the window rule [8, 100] KB) and `VM` (128 threads, 4096
+#   registers, 512 B, 0%: [8, 64] KB, fits beside 3 gemvx blocks of 160 registers but not of
+#   168), with VT, beside 8 KB, 16 KB (168 and 160 registers), 228 KB clients, `mix` and decoders;
+#   ncu of each victim (with and without its preference) and of the 160-register grid.
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
 set -u
@@ -125,6 +132,15 @@ if [ "$MODE" = --wide ] || [ "$MODE" = --wide-mock ]; then
   AGGR="g132c0=g132.b128.s512.c0.t3000 r384=g384.b128.x2.s528.t3000 decoder=torch"
   VT8AGGR=" g132c0 r384 decoder "; DVICT=; MORE=1; NCUSPEC="g1.b1024.t5000/g1.b32.f1.t5000"
 fi
+if [ "$MODE" = --fit ] || [ "$MODE" = --fit-mock ]; then
+  LONE=; VICT="VT=g1.b32.t5000 VS=g1.b32.s1536.c0.t5000 VM=g1.b128.s512.c0.t5000"
+  AGGR="g132c0=g132.b128.s512.c0.t3000 r384=g384.b128.x2.s528.t3000
+ r384r=g384.b128.x5.s528.t3000 g132c100=g132.b128.s512.c100.t3000 mix=$MIX decoder=torch"
+  VT8AGGR=" g132c0 r384 r384r g132c100 mix decoder "; N4AGGR=" g132c0 r384 mix decoder "
+  DVICT=; MORE=1
+  NCUSPEC="g1.b32.f0.t5000/g1.b32.f1.s1536.c0.t5000/g1.b32.f2.s1536.t5000/g1.b128.f3.s512.c0.t5000"
+  NCUSPEC="$NCUSPEC/g1.b128.f4.s512.t5000/g384.b128.x5.s528.t3000/g1.b160.x4.t5000"
+fi
 if [ "$MODE" = --quick ]; then
   SECS=0.3; DSECS=0.3; LONE="base=g1.b128.$T regs384=g384.b128.x2.$T mix=$MIX"
   AGGR="g132c0=g132.b128.s512.c0.t3000 hcopy=g132.b128.t3000 decoder=torch"; DVICT=g132c0; NS=2
@@ -132,11 +148,12 @@ fi
 MPSON=0
 PIDS=()
 MORE=${MORE:-0}
+N4AGGR=${N4AGGR:-} # set: only these aggressors at N = 4
 
 . "$HERE/mps_lib.sh" # mps_lib_stop, mps_lib_start, mps_lib_reap, mock_probe, mock_dec
 if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock ] ||
   [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ] ||
-  [ "$MODE" = --wide-mock ]; then
+  [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
@@ -231,6 +248,7 @@ for n in $NS; do
   for a in $AGGR; do
     for w in $VICT; do
       [ "${w%%=*}" != VT ] && [[ "$VT8AGGR" != *" ${a%%=*} "* ]] && continue
+      [ -n "$N4AGGR" ] && [ "$n" = 4 ] && [[ "$N4AGGR" != *" ${a%%=*} "* ]] && continue
       one mps "$n" "${a%%=*}" "${w%%=*}" "${w#*=}"
     done
   done

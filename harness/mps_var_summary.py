@@ -2,9 +2,9 @@
 """Which kernel property costs an MPS client time (FINDINGS §28): harness/mps_var_campaign.sh's
 tables.
 
-    python3 harness/mps_var_summary.py traces/measured/h100/mpspct/var{,/more,/chain,/dissect,/confirm,/funcs}
+    python3 harness/mps_var_summary.py traces/measured/h100/mpspct/var{,/more,/chain,/dissect,/confirm,/funcs,/wide,/fit}
 
-Reads DIR/var.csv (mps_probe `var` victims: L_<spec> alone, VT/VT8/VT25/VT100 beside others),
+Reads DIR/var.csv (mps_probe `var` victims: L_<spec> alone, VT*, VS, VM beside others),
 DIR/decoder.csv (the decoder b1 graph as victim, no profiler), DIR/aggr.csv (each aggressor's
 kernels/s, requests/s for `decoder`) and DIR/ncu_*.csv.gz (LaunchStats/Occupancy). Prints:
  1. alone: each L_ spec's GPU span per request without MPS and as the only MPS client, the growth
@@ -66,7 +66,8 @@ def beside(rows, aggr):
         rate[(a["n"], a["aggr"], a["victim"])].append(float(a["rate_per_s"]))
     base = defaultdict(list)
     for r in rows:
-        if r["n"] == "1" and r["mode"] == "mps" and r["victim"].startswith("VT"):
+        if (r["n"] == "1" and r["mode"] == "mps" and
+                (r["victim"].startswith("VT") or r["victim"] in ("VS", "VM"))):
             base[r["victim"]].append(float(r["span_p50_us"]))
     if not base:
         return
