@@ -3,7 +3,7 @@
 # items 2 and 5, FINDINGS §28); one device call, ~5 min. No card setting is changed.
 #   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock|--chain|--chain-mock|
 #       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock|
-#       --fit|--fit-mock]
+#       --fit|--fit-mock|--window|--window-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -46,6 +46,11 @@
 #   registers, 512 B, 0%: [8, 64] KB, fits beside 3 gemvx blocks of 160 registers but not of
 #   168), with VT, beside 8 KB, 16 KB (168 and 160 registers), 228 KB clients, `mix` and decoders;
 #   ncu of each victim (with and without its preference) and of the 160-register grid.
+# --window (a ninth call): the inverse test: VT beside decoder-like aggressors whose every grid
+#   sits inside VT's window [32, 228] KB: `mixw` (`mix` with its GEMV nodes as 160-register x5
+#   blocks, so 3 per SM leave VT's registers, and every function at a 100% preference: 228 KB),
+#   run twice (mixw, mixw2), against `mix`, `mix5` (x5 only: still 16 KB), `mixc100` (168
+#   registers at 100%) and decoders, N = 2 / 4; ncu of mixw's node types and a VT-like kernel.
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
 set -u
@@ -141,6 +146,13 @@ if [ "$MODE" = --fit ] || [ "$MODE" = --fit-mock ]; then
   NCUSPEC="g1.b32.f0.t5000/g1.b32.f1.s1536.c0.t5000/g1.b32.f2.s1536.t5000/g1.b128.f3.s512.c0.t5000"
   NCUSPEC="$NCUSPEC/g1.b128.f4.s512.t5000/g384.b128.x5.s528.t3000/g1.b160.x4.t5000"
 fi
+if [ "$MODE" = --window ] || [ "$MODE" = --window-mock ]; then
+  MIXW=$(echo "$MIX" | sed 's/\.x2/.x5/g; s|/|.c100/|g; s|$|.c100|')
+  LONE=; VICT="VT=g1.b32.t5000"
+  AGGR="mix=$MIX mixw=$MIXW mix5=$(echo "$MIX" | sed 's/\.x2/.x5/g')
+ mixc100=$(echo "$MIX" | sed 's|/|.c100/|g; s|$|.c100|') decoder=torch mixw2=$MIXW"
+  DVICT=; MORE=1; NCUSPEC="$MIXW/g1.b32.f7.t5000"
+fi
 if [ "$MODE" = --quick ]; then
   SECS=0.3; DSECS=0.3; LONE="base=g1.b128.$T regs384=g384.b128.x2.$T mix=$MIX"
   AGGR="g132c0=g132.b128.s512.c0.t3000 hcopy=g132.b128.t3000 decoder=torch"; DVICT=g132c0; NS=2
@@ -153,7 +165,7 @@ N4AGGR=${N4AGGR:-} # set: only these aggressors at N = 4
 . "$HERE/mps_lib.sh" # mps_lib_stop, mps_lib_start, mps_lib_reap, mock_probe, mock_dec
 if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock ] ||
   [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ] ||
-  [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ]; then
+  [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ] || [ "$MODE" = --window-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"

@@ -3,6 +3,7 @@
 tables.
 
     python3 harness/mps_var_summary.py traces/measured/h100/mpspct/var{,/more,/chain,/dissect,/confirm,/funcs,/wide,/fit}
+    python3 harness/mps_var_summary.py --fits traces/measured/h100/mpspct/var/window
 
 Reads DIR/var.csv (mps_probe `var` victims: L_<spec> alone, VT*, VS, VM beside others),
 DIR/decoder.csv (the decoder b1 graph as victim, no profiler), DIR/aggr.csv (each aggressor's
@@ -17,6 +18,11 @@ kernels/s, requests/s for `decoder`) and DIR/ncu_*.csv.gz (LaunchStats/Occupancy
  5. over all DIRs: each alone spec's growth per node pooled (means of its runs), and the
     decoder's changes of function and of shared-memory configuration between consecutive kernels
     (ncu's order of one request) next to its growth alone.
+With --fits (first argument), only section 6 per DIR: from DIR/ncu_var.csv.gz, whether the last
+kernel (the victim; `--window` puts a VT-like kernel last) fits on an SM beside each other kernel
+of one client: that kernel's blocks per SM (its grid over 132 SMs, within its limits), the
+registers (per warp, in units of 256), warps and shared memory (1 KB reserved per block) left, and
+whether the SM's configuration lies in the victim's window [its own configuration, 228 KB].
 """
 import csv
 import gzip
@@ -172,6 +178,41 @@ def changes(dirs):
               f"{len(dec['nomps'])} no-MPS rows)")
 
 
+SMS, SM_REGS, SM_WARPS, SM_MAX_CONFIG = 132, 65536, 64, 233472
+
+
+def fits(d):
+    """Section 6: does the last ncu kernel (the victim) fit beside each other one?"""
+    f = os.path.join(d, "ncu_var.csv.gz")
+    if not os.path.exists(f):
+        return
+    k = OrderedDict()
+    for r in csv.DictReader(x for x in gzip.open(f, "rt") if not x.startswith("==")):
+        k.setdefault(r["ID"], {"name": r["Kernel Name"][:32]})[r["Metric Name"]] = (
+            r["Metric Value"].replace(",", ""))
+    num = lambda v, m: int(float(v[m]))  # noqa: E731
+    warp_regs = lambda v: -(-num(v, "Registers Per Thread") * 32 // 256) * 256  # noqa: E731
+    warps = lambda v: -(-num(v, "Block Size") // 32)  # noqa: E731
+    smem = lambda v: (num(v, "Static Shared Memory Per Block") +  # noqa: E731
+                      num(v, "Dynamic Shared Memory Per Block") + 1024)
+    *aggr, vic = k.values()
+    vc = num(vic, "Shared Memory Configuration Size")
+    vr, vw, vs = warp_regs(vic) * warps(vic), warps(vic), smem(vic)
+    print(f"\n## 6. {d}: victim {vic['name']} ({vr} registers, {vw} warps, {vs} B shared, "
+          f"window [{vc}, {SM_MAX_CONFIG}] B) beside one client's blocks per SM")
+    print("kernel,grid,config,blocks_per_sm,regs_left,warps_left,smem_left,in_window,fits")
+    for v in aggr:
+        lim = min(num(v, m) for m in ("Block Limit Registers", "Block Limit Shared Mem",
+                                      "Block Limit Warps"))
+        b = min(lim, -(-num(v, "Grid Size") // SMS))
+        c = num(v, "Shared Memory Configuration Size")
+        left = (SM_REGS - b * warp_regs(v) * warps(v), SM_WARPS - b * warps(v), c - b * smem(v))
+        win = vc <= c <= SM_MAX_CONFIG
+        ok = win and left[0] >= vr and left[1] >= vw and left[2] >= vs
+        print(f'"{v["name"]}",{num(v, "Grid Size")},{c},{b},{left[0]},{left[1]},{left[2]},'
+              f"{'yes' if win else 'no'},{'yes' if ok else 'no'}")
+
+
 def main(d):
     rows = read(os.path.join(d, "var.csv"))
     dec = read(os.path.join(d, "decoder.csv"))
@@ -184,6 +225,10 @@ def main(d):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    if sys.argv[1] == "--fits":
+        for d in sys.argv[2:]:
+            fits(d)
+        sys.exit(0)
     for d in sys.argv[1:]:
         print(f"# {d}")
         main(d)
