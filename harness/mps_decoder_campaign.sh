@@ -46,16 +46,8 @@ finish() {
 }
 trap finish EXIT
 trap 'exit 143' TERM INT
-{
-  date -u
-  if [ "$MODE" != --mock ]; then
-    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
-    nvidia-smi | grep -i "cuda version"
-    nvcc --version | tail -2
-    python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
-  fi
-  nproc
-} > "$RAW/info.txt" 2>&1
+real=1; [ "$MODE" = --mock ] && real=0
+mps_lib_info $real torch > "$RAW/info.txt" 2>&1
 cat "$RAW/info.txt"
 if [ "$MODE" != --mock ]; then
   nvcc -O3 -arch=sm_90 -std=c++17 -o "$BIN" "$HERE/mps_probe.cu" || exit 1

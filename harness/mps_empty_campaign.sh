@@ -56,15 +56,8 @@ finish() {
 }
 trap finish EXIT
 trap 'exit 143' TERM INT
-{
-  date -u
-  if [ "$PROBE" = "$BIN" ]; then
-    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
-    nvidia-smi | grep -i "cuda version"
-    nvcc --version | tail -2
-  fi
-  nproc
-} > "$RAW/info.txt" 2>&1
+real=0; [ "$PROBE" = "$BIN" ] && real=1
+mps_lib_info $real > "$RAW/info.txt" 2>&1
 cat "$RAW/info.txt"
 if [ "$PROBE" = "$BIN" ]; then
   nvcc -O3 -arch=sm_90 -std=c++17 -o "$BIN" "$HERE/mps_probe.cu" || exit 1

@@ -40,6 +40,26 @@ mps_lib_reap() { # BAR TAG CSV LOGS EXTRA
   PIDS=()
 }
 
+# What a campaign records of the machine in its info.txt (on stdout): the
+# date, and with REAL=1 the GPU, driver, CUDA and nvcc versions, then each
+# extra asked for (torch, ncu); the core count last.
+mps_lib_info() { # REAL [torch] [ncu]
+  local real=$1 x; shift
+  date -u
+  if [ "$real" = 1 ]; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+    nvidia-smi | grep -i "cuda version"
+    nvcc --version | tail -2
+    for x in "$@"; do
+      case $x in
+        torch) python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)";;
+        ncu) ncu --version | tail -1;;
+      esac
+    done
+  fi
+  nproc
+}
+
 # Stand-in for mps_decoder_probe.py in a campaign's --mock mode (HERE: the harness folder).
 mock_dec() { # mps_decoder_probe.py victim|aggr|header ...
   local mode=$1 model= bar= tag=- peers=0 kf=; shift

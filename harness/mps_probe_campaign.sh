@@ -34,13 +34,7 @@ finish() {
 }
 trap finish EXIT
 trap 'exit 143' TERM INT
-{
-  date -u
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
-  nvidia-smi | grep -i "cuda version"
-  nvcc --version | tail -2
-  nproc
-} > "$RAW/info.txt" 2>&1
+mps_lib_info 1 > "$RAW/info.txt" 2>&1
 cat "$RAW/info.txt"
 if [ "$MODE" = --dry ]; then
   BIN="echo $BIN"
