@@ -148,6 +148,10 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
     static const char *const sdynamic[] = {
         "Dynamic Shared Memory Per Block",
         "launch__shared_mem_per_block_dynamic", NULL};
+    /* the configuration the driver chose for its SMs (smem_config.c) */
+    static const char *const sconfig[] = {"Shared Memory Configuration Size",
+                                          "launch__shared_mem_config_size",
+                                          NULL};
     static const char *const block[] = {"Block Size", "launch__block_size",
                                         NULL};
     static const char *const grid[] = {"Grid Size", "launch__grid_size", NULL};
@@ -225,6 +229,16 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
             k->smem_dynamic = (uint32_t)llround(v * f);
             k->has_smem_dynamic = true;
         }
+    } else if (is_name(metric, sconfig)) {
+        /* a whole number of KiB; ncu's "Kbyte" is decimal (233.47) */
+        if (!bytes_scale(unit, &f) || v * f > UINT32_MAX) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                        "%s:%u: metric '%s': unknown unit '%s' or value "
+                        "out of range",
+                        nc->tr->path, line, metric, unit);
+            return false;
+        }
+        k->smem_config = (uint32_t)llround(v * f / 1024.0) * 1024;
     } else if (is_name(metric, block) || is_name(metric, grid)) {
         bool is_block = is_name(metric, block);
         if (v < 1 || v > INT32_MAX || v != floor(v)) {
@@ -507,6 +521,7 @@ bool sim_import_ncu_ops(SimTrace *tr, GError **error)
         ks->regs_per_thread = k->has_regs ? k->regs : 0;
         ks->static_smem_bytes = k->smem_static;
         ks->dynamic_smem_bytes = k->smem_dynamic;
+        ks->smem_config_bytes = k->smem_config;
         ks->duration_ns = (SimTime)k->duration_ns;
         ks->sm_intensity = k->sm_intensity;
         ks->sm_pipe_share = k->sm_pipe_share;

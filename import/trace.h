@@ -94,8 +94,10 @@ typedef struct {
     bool has_regs;
     uint32_t smem_static, smem_dynamic;
     bool has_smem_static, has_smem_dynamic;
-    int64_t duration_ns; /* -1 unknown */
-    double sm_intensity; /* 0..1, 0 unknown */
+    uint32_t smem_config; /* "Shared Memory Configuration Size", bytes; 0:
+                             not in the report */
+    int64_t duration_ns;  /* -1 unknown */
+    double sm_intensity;  /* 0..1, 0 unknown */
     double mem_intensity;
     double sm_pipe_share;          /* 0..1, 0 unknown (scenario.h) */
     double issue_busy_pct, sm_pct; /* candidates for sm_intensity */

@@ -235,6 +235,9 @@ static bool ncu_apply(SimKernelSpec *k, const SimNcuKernel *n)
         k->static_smem_bytes = n->smem_static;
         k->dynamic_smem_bytes = n->smem_dynamic;
     }
+    /* The driver's configuration for its SMs (smem_config.c). */
+    if (n->smem_config)
+        k->smem_config_bytes = n->smem_config;
     /* The pipe share is read against the issue share: both come from the
      * same record. */
     if (n->sm_intensity > 0) {

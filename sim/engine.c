@@ -23,6 +23,7 @@
 #include "bounds.h"
 #include "engine_internal.h"
 #include "error.h"
+#include "smem_config.h"
 #include "jitter.h"
 
 void sim_options_init(SimOptions *o)
@@ -931,11 +932,17 @@ static bool check_kernel(Engine *E, Proc *P, uint32_t j, const SimOp *op,
         err = g_error_new(SIM_ERROR, SIM_ERROR_NOFIT,
                           "fits on no SM of %s (limited by %s)", E->m->name,
                           sim_occ_limit_name(occ.limiter));
+    SimSmemWindow win;
+    bool bad_config =
+        !err && !sim_smem_window(E->m, &op->u.kernel, occ.blocks_per_sm,
+                                 occ.needs.smem_bytes, &win, &err);
     if (!err)
         return true;
     g_autofree char *where = op_where(E, P, j);
-    g_set_error(error, SIM_ERROR, SIM_ERROR_NOFIT, "%s: %s%s", where,
-                op != &P->spec->ops[j] ? "graph node: " : "", err->message);
+    g_set_error(error, SIM_ERROR,
+                bad_config ? SIM_ERROR_INVALID : SIM_ERROR_NOFIT, "%s: %s%s",
+                where, op != &P->spec->ops[j] ? "graph node: " : "",
+                err->message);
     g_error_free(err);
     return false;
 }

@@ -118,7 +118,10 @@ struct KernelRt {
                              the achievable bandwidth; 0: none (engine_dram.c) */
     double dram_speed_alone; /* bandwidth per unit pressure when alone */
     uint32_t occ;            /* its blocks per SM on an empty SM */
-    uint32_t carveout;       /* shared-memory carveout it asks for (bytes) */
+    uint32_t carveout;       /* shared-memory configuration it gives an
+                             idle SM (bytes; smem_config.c) */
+    uint32_t win_lo, win_hi; /* SM configurations its blocks may join
+                             (bytes; smem_config.c) */
     int priority;
     uint64_t admit_seq;
     SimTime start;   /* first block placed (SIM_TIME_NEVER before) */

@@ -35,6 +35,7 @@
 
 #include "engine_internal.h"
 #include "error.h"
+#include "smem_config.h"
 
 #define WORK_EPS 1e-3 /* ns of work: a group with less left is done */
 
@@ -50,24 +51,29 @@ static uint32_t reg_warp_slots(const Engine *E, const SmRt *sm, uint32_t rpw)
     return n;
 }
 
-/* How many more blocks of @k fit on @sm right now.  Shared memory: an idle
- * SM takes the kernel's carveout; a busy one keeps its own, and a block of
- * another kernel may join only if its kernel asks for no larger carveout
- * (measured on an H100: a 64-thread kernel, which asks for 64 KiB, never
- * joins SMs that 1024-thread blocks configured for 8 KiB, FINDINGS.md §3). */
+/* Whether @sm's shared-memory configuration lets blocks of @k join: an
+ * idle SM takes any kernel's; a busy one keeps its own, which must lie in
+ * the kernel's window (smem_config.c; measured on an H100: a 64-thread
+ * kernel, configured for 64 KiB, never joins SMs that 1024-thread blocks
+ * configured for 8 KiB, FINDINGS.md §3; windows with a preferred carveout,
+ * §28). */
+static bool in_window(const SmRt *sm, const KernelRt *k)
+{
+    return !sm->carveout ||
+           (sm->carveout >= k->win_lo && sm->carveout <= k->win_hi);
+}
+
+/* How many more blocks of @k fit on @sm right now: its window, block
+ * slots, warps, shared memory (the SM's configuration, or the kernel's own
+ * on an idle SM) and registers. */
 static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
 {
     const SimBlockNeeds *nd = &k->needs;
     uint32_t fit = sm->free_blocks;
     fit = MIN(fit, sm->free_warps / nd->warps);
-    if (fit == 0)
+    if (fit == 0 || !in_window(sm, k))
         return 0;
-    uint32_t cap = k->carveout;
-    if (sm->carveout) {
-        if (k->carveout > sm->carveout)
-            return 0;
-        cap = sm->carveout;
-    }
+    const uint32_t cap = sm->carveout ? sm->carveout : k->carveout;
     if (nd->smem_bytes)
         fit = MIN(fit, (cap - sm->used_smem) / nd->smem_bytes);
     if (fit == 0)
@@ -257,7 +263,7 @@ static bool head_could_join(const SmRt *sm, const KernelRt *k)
     const SimBlockNeeds *a = &h->needs, *b = &k->needs;
     if (!sm_allowed(sm->ctx, h, sm))
         return false; /* its MPS client may not use this SM */
-    if (sm->carveout && h->carveout > sm->carveout)
+    if (!in_window(sm, h))
         return false;
     uint64_t regs = (uint64_t)b->warps * b->regs_per_warp;
     for (uint32_t s = 0; s < SIM_MAX_SUBPARTITIONS; s++)
@@ -964,18 +970,20 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
                     m->name, sim_occ_limit_name(occ.limiter));
         return false;
     }
+    SimSmemWindow win;
+    if (!sim_smem_window(m, ks, occ.blocks_per_sm, occ.needs.smem_bytes, &win,
+                         error))
+        return false;
+    /* A measured configuration smaller than the blocks per SM need holds
+     * fewer (the rule's never does). */
+    if (occ.needs.smem_bytes)
+        occ.blocks_per_sm =
+            MIN(occ.blocks_per_sm, win.own / occ.needs.smem_bytes);
     k->needs = occ.needs;
     k->occ = occ.blocks_per_sm;
-    /* The driver configures the smallest carveout that holds the blocks
-     * the kernel can keep resident per SM (FINDINGS.md §3, checked against
-     * ncu's "Shared Memory Configuration Size"). */
-    uint64_t want = (uint64_t)occ.blocks_per_sm * occ.needs.smem_bytes;
-    k->carveout = m->smem_per_sm_bytes;
-    for (uint32_t i = 0; i < m->n_smem_carveouts; i++)
-        if ((uint64_t)m->smem_carveouts_kib[i] * 1024 >= want) {
-            k->carveout = m->smem_carveouts_kib[i] * 1024;
-            break;
-        }
+    k->carveout = win.own;
+    k->win_lo = win.lo;
+    k->win_hi = win.hi;
     k->blocks = sim_kernel_blocks(ks);
     uint64_t o = occ.blocks_per_sm;
     uint64_t S = m->sm_count;

@@ -165,6 +165,7 @@ static const char *const special_fields[] = {"schema",
                                              "calibrated",
                                              "compute_capability",
                                              "smem_carveouts_kib",
+                                             "smem_carveouts_rule_skips_kib",
                                              "dispatch_order",
                                              "source",
                                              "host_cores",
@@ -273,6 +274,45 @@ static bool load_carveouts(const SimJsonDoc *doc, const cJSON *root,
                              "field 'smem_carveouts_kib': the largest "
                              "carveout (%u KiB) must equal smem_per_sm_kib",
                              prev);
+    return true;
+}
+
+/* "smem_carveouts_rule_skips_kib" (optional): listed carveouts that the
+ * size rule passes over (the driver chose them for kernels only Nsight
+ * Compute tells: measured, not derived; smem_config.c). */
+static bool load_rule_skips(const SimJsonDoc *doc, const cJSON *root,
+                            GpuModel *m, GError **error)
+{
+    const char *key = "smem_carveouts_rule_skips_kib";
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+    m->smem_rule_skips = 0;
+    if (!a)
+        return true;
+    if (!cJSON_IsArray(a))
+        return sim_json_fail(doc, a, error,
+                             "field '%s': expected an array of sizes in KiB",
+                             key);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+    {
+        uint64_t v;
+        if (!sim_json_number_u64(doc, it, key, NULL, 0, 1024, &v, error))
+            return false;
+        uint32_t i = 0;
+        while (i < m->n_smem_carveouts && m->smem_carveouts_kib[i] != v)
+            i++;
+        if (i == m->n_smem_carveouts)
+            return sim_json_fail(doc, it, error,
+                                 "field '%s': %llu KiB is not in "
+                                 "smem_carveouts_kib",
+                                 key, (unsigned long long)v);
+        if (i + 1 == m->n_smem_carveouts)
+            return sim_json_fail(doc, it, error,
+                                 "field '%s': the largest carveout (%llu "
+                                 "KiB) cannot be skipped",
+                                 key, (unsigned long long)v);
+        m->smem_rule_skips |= 1u << i;
+    }
     return true;
 }
 
@@ -471,6 +511,7 @@ GpuModel *sim_gpu_model_load(const char *path, GError **error)
         if (!load_field(doc, root, &model_fields[i], m, error))
             return NULL;
     if (!load_carveouts(doc, root, m, error) ||
+        !load_rule_skips(doc, root, m, error) ||
         !load_dispatch_order(doc, root, m, error) ||
         !check_sources(doc, root, m, error) ||
         !check_consistency(doc, root, m, error))
@@ -681,6 +722,20 @@ void sim_gpu_model_describe(const GpuModel *m, GString *out)
                            m->sources ? (const char *)g_hash_table_lookup(
                                             m->sources, "smem_carveouts_kib")
                                       : "");
+    if (m->smem_rule_skips) {
+        g_string_truncate(carve, 0);
+        for (uint32_t i = 0; i < m->n_smem_carveouts; i++)
+            if (m->smem_rule_skips & (1u << i))
+                g_string_append_printf(carve, "%s%u", carve->len ? "," : "",
+                                       m->smem_carveouts_kib[i]);
+        const char *src =
+            m->sources ? g_hash_table_lookup(m->sources,
+                                             "smem_carveouts_rule_skips_kib")
+                       : NULL;
+        g_string_append_printf(out, "  %-32s %-10s %s\n",
+                               "smem_carveouts_rule_skips_kib", carve->str,
+                               src ? src : "");
+    }
     for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++) {
         const FieldSpec *f = &model_fields[i];
         const char *base = (const char *)m + f->offset;

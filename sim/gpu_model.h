@@ -71,6 +71,10 @@ typedef struct GpuModel {
     uint32_t smem_per_sm_bytes; /* largest carveout */
     uint32_t smem_carveouts_kib[SIM_MAX_CARVEOUTS];
     uint32_t n_smem_carveouts;
+    uint32_t smem_rule_skips; /* bit i: smem_carveouts_kib[i] is one the
+                                 driver chooses but hqsim's size rule never
+                                 derives (smem_carveouts_rule_skips_kib;
+                                 smem_config.c) */
     uint32_t max_smem_per_block_bytes; /* with opt-in */
     uint32_t smem_alloc_granularity_bytes;
     uint32_t smem_reserved_per_block_bytes;

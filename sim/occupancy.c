@@ -7,7 +7,8 @@
  *  - regs_per_thread 0 means "unknown" (a trace without register counts) and
  *    is treated as 32, not as a kernel that uses no registers;
  *  - the shared-memory limit always uses the largest carveout (the header's
- *    default preference), since the simulator models no carveout hints.
+ *    default preference); a kernel's configuration and preferred carveout
+ *    act in the engine (smem_config.c, engine_sm.c).
  * Partitioned global caching (cc 5.2/5.3/6.1 special modes) and the cc >= 9.0
  * barrier limit are not modelled (§3.2: rarely binding).
  *

@@ -49,6 +49,10 @@ static bool retarget_op(SimOp *op, const GpuModel *from, const GpuModel *to,
     if (op->kind != SIM_OP_KERNEL)
         return true;
     SimKernelSpec *k = &op->u.kernel;
+    /* The configuration the driver chose is the recording GPU's: the
+     * target's rule decides anew (smem_config.c).  The preference is the
+     * program's and stays. */
+    k->smem_config_bytes = 0;
     if (k->block_time_ns) {
         k->block_time_ns =
             (SimTime)MAX(1.0, llround((double)k->block_time_ns * clk));

@@ -60,6 +60,14 @@ typedef struct {
     uint32_t regs_per_thread; /* 0: unknown, treated as 32 */
     uint32_t static_smem_bytes;
     uint32_t dynamic_smem_bytes;
+    uint32_t smem_config_bytes; /* the shared-memory configuration the
+                             driver gives its SMs when it runs alone
+                             (Nsight Compute's "Shared Memory Configuration
+                             Size"); 0: unknown, hqsim's rule (smem_config.c) */
+    uint8_t carveout_pct;       /* its preferred shared-memory carveout, % of
+                             the largest (cudaFuncAttributePreferredShared-
+                             MemoryCarveout); only with has_carveout_pct */
+    bool has_carveout_pct;      /* false: none, the driver's default */
     SimTime duration_ns;
     SimTime block_time_ns;
     double sm_intensity;  /* share of SM issue capacity the kernel uses alone

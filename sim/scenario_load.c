@@ -201,6 +201,8 @@ static const char *const kernel_keys[] = {"op",
                                           "regs_per_thread",
                                           "static_smem_bytes",
                                           "dynamic_smem_bytes",
+                                          "smem_config_bytes",
+                                          "carveout_pct",
                                           "duration_us",
                                           "block_time_us",
                                           "sm_intensity",
@@ -222,6 +224,8 @@ static const char *const kernel_node_keys[] = {"op",
                                                "regs_per_thread",
                                                "static_smem_bytes",
                                                "dynamic_smem_bytes",
+                                               "smem_config_bytes",
+                                               "carveout_pct",
                                                "duration_us",
                                                "block_time_us",
                                                "sm_intensity",
@@ -295,6 +299,19 @@ static bool check_repeat(Loader *L, const cJSON *o, uint32_t count,
         before, (unsigned long long)sim_limit(SIM_BOUND_OPS));
 }
 
+/* "carveout_pct": the kernel's preferred carveout, 0 to 100 (%). */
+static bool get_carveout_pct(Loader *L, const cJSON *o, SimKernelSpec *k,
+                             GError **error)
+{
+    uint32_t pct = 0;
+    k->has_carveout_pct = cJSON_HasObjectItem(o, "carveout_pct");
+    if (!sim_json_get_u32(L->doc, o, "carveout_pct", L->what, false, 0, 100,
+                          &pct, error))
+        return false;
+    k->carveout_pct = (uint8_t)pct;
+    return true;
+}
+
 static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
                         bool node, GError **error)
 {
@@ -318,6 +335,9 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
                           SIM_MAX_SMEM_BYTES, &k->static_smem_bytes, error) ||
         !sim_json_get_u32(L->doc, o, "dynamic_smem_bytes", L->what, false, 0,
                           SIM_MAX_SMEM_BYTES, &k->dynamic_smem_bytes, error) ||
+        !sim_json_get_u32(L->doc, o, "smem_config_bytes", L->what, false, 1,
+                          SIM_MAX_SMEM_BYTES, &k->smem_config_bytes, error) ||
+        !get_carveout_pct(L, o, k, error) ||
         !get_time_us(L, o, "duration_us", false, 1e12, &k->duration_ns,
                      error) ||
         !get_time_us(L, o, "block_time_us", false, 1e12, &k->block_time_ns,

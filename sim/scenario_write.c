@@ -77,6 +77,11 @@ static void put_kernel(GString *o, const SimKernelSpec *k)
     if (k->dynamic_smem_bytes)
         g_string_append_printf(o, ", \"dynamic_smem_bytes\": %u",
                                k->dynamic_smem_bytes);
+    if (k->smem_config_bytes)
+        g_string_append_printf(o, ", \"smem_config_bytes\": %u",
+                               k->smem_config_bytes);
+    if (k->has_carveout_pct)
+        g_string_append_printf(o, ", \"carveout_pct\": %u", k->carveout_pct);
     if (k->duration_ns) {
         g_string_append(o, ", \"duration_us\": ");
         put_us(o, k->duration_ns);
@@ -241,6 +246,9 @@ static bool same_op(const SimOp *a, const SimOp *b)
                x->regs_per_thread == y->regs_per_thread &&
                x->static_smem_bytes == y->static_smem_bytes &&
                x->dynamic_smem_bytes == y->dynamic_smem_bytes &&
+               x->smem_config_bytes == y->smem_config_bytes &&
+               x->has_carveout_pct == y->has_carveout_pct &&
+               x->carveout_pct == y->carveout_pct &&
                x->duration_ns == y->duration_ns &&
                x->block_time_ns == y->block_time_ns &&
                x->sm_intensity == y->sm_intensity &&

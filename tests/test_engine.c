@@ -815,6 +815,98 @@ static void test_engine_dram_loaded_launch_latency(void **state)
     assert_int_equal(loaded_end(f, 0.9, SIM_SHARE_TIMESLICE, false), sliced);
 }
 
+/* Shared-memory configuration windows (smem_config.c, FINDINGS.md §28).
+ * A "holder" (4 blocks of 256 threads, one per SM, 1 ms, 512 B of
+ * shared memory) configures every SM of the 4; at 100 us a 1-block
+ * 32-thread "victim" of 100 us arrives on another stream.  Without a
+ * field the holder takes the rule's 32 KiB (16 blocks x 1.5 KiB = 24 KiB:
+ * 32); the victim's rule configuration is 32 KiB (32 blocks x 1 KiB).  It
+ * ends at 200 us where the SMs' configuration is in its window (it joins)
+ * and at 1.1 ms where it is not (it waits for an SM to empty at 1 ms). */
+static SimTime victim_end(Fix *f, uint32_t holder_config, uint32_t victim_smem,
+                          uint32_t victim_config, int victim_pct)
+{
+    g_autoptr(SimScenario) sc = sim_scenario_new("t", "test");
+    SimProcessSpec *p = test_process(sc, "p", 2);
+    SimOp h = test_kernel(0, "holder", 4, 256, MS(1));
+    h.u.kernel.dynamic_smem_bytes = 512;
+    h.u.kernel.smem_config_bytes = holder_config;
+    SimOp gap = test_gap(US(100));
+    SimOp v = test_kernel(1, "victim", 1, 32, US(100));
+    v.u.kernel.dynamic_smem_bytes = victim_smem;
+    v.u.kernel.smem_config_bytes = victim_config;
+    v.u.kernel.has_carveout_pct = victim_pct >= 0;
+    v.u.kernel.carveout_pct = (uint8_t)MAX(victim_pct, 0);
+    sim_process_add_op(p, &h);
+    sim_process_add_op(p, &gap);
+    sim_process_add_op(p, &v);
+    g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+    assert_non_null(r);
+    assert_int_equal(test_op(r, 0, 0)->end_ns, MS(1));
+    return test_op(r, 0, 2)->end_ns;
+}
+
+/* No preference: the window is [own, 228 KiB].  The victim joins SMs at
+ * the rule's 32 KiB or at a measured 64 KiB, and is refused by SMs a
+ * measured configuration holds at 8 KiB, below its own 32. */
+static void test_engine_smem_window_refuses_below_own(void **state)
+{
+    Fix *f = *state;
+    assert_int_equal(victim_end(f, 0, 0, 0, -1), US(200));
+    assert_int_equal(victim_end(f, 64 * 1024, 0, 0, -1), US(200));
+    assert_int_equal(victim_end(f, 8 * 1024, 0, 0, -1), US(1100));
+    /* its own measured 8 KiB (1 KiB per block: 8 fit) lets it join */
+    assert_int_equal(victim_end(f, 8 * 1024, 0, 8 * 1024, -1), US(200));
+}
+
+/* With a preferred carveout the window is [min(need, p), own], own its
+ * configuration alone: a 0% victim with 1.5 KiB of dynamic shared memory
+ * (need: 32 blocks x 2.5 KiB = 80 KiB -> 100; p: 8 KiB) measured at 8
+ * KiB joins only 8 KiB SMs: refused at 32 and 64 KiB, where max(need, p)
+ * = 100 would have let it in.  Without the measurement its own is
+ * max(need, p) = 100 KiB and its window [8, 100] takes 32 KiB SMs, not
+ * 132 KiB ones (the holder measured at 132). */
+static void test_engine_smem_window_upper_bound_with_preference(void **state)
+{
+    Fix *f = *state;
+    const uint32_t vs = 1536;
+    assert_int_equal(victim_end(f, 8 * 1024, vs, 8 * 1024, 0), US(200));
+    assert_int_equal(victim_end(f, 0, vs, 8 * 1024, 0), US(1100));
+    assert_int_equal(victim_end(f, 64 * 1024, vs, 8 * 1024, 0), US(1100));
+    assert_int_equal(victim_end(f, 0, vs, 0, 0), US(200));
+    assert_int_equal(victim_end(f, 132 * 1024, vs, 0, 0), US(1100));
+    /* 100%: [min(need, 228), 228]: from its need up */
+    assert_int_equal(victim_end(f, 132 * 1024, vs, 0, 100), US(200));
+    assert_int_equal(victim_end(f, 64 * 1024, vs, 0, 100), US(1100));
+}
+
+/* A measured configuration that is not one of the model's, or that holds
+ * no block, is refused before anything runs, naming the field. */
+static void test_engine_smem_config_bad_value(void **state)
+{
+    Fix *f = *state;
+    const struct {
+        uint32_t config, smem;
+    } bad[] = {{12 * 1024, 0}, {8 * 1024, 8 * 1024}};
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autoptr(SimScenario) sc = sim_scenario_new("t", "test");
+        SimProcessSpec *p = test_process(sc, "p", 1);
+        SimOp k = test_kernel(0, "k", 1, 32, US(10));
+        k.u.kernel.smem_config_bytes = bad[i].config;
+        k.u.kernel.dynamic_smem_bytes = bad[i].smem;
+        sim_process_add_op(p, &k);
+        SimOptions o;
+        sim_options_init(&o);
+        GError *err = NULL;
+        SimResult *r = sim_engine_run(f->m, sc, &o, &err);
+        assert_null(r);
+        assert_non_null(err);
+        assert_int_equal(err->code, SIM_ERROR_INVALID);
+        assert_non_null(strstr(err->message, "smem_config_bytes"));
+        g_error_free(err);
+    }
+}
+
 /* Free turns beside a greedy kernel (engine_issue.c), H100 curve, lambda
  * 18, sm_issue_share_saturated 0.579.  A greedy "gemm" (8 warps, 84.6% of
  * issue slots alone: it counts as saturating; 48 KiB of shared memory, so
@@ -1434,6 +1526,9 @@ int main(void)
         T(test_engine_mps_thread_percentage_caps_sms),
         T(test_engine_timeslice_vs_mps),
         T(test_engine_dram_loaded_launch_latency),
+        T(test_engine_smem_window_refuses_below_own),
+        T(test_engine_smem_window_upper_bound_with_preference),
+        T(test_engine_smem_config_bad_value),
         T(test_engine_free_turns_beside_greedy),
         T(test_engine_pipe_bound_kernels_share_the_pipe),
         T(test_engine_block_boundary_preemption),

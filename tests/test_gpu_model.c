@@ -191,10 +191,13 @@ static void test_gpu_model_h100_values(void **state)
     assert_int_equal(m->max_smem_per_block_bytes, 227 * 1024);
     assert_int_equal(m->smem_reserved_per_block_bytes, 1024);
     assert_int_equal(m->smem_alloc_granularity_bytes, 128);
-    /* measured: the carveouts the driver chooses (FINDINGS.md §3) */
-    assert_int_equal(m->n_smem_carveouts, 8);
+    /* measured: the carveouts the driver chooses (FINDINGS.md §3, and 16
+     * KiB, §28), the rule passing over 16 */
+    assert_int_equal(m->n_smem_carveouts, 9);
     assert_int_equal(m->smem_carveouts_kib[0], 8);
-    assert_int_equal(m->smem_carveouts_kib[7], 228);
+    assert_int_equal(m->smem_carveouts_kib[1], 16);
+    assert_int_equal(m->smem_carveouts_kib[8], 228);
+    assert_int_equal(m->smem_rule_skips, 1u << 1);
     assert_int_equal(m->max_resident_grids, 128);
     assert_int_equal(m->connections_default, 8);
     assert_int_equal(m->connections_max, 32);
@@ -285,7 +288,26 @@ static void test_gpu_model_describe_shows_sources(void **state)
     assert_non_null(strstr(out->str, "timeslice_us"));
     assert_non_null(strstr(out->str, "[calibrated on hardware]"));
     assert_non_null(strstr(out->str, "ts2_small"));
-    assert_non_null(strstr(out->str, "8,32,64,100,132,164,196,228"));
+    assert_non_null(strstr(out->str, "8,16,32,64,100,132,164,196,228"));
+    assert_non_null(strstr(out->str, "smem_carveouts_rule_skips_kib"));
+}
+
+/* A rule skip must be a listed carveout other than the largest. */
+static void test_gpu_model_rejects_bad_rule_skip(void **state)
+{
+    Fixture *f = *state;
+    const char *line = "\"smem_carveouts_rule_skips_kib\": [\n    16\n  ]";
+    assert_non_null(strstr(f->text, line));
+    g_autofree char *a = replace_once(
+        f->text, line, "\"smem_carveouts_rule_skips_kib\": [\n    24\n  ]");
+    expect_text_error(a,
+                      line_of(f->text, "\"smem_carveouts_rule_skips_kib\"") + 1,
+                      "24 KiB is not in smem_carveouts_kib");
+    g_autofree char *b = replace_once(
+        f->text, line, "\"smem_carveouts_rule_skips_kib\": [\n    228\n  ]");
+    expect_text_error(b,
+                      line_of(f->text, "\"smem_carveouts_rule_skips_kib\"") + 1,
+                      "the largest carveout (228 KiB) cannot be skipped");
 }
 
 /* ------------------------------------------------------------------------
@@ -547,6 +569,7 @@ int main(void)
         T(test_gpu_model_find_unknown_name_lists_known),
         T(test_gpu_model_copy_is_deep),
         T(test_gpu_model_describe_shows_sources),
+        T(test_gpu_model_rejects_bad_rule_skip),
         T(test_gpu_model_rejects_unknown_field),
         T(test_gpu_model_rejects_missing_field),
         T(test_gpu_model_rejects_out_of_range),

@@ -322,6 +322,9 @@ static void test_ncu_long_alone(void **state)
     assert_int_equal(a->block[0], 256);
     assert_int_equal(a->regs_per_thread, 40);
     assert_int_equal(a->dynamic_smem_bytes, 16000);
+    /* "Shared Memory Configuration Size" 167.94 Kbyte: 164 KiB */
+    assert_int_equal(a->smem_config_bytes, 164 * 1024);
+    assert_int_equal(b->smem_config_bytes, 0);
     assert_float_equal(a->sm_intensity, 0.20, 1e-9);
     assert_float_equal(a->mem_intensity, 0.555, 1e-9);
     assert_int_equal(b->duration_ns, 1024);
@@ -372,6 +375,7 @@ static void test_ncu_enriches_a_timeline(void **state)
     assert_float_equal(k->sm_intensity, 0.20, 1e-9);
     assert_float_equal(k->mem_intensity, 0.555, 1e-9);
     assert_int_equal(k->regs_per_thread, 40);
+    assert_int_equal(k->smem_config_bytes, 164 * 1024);
     assert_int_equal(k->duration_ns, 3000); /* the timeline's, not ncu's */
     assert_int_equal(rep->ncu_matched, 1);
     assert_int_equal(rep->ncu_unmatched, 0);
@@ -411,6 +415,9 @@ static void test_ncu_2025_rows_without_rule_columns(void **state)
     assert_int_equal(k->regs_per_thread, 32);
     assert_int_equal(k->static_smem_bytes, 4224);
     assert_int_equal(k->dynamic_smem_bytes, 0);
+    /* the driver's configuration, 102,400 bytes (hqsim's rule: 8 blocks x
+     * 5,248 bytes -> 64 KiB; FINDINGS.md §28) */
+    assert_int_equal(k->smem_config_bytes, 100 * 1024);
 }
 
 /* The H100 DNN kernels alone (traces/measured/h100/dnn/ncu.csv.gz, sections

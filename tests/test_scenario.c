@@ -193,6 +193,51 @@ static void test_scenario_write_round_trips(void **state)
     assert_true(strlen(rt) < 1000);
 }
 
+/* A kernel's measured shared-memory configuration and preferred carveout
+ * (smem_config.c): read, written back only when given, and a preference
+ * out of [0, 100] refused naming the field. */
+static void check_smem_fields(const SimScenario *sc)
+{
+    const SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
+    const SimKernelSpec *a = &p->ops[0].u.kernel, *b = &p->ops[1].u.kernel;
+    assert_int_equal(a->smem_config_bytes, 8192);
+    assert_true(a->has_carveout_pct);
+    assert_int_equal(a->carveout_pct, 0);
+    assert_int_equal(b->smem_config_bytes, 0);
+    assert_false(b->has_carveout_pct);
+}
+
+static void test_scenario_smem_config_fields(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"hqsim_scenario\": 1, \"processes\": [\n"
+        "{\"name\": \"p\", \"streams\": [{\"name\": \"s\"}],\n"
+        " \"ops\": [\n"
+        "{\"op\": \"kernel\", \"name\": \"a\", \"stream\": \"s\", "
+        "\"grid\": 1, \"block\": 32, \"duration_us\": 1, "
+        "\"smem_config_bytes\": 8192, \"carveout_pct\": 0},\n"
+        "{\"op\": \"kernel\", \"name\": \"b\", \"stream\": \"s\", "
+        "\"grid\": 1, \"block\": 32, \"duration_us\": 1}]}]}";
+    GError *err = NULL;
+    g_autoptr(SimScenario) sc = parse(text, &err);
+    if (!sc)
+        fail_msg("%s", err->message);
+    check_smem_fields(sc);
+    g_autofree char *out = sim_scenario_to_json(sc);
+    const char *c = strstr(out, "\"carveout_pct\": 0");
+    assert_non_null(c);
+    assert_null(strstr(c + 1, "\"carveout_pct\"")); /* kernel a only */
+    assert_non_null(strstr(out, "\"smem_config_bytes\": 8192"));
+    g_autoptr(SimScenario) back = parse(out, &err);
+    if (!back)
+        fail_msg("%s\n%s", err->message, out);
+    check_smem_fields(back);
+    g_autofree char *bad = g_strdup(text);
+    memcpy(strstr(bad, "\"carveout_pct\": 0"), "\"carveout_pct\":-1", 17);
+    expect_error(bad, SIM_ERROR_INVALID, "t.json:4:", "carveout_pct", NULL);
+}
+
 static void test_scenario_errors_name_line_and_field(void **state)
 {
     (void)state;
@@ -406,6 +451,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scenario_loads_every_field),
         cmocka_unit_test(test_scenario_write_round_trips),
+        cmocka_unit_test(test_scenario_smem_config_fields),
         cmocka_unit_test(test_scenario_errors_name_line_and_field),
         cmocka_unit_test(test_scenario_load_reads_files_and_gzip),
         cmocka_unit_test(test_scenario_placements_count),
