@@ -38,7 +38,7 @@ typedef struct {
  * spelled (the engine's ops tables, engine_sm.c placements and
  * engine_ctx.c preemptions, are indexed by the same enums). */
 static const char *const placement_names[] = {"most-free", "fill-first",
-                                              "round-robin", NULL};
+                                              "round-robin", "most-room", NULL};
 static const char *const preemption_names[] = {"instruction", "block", NULL};
 static const char *const rounding_names[] = {"down", "up", "nearest", NULL};
 /* The same as words in messages ("rounded to nearest"). */

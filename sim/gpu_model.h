@@ -26,6 +26,8 @@ typedef enum {
     SIM_PLACE_MOST_FREE,   /* most free warps first, ties by dispatch order */
     SIM_PLACE_FILL_FIRST,  /* lowest dispatch-order SM that fits */
     SIM_PLACE_ROUND_ROBIN, /* one block per SM in dispatch order, cycling */
+    SIM_PLACE_MOST_ROOM,   /* most of the kernel's blocks fitting first, then
+                              as most-free (FINDINGS.md §30) */
 } SimPlacement;
 
 /* Where a time-sliced context can be preempted. */
