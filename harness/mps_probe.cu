@@ -34,7 +34,9 @@
 //       function (-1: the driver's default), f function 0..7 (flavour 0:
 //       eight copies of one body), t ns from the block's start that thread 0
 //       spins to, l float4 L2 reads per thread (8 MiB buffer), d float4 DRAM
-//       reads per thread (each kernel of the run a fresh part of 256 MiB),
+//       reads per thread (each kernel of the run a fresh part of 256 MiB;
+//       an aggressor's kernels all read the first part, which stays in the
+//       L2, unless it runs with --fresh 1),
 //       x flavour: 0 plain, 1 large code (1024 unrolled FMAs, ~16 KB of
 //       instructions), 2 many registers (168 per thread: 3 blocks of 128
 //       threads per SM, as the decoder's gemvx with 159), 3 ~3.8 KB of
@@ -48,7 +50,9 @@
 //       g1.b128.s0.c-1.f0.t2000.l0.d0.x0.m0.w0.i0.o0.
 //       As an aggressor, --copy B adds a B-byte copy host-to-device before
 //       and device-to-host after each graph launch (pinned host memory: a
-//       request's input/output).
+//       request's input/output); --fresh 1 makes its d reads and w writes
+//       take a fresh part of 256 MiB per kernel as a victim's do (DRAM
+//       streaming; the last node's last block advances the part counter).
 //       As a victim it prints the usual columns and three more: block 0's
 //       SM the same as the previous node's (share), distinct SMs of block 0
 //       per request (median), and per node type "kern_p50:gap_p50" (gap
@@ -88,6 +92,7 @@ struct RecArgs {
     unsigned *ctr;     // current slot
     unsigned *done;    // blocks of the last node finished
     int nodes, node;   // node < 0: no recording (aggressor kernels)
+    int anode;         // aggressor with --fresh: the graph node's index; else -1
 };
 
 __device__ __forceinline__ u64 gtime()
@@ -100,8 +105,16 @@ __device__ __forceinline__ u64 gtime()
 // Called by every thread at the end of a kernel, with the block's start.
 __device__ void rec_end(const RecArgs &r, u64 t0, long long c0)
 {
-    if (r.node < 0)
+    if (r.node < 0) { // an aggressor: with --fresh the last node advances the part counter
+        if (r.anode == r.nodes - 1 && threadIdx.x == 0) {
+            __threadfence();
+            if (atomicAdd(r.done, 1u) == gridDim.x - 1) {
+                *r.done = 0;
+                atomicAdd(r.ctr, 1u);
+            }
+        }
         return;
+    }
     __syncthreads();
     // The block's end is taken before the bookkeeping's own memory accesses
     // (the slot read), which a loaded memory system would lengthen.
@@ -249,7 +262,11 @@ struct VarPad {
 __device__ __forceinline__ float var_body(const RecArgs &r, const VarArgs &a, u64 t0, float acc)
 {
     extern __shared__ float vsm[];
-    unsigned slot = r.node >= 0 ? *(volatile unsigned *)r.ctr : 0;
+    // The part of the DRAM buffer d and w use: the victim's slot and node; an aggressor's
+    // graph count and node with --fresh (anode >= 0), else the first part.
+    bool fresh = r.node >= 0 || r.anode >= 0;
+    unsigned slot = fresh ? *(volatile unsigned *)r.ctr : 0;
+    size_t node = r.node >= 0 ? r.node : (r.anode >= 0 ? r.anode : 0);
     size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t nthr = (size_t)gridDim.x * blockDim.x;
     if (a.loads) {
@@ -259,7 +276,7 @@ __device__ __forceinline__ float var_body(const RecArgs &r, const VarArgs &a, u6
     }
     if (a.dloads) { // a fresh part of the buffer for every kernel of the run
         size_t n4 = VAR_DRAM / 16, per = nthr * a.dloads;
-        size_t base = ((size_t)slot * (r.nodes > 0 ? r.nodes : 1) + (r.node > 0 ? r.node : 0)) * per;
+        size_t base = ((size_t)slot * (r.nodes > 0 ? r.nodes : 1) + node) * per;
         for (int k = 0; k < a.dloads; k++)
             acc += __ldcg(a.dram + (base + tid + k * nthr) % n4).x;
     }
@@ -275,7 +292,7 @@ __device__ __forceinline__ float var_body(const RecArgs &r, const VarArgs &a, u6
     }
     if (a.wstores) { // the same fresh part, written
         size_t n4 = VAR_DRAM / 16, per = nthr * a.wstores;
-        size_t base = ((size_t)slot * (r.nodes > 0 ? r.nodes : 1) + (r.node > 0 ? r.node : 0)) * per;
+        size_t base = ((size_t)slot * (r.nodes > 0 ? r.nodes : 1) + node) * per;
         float4 *w = (float4 *)a.dram;
         for (int k = 0; k < a.wstores; k++)
             __stcg(w + (base + tid + k * nthr) % n4, make_float4(acc, acc, acc, acc));
@@ -487,6 +504,7 @@ struct Opt {
     double pause_us = 0;     // aggressor: host busy-wait after each graph
     std::string spec;        // kind `var`: node types
     int copy = 0;            // kind `var` aggressor: host copies per graph (bytes)
+    int fresh = 0;           // kind `var` aggressor: d / w parts advance per kernel
     double secs = 1.0;
     u64 work = 5000;
     size_t sbytes = 4 << 20;
@@ -558,9 +576,12 @@ static void setup(const Opt &o, Dev &d, bool record)
     CK(cudaMalloc(&d.r.cyc, n * 8));
     CK(cudaMalloc(&d.r.ctr, 8));
     CK(cudaMalloc(&d.r.done, 8));
+    CK(cudaMemset(d.r.ctr, 0, 8)); // an aggressor's part counter (--fresh); the victim resets them
+    CK(cudaMemset(d.r.done, 0, 8));
     CK(cudaMalloc(&d.sink, 4096 * 4));
     d.r.nodes = o.nodes;
     d.r.node = record ? 0 : -1;
+    d.r.anode = -1;
     if (o.kind == "chase") {
         unsigned lines = CHASE_BYTES / (LINE_U64 * 8);
         std::vector<unsigned> perm(lines), next(lines);
@@ -620,6 +641,8 @@ static bool launch_node(const Opt &o, Dev &d, int node)
     RecArgs r = d.r;
     if (r.node >= 0)
         r.node = node;
+    else if (o.fresh && o.kind == "var")
+        r.anode = node;
     if (o.kind == "timer")
         ktimer<<<1, 32, 0, d.s>>>(r, o.work);
     else if (o.kind == "fma")
@@ -885,6 +908,7 @@ int main(int argc, char **argv)
         else if (a == "--loads") o.loads = atoi(v);
         else if (a == "--spec") o.spec = v;
         else if (a == "--copy") o.copy = atoi(v);
+        else if (a == "--fresh") o.fresh = atoi(v);
         else {
             fprintf(stderr, "unknown option %s\n", a.c_str());
             return 2;

@@ -3,7 +3,7 @@
 # items 2 and 5, FINDINGS §28); one device call, ~5 min. No card setting is changed.
 #   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock|--chain|--chain-mock|
 #       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock|
-#       --fit|--fit-mock|--window|--window-mock]
+#       --fit|--fit-mock|--window|--window-mock|--mixparts|--mixparts-mock|--funcmem|--funcmem-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -51,6 +51,17 @@
 #   blocks, so 3 per SM leave VT's registers, and every function at a 100% preference: 228 KB),
 #   run twice (mixw, mixw2), against `mix`, `mix5` (x5 only: still 16 KB), `mixc100` (168
 #   registers at 100%) and decoders, N = 2 / 4; ncu of mixw's node types and a VT-like kernel.
+# --mixparts (a tenth call, issue 10 (A)): `mixw` taken apart as VT's neighbour, N = 2 / 4, the
+#   whole pass twice: no memory traffic with the same spins (mixwN) or with spins that keep its
+#   kernels' durations (mixwT); its 1024-block node as 132 blocks with the same traffic (mixwG) and
+#   without (mixwGN); writes instead of reads (mixwW); its GEMV reads streaming fresh DRAM (mixwD,
+#   --fresh 1: mix's aggressor reads all hit one L2-resident 8 MiB part); decoders. Each mix alone
+#   too (its node durations, first pass only); ncu of mixwG's node types and a VT-like kernel.
+# --funcmem (an eleventh call, issue 10 (B)): a lone client without MPS and as the only MPS
+#   client, twice (the daemon restarted): gridchain's 8 grids with 1, 2, 4 or 8 distinct functions
+#   (F8blk: 8, each 4 nodes in a row) x memory: none, L2 reads of a clean 8 MiB buffer (rd), writes
+#   of the node's own region (wr), both (rdwr: independent buffers), or reading what the previous
+#   node wrote (chain); the chain on 1-block and 384-block nodes only (F1 / F8); the decoder alone.
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
 set -u
@@ -153,6 +164,53 @@ if [ "$MODE" = --window ] || [ "$MODE" = --window-mock ]; then
  mixc100=$(echo "$MIX" | sed 's|/|.c100/|g; s|$|.c100|') decoder=torch mixw2=$MIXW"
   DVICT=; MORE=1; NCUSPEC="$MIXW/g1.b32.f7.t5000"
 fi
+if [ "$MODE" = --mixparts ] || [ "$MODE" = --mixparts-mock ]; then
+  MIXW=$(echo "$MIX" | sed 's/\.x2/.x5/g; s|/|.c100/|g; s|$|.c100|')
+  MIXWN=$(echo "$MIXW" | sed 's/\.[ld][0-9]*//g')
+  # spins giving mixw's node durations without traffic (L_mix alone, var/var.csv: 1.60 3.52 1.12
+  # 3.01 3.20 1.31 1.12 4.19 us; a 1-block node lasts its spin + ~0.1 us)
+  MIXWT=$(echo "$MIXWN" | awk -F/ -v OFS=/ '{split("1500 3400 1000 2900 3100 1200 1000 3000", t, " ")
+    for (i = 1; i <= NF; i++) sub(/\.t[0-9]+/, ".t" t[i], $i); print}')
+  G132='s/g1024\.b128\.f5\.s2560\.d4\.t0/g132.b128.f5.s2560.d31.t0/' # same 8 MiB (4092 x 128 x 16 B)
+  MIXWG=$(echo "$MIXW" | sed "$G132")
+  LONE=; VICT="VT=g1.b32.t5000"
+  AGGR="mixw=$MIXW mixwD=$MIXW mixwN=$MIXWN mixwT=$MIXWT mixwG=$MIXWG
+ mixwGN=$(echo "$MIXWN" | sed 's/g1024\./g132./') mixwW=$(echo "$MIXW" | sed 's/\.l\([0-9]\)/.o\1/g; s/\.d\([0-9]\)/.w\1/g')
+ decoder=torch"
+  FRESHAGGR=" mixwD "
+  for w in $AGGR; do # alone (a victim's d reads are fresh: mixwD alone is mixw alone)
+    [ "${w#*=}" != torch ] && [ "${w%%=*}" != mixwD ] && LONE="$LONE $w"
+  done
+  LONEREPS=1; LONEDEC=0; REPS=2
+  DVICT=; MORE=1; NCUSPEC="$MIXWG/g1.b32.f7.t5000"
+fi
+if [ "$MODE" = --funcmem ] || [ "$MODE" = --funcmem-mock ]; then
+  # fm GRIDS F MEM [blk]: one node type per grid (32 with blk); function i mod F (blk: i / 4);
+  # 1-2 block nodes move 4 float4 per thread, wider ones 8 (gridchain's, FINDINGS §28)
+  fm() {
+    echo "$1" | awk -v F="$2" -v M="$3" -v B="${4:-0}" '{
+      n = split($0, g, " "); T = B ? 32 : n; s = ""
+      for (i = 0; i < T; i++) {
+        gr = g[i % n + 1]; sub(/^g/, "", gr); c = gr + 0 <= 2 ? 4 : 8
+        m = ""
+        if (M == "rd" || M == "rdwr") m = ".l" c
+        if (M == "chain") m = ".i" c
+        if (M == "wr" || M == "rdwr" || M == "chain") m = m ".o" c
+        s = s (i ? "/" : "") "g" gr ".b128.f" (B ? int(i / 4) : i % F) m ".t0"
+      }
+      print s }'
+  }
+  GC="g1 g384 g1 g128 g256 g1 g2 g1024"
+  LONE=
+  for m in none rd wr rdwr chain; do
+    for f in 1 2 4 8; do LONE="$LONE F$f$m=$(fm "$GC" $f $m)"; done
+  done
+  LONE="$LONE F8blknone=$(fm "$GC" 8 none 1) F8blkchain=$(fm "$GC" 8 chain 1)"
+  for g in g1 g384; do
+    for f in 1 8; do LONE="$LONE ${g}F${f}chain=$(fm "$g $g $g $g $g $g $g $g" $f chain)"; done
+  done
+  SECS=0.5; AGGR=; VICT=; DVICT=; MORE=1; NCUSPEC=; REPS=2
+fi
 if [ "$MODE" = --quick ]; then
   SECS=0.3; DSECS=0.3; LONE="base=g1.b128.$T regs384=g384.b128.x2.$T mix=$MIX"
   AGGR="g132c0=g132.b128.s512.c0.t3000 hcopy=g132.b128.t3000 decoder=torch"; DVICT=g132c0; NS=2
@@ -161,11 +219,16 @@ MPSON=0
 PIDS=()
 MORE=${MORE:-0}
 N4AGGR=${N4AGGR:-} # set: only these aggressors at N = 4
+FRESHAGGR=${FRESHAGGR:-} # these aggressors run with --fresh 1 (DRAM-streaming d / w)
+REPS=${REPS:-1}          # passes (the rows' rep column); each restarts the MPS daemon
+LONEREPS=${LONEREPS:-$REPS} # passes that run the LONE specs
+LONEDEC=${LONEDEC:-1}    # 0: no decoder alone
 
 . "$HERE/mps_lib.sh" # mps_lib_stop, mps_lib_start, mps_lib_reap, mock_probe, mock_dec
 if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock ] ||
   [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ] ||
-  [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ] || [ "$MODE" = --window-mock ]; then
+  [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ] || [ "$MODE" = --window-mock ] ||
+  [ "$MODE" = --mixparts-mock ] || [ "$MODE" = --funcmem-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
@@ -184,13 +247,16 @@ trap finish EXIT
 trap 'exit 143' TERM INT
 real=1; [ "$MODE" = --mock ] && real=0
 mps_lib_info $real torch ncu > "$RAW/info.txt" 2>&1
+for w in $LONE $VICT $AGGR; do echo "spec $w"; done >> "$RAW/info.txt" # what each row ran
+[ -n "$FRESHAGGR" ] && echo "fresh (--fresh 1) aggressors:$FRESHAGGR" >> "$RAW/info.txt"
 cat "$RAW/info.txt"
 if [ "$MODE" != --mock ]; then
   nvcc -O3 -arch=sm_90 -std=c++17 -o "$BIN" "$HERE/mps_probe.cu" || exit 1
 fi
-echo "mode,n,aggr,$($PROBE header --kind var | sed 's/^tag,//')" > "$RAW/var.csv"
-echo "mode,n,aggr,$($DEC header | sed 's/^tag,//')" > "$RAW/decoder.csv"
-echo "mode,n,aggr,victim,i,rate_per_s" > "$RAW/aggr.csv"
+echo "mode,rep,n,aggr,$($PROBE header --kind var | sed 's/^tag,//')" > "$RAW/var.csv"
+echo "mode,rep,n,aggr,$($DEC header | sed 's/^tag,//')" > "$RAW/decoder.csv"
+echo "mode,rep,n,aggr,victim,i,rate_per_s" > "$RAW/aggr.csv"
+REP=1
 
 spec() { # NAME LIST -> the spec of NAME in LIST (name=spec words)
   local w; for w in $2; do [ "${w%%=*}" = "$1" ] && { echo "${w#*=}"; return; }; done
@@ -202,7 +268,8 @@ spec() { # NAME LIST -> the spec of NAME in LIST (name=spec words)
 # touches the barrier's stop file, the aggressors report and leave. Victim names in the rows:
 # L_<lone spec>, VT, VT8, decoder.
 one() {
-  local mode=$1 n=$2 ag=$3 v=$4 vs=$5 i bar=$RAW/bar_$1_$2_$3_$4 t0=$SECONDS rc as last
+  local mode=$1 n=$2 ag=$3 v=$4 vs=$5 i bar=$RAW/bar_$1_$2_$3_$4_$REP t0=$SECONDS rc as last
+  local lg=$RAW/logs/${mode}_r${REP}_${n}_${ag}_$v
   rm -rf "$bar"; mkdir -p "$bar"
   PIDS=()
   for ((i = 1; i < n; i++)); do
@@ -210,58 +277,64 @@ one() {
       $TO $DEC aggr --model decoder --barrier "$bar" 2> "$bar/aggr_$i.log" &
     else
       as=$(spec "$ag" "$AGGR")
-      local cp=0; [ "$ag" = hcopy ] && cp=32768
-      $TO $PROBE aggr --kind var --spec "$as" --copy $cp --barrier "$bar" 2> "$bar/aggr_$i.log" &
+      local cp=0 fr=0; [ "$ag" = hcopy ] && cp=32768
+      [[ "$FRESHAGGR" == *" $ag "* ]] && fr=1
+      $TO $PROBE aggr --kind var --spec "$as" --copy $cp --fresh $fr --barrier "$bar" \
+        2> "$bar/aggr_$i.log" &
     fi
     PIDS+=($!)
   done
   local peers=()
   [ "$n" -gt 1 ] && peers=(--barrier "$bar" --peers $((n - 1)))
   if [ "$vs" = decoder ]; then
-    $TO $DEC victim --model decoder --secs $DSECS --kineto 0 --tag "$mode,$n,$ag" "${peers[@]}" \
-      >> "$RAW/decoder.csv" 2> "$RAW/logs/${mode}_${n}_${ag}_$v.log"
+    $TO $DEC victim --model decoder --secs $DSECS --kineto 0 --tag "$mode,$REP,$n,$ag" "${peers[@]}" \
+      >> "$RAW/decoder.csv" 2> "$lg.log"
     rc=$?; last=$RAW/decoder.csv
   else
-    $TO $PROBE victim --kind var --spec "$vs" --secs $SECS --tag "$mode,$n,$ag" "${peers[@]}" \
-      2> "$RAW/logs/${mode}_${n}_${ag}_$v.log" | sed "s/,var,/,$v,/" >> "$RAW/var.csv"
+    $TO $PROBE victim --kind var --spec "$vs" --secs $SECS --tag "$mode,$REP,$n,$ag" "${peers[@]}" \
+      2> "$lg.log" | sed "s/,var,/,$v,/" >> "$RAW/var.csv"
     rc=${PIPESTATUS[0]}; last=$RAW/var.csv
   fi
   touch "$bar/stop"
-  mps_lib_reap "$bar" "$mode,$n,$ag,$v" "$RAW/aggr.csv" "$RAW/logs/${mode}_${n}_${ag}_${v}_aggr"
-  echo "$mode n=$n aggr=$ag victim=$v rc=$rc $((SECONDS - t0))s | $(tail -1 "$last" | cut -d, -f5-9,13-16)"
+  mps_lib_reap "$bar" "$mode,$REP,$n,$ag,$v" "$RAW/aggr.csv" "${lg}_aggr"
+  echo "$mode r$REP n=$n aggr=$ag victim=$v rc=$rc $((SECONDS - t0))s | $(tail -1 "$last" | cut -d, -f6-10,14-17)"
 }
 
-lone() { # MODE: every LONE spec and the decoder, alone
+lone() { # MODE: every LONE spec and the decoder, alone (passes up to LONEREPS)
   local w
+  [ "$REP" -le "$LONEREPS" ] || return 0
   for w in $LONE; do one "$1" 1 none "L_${w%%=*}" "${w#*=}"; done
-  one "$1" 1 none decoder decoder
+  [ "$LONEDEC" = 1 ] && one "$1" 1 none decoder decoder
+  return 0
 }
 
-# Part L without MPS (time slicing; nothing else runs).
-lone nomps
-
-# Part L and A inside MPS.
-export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
-if [ "$MODE" != --mock ]; then
-  mps_lib_start
-fi
-lone mps
-for w in $VICT; do one mps 1 none "${w%%=*}" "${w#*=}"; done
-for n in $NS; do
-  for a in $AGGR; do
-    for w in $VICT; do
-      [ "${w%%=*}" != VT ] && [[ "$VT8AGGR" != *" ${a%%=*} "* ]] && continue
-      [ -n "$N4AGGR" ] && [ "$n" = 4 ] && [[ "$N4AGGR" != *" ${a%%=*} "* ]] && continue
-      one mps "$n" "${a%%=*}" "${w%%=*}" "${w#*=}"
+# One pass: Part L without MPS (time slicing; nothing else runs), then Part L and A inside MPS.
+pass() {
+  local w n a k
+  lone nomps
+  export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
+  if [ "$MODE" != --mock ]; then
+    mps_lib_start
+  fi
+  lone mps
+  for w in $VICT; do one mps 1 none "${w%%=*}" "${w#*=}"; done
+  for n in $NS; do
+    for a in $AGGR; do
+      for w in $VICT; do
+        [ "${w%%=*}" != VT ] && [[ "$VT8AGGR" != *" ${a%%=*} "* ]] && continue
+        [ -n "$N4AGGR" ] && [ "$n" = 4 ] && [[ "$N4AGGR" != *" ${a%%=*} "* ]] && continue
+        one mps "$n" "${a%%=*}" "${w%%=*}" "${w#*=}"
+      done
     done
+    for a in $DVICT; do one mps "$n" "$a" decoder decoder; done
   done
-  for a in $DVICT; do one mps "$n" "$a" decoder decoder; done
-done
-for w in $VICT; do one mps 1 none_again "${w%%=*}" "${w#*=}"; done
-one mps 1 none_again decoder decoder
-mps_lib_stop; MPSON=0
-for k in $(seq 20); do pgrep -f nvidia-cuda-mps >/dev/null || break; sleep 0.5; done # gone
-unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  for w in $VICT; do one mps 1 none_again "${w%%=*}" "${w#*=}"; done
+  [ "$LONEDEC" = 1 ] && one mps 1 none_again decoder decoder
+  mps_lib_stop; MPSON=0
+  for k in $(seq 20); do pgrep -f nvidia-cuda-mps >/dev/null || break; sleep 0.5; done # gone
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+for ((REP = 1; REP <= REPS; REP++)); do pass; done
 
 # Part N: ncu without MPS. The decoder (not with --more): skip ~25 requests' kernels, then one
 # request (151).
