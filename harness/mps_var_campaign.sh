@@ -3,7 +3,8 @@
 # items 2 and 5, FINDINGS §28); one device call, ~5 min. No card setting is changed.
 #   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock|--chain|--chain-mock|
 #       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock|
-#       --fit|--fit-mock|--window|--window-mock|--mixparts|--mixparts-mock|--funcmem|--funcmem-mock]
+#       --fit|--fit-mock|--window|--window-mock|--mixparts|--mixparts-mock|--funcmem|--funcmem-mock|
+#       --funcmem2|--funcmem2-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -62,6 +63,9 @@
 #   (F8blk: 8, each 4 nodes in a row) x memory: none, L2 reads of a clean 8 MiB buffer (rd), writes
 #   of the node's own region (wr), both (rdwr: independent buffers), or reading what the previous
 #   node wrote (chain); the chain on 1-block and 384-block nodes only (F1 / F8); the decoder alone.
+# --funcmem2 (a twelfth call): the same, chains cycling 1, 4, 5, 6, 7, 8 functions over 32 node
+#   types (gridchain's grids), and 1-block / 384-block (nw), 1 / 128 (nw128), 384 / 128 (ww)
+#   alternating with 1 or 8 functions (nwrd: nw reading the clean buffer only); twice.
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
 set -u
@@ -184,8 +188,10 @@ if [ "$MODE" = --mixparts ] || [ "$MODE" = --mixparts-mock ]; then
   LONEREPS=1; LONEDEC=0; REPS=2
   DVICT=; MORE=1; NCUSPEC="$MIXWG/g1.b32.f7.t5000"
 fi
-if [ "$MODE" = --funcmem ] || [ "$MODE" = --funcmem-mock ]; then
-  # fm GRIDS F MEM [blk]: one node type per grid (32 with blk); function i mod F (blk: i / 4);
+if [ "$MODE" = --funcmem ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2 ] ||
+  [ "$MODE" = --funcmem2-mock ]; then
+  # fm GRIDS F MEM [B]: one node type per grid, function i mod F; B = 1: 32 node types, function
+  # i / 4 (8 functions in runs of 4); B = 2: 32 node types, function i mod F (F need not divide 8);
   # 1-2 block nodes move 4 float4 per thread, wider ones 8 (gridchain's, FINDINGS §28)
   fm() {
     echo "$1" | awk -v F="$2" -v M="$3" -v B="${4:-0}" '{
@@ -196,7 +202,7 @@ if [ "$MODE" = --funcmem ] || [ "$MODE" = --funcmem-mock ]; then
         if (M == "rd" || M == "rdwr") m = ".l" c
         if (M == "chain") m = ".i" c
         if (M == "wr" || M == "rdwr" || M == "chain") m = m ".o" c
-        s = s (i ? "/" : "") "g" gr ".b128.f" (B ? int(i / 4) : i % F) m ".t0"
+        s = s (i ? "/" : "") "g" gr ".b128.f" (B == 1 ? int(i / 4) : i % F) m ".t0"
       }
       print s }'
   }
@@ -210,6 +216,19 @@ if [ "$MODE" = --funcmem ] || [ "$MODE" = --funcmem-mock ]; then
     for f in 1 8; do LONE="$LONE ${g}F${f}chain=$(fm "$g $g $g $g $g $g $g $g" $f chain)"; done
   done
   SECS=0.5; AGGR=; VICT=; DVICT=; MORE=1; NCUSPEC=; REPS=2
+  if [ "$MODE" = --funcmem2 ] || [ "$MODE" = --funcmem2-mock ]; then
+    # how many functions a client cycles through before it pays (F5-F7 on gridchain's grids),
+    # and whether a wide kernel after a 1-block one is what pays (alternating grids, F1 / F8)
+    LONE=
+    for f in 1 4 5 6 7 8; do LONE="$LONE F${f}chain=$(fm "$GC" $f chain 2)"; done
+    for p in "nw:g1 g384" "nw128:g1 g128" "ww:g384 g128" "nwrd:g1 g384"; do
+      for f in 1 8; do
+        m=chain; [ "${p%%:*}" = nwrd ] && m=rd
+        LONE="$LONE ${p%%:*}F$f=$(fm "${p#*:}" $f $m 2)"
+      done
+    done
+    LONEDEC=0
+  fi
 fi
 if [ "$MODE" = --quick ]; then
   SECS=0.3; DSECS=0.3; LONE="base=g1.b128.$T regs384=g384.b128.x2.$T mix=$MIX"
@@ -228,7 +247,7 @@ LONEDEC=${LONEDEC:-1}    # 0: no decoder alone
 if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock ] ||
   [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ] ||
   [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ] || [ "$MODE" = --window-mock ] ||
-  [ "$MODE" = --mixparts-mock ] || [ "$MODE" = --funcmem-mock ]; then
+  [ "$MODE" = --mixparts-mock ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
