@@ -4,6 +4,7 @@ tables.
 
     python3 harness/mps_var_summary.py traces/measured/h100/mpspct/var{,/more,/chain,/dissect,/confirm,/funcs,/wide,/fit}
     python3 harness/mps_var_summary.py --fits traces/measured/h100/mpspct/var/window
+    python3 harness/mps_var_summary.py --funcs traces/measured/h100/mpspct/var/funcmem{,2}
 
 Reads DIR/var.csv (mps_probe `var` victims: L_<spec> alone, VT*, VS, VM beside others),
 DIR/decoder.csv (the decoder b1 graph as victim, no profiler), DIR/aggr.csv (each aggressor's
@@ -18,6 +19,10 @@ kernels/s, requests/s for `decoder`) and DIR/ncu_*.csv.gz (LaunchStats/Occupancy
  5. over all DIRs: each alone spec's growth per node pooled (means of its runs), and the
     decoder's changes of function and of shared-memory configuration between consecutive kernels
     (ncu's order of one request) next to its growth alone.
+Rows carry a `rep` column (the pass; 1 where absent): sections 1 and 2 print one line per pass.
+With --funcs (first argument), only section 7 over the DIRs: the alone specs named F<k><memory>
+(k functions cycled; memory none, rd, wr, rdwr, chain) as a table of the growth per node without ->
+with MPS, pooled over passes (each pass in brackets), and the other alone specs listed.
 With --fits (first argument), only section 6 per DIR: from DIR/ncu_var.csv.gz, whether the last
 kernel (the victim; `--window` puts a VT-like kernel last) fits on an SM beside each other kernel
 of one client: that kernel's blocks per SM (its grid over 132 SMs, within its limits), the
@@ -45,13 +50,14 @@ def lone(rows, dec):
     by = defaultdict(dict)
     for r in rows:
         if r["victim"].startswith("L_"):
-            by[r["victim"][2:]][r["mode"]] = r
-    for v, d in by.items():
+            by[(r["victim"][2:], r.get("rep", "1"))][r["mode"]] = r
+    for (v, rp), d in by.items():
         if "nomps" not in d or "mps" not in d:
             continue
         a, b = d["nomps"], d["mps"]
         sa, sb = float(a["span_p50_us"]), float(b["span_p50_us"])
-        print(f"{v},{sa:.2f},{sb:.2f},{(sb - sa) / NODES:+.3f},{a['gap_p50_us']},"
+        name = v if rp == "1" else f"{v} (pass {rp})"
+        print(f"{name},{sa:.2f},{sb:.2f},{(sb - sa) / NODES:+.3f},{a['gap_p50_us']},"
               f"{b['gap_p50_us']},{a['gap_mean_us']},{b['gap_mean_us']}")
     nomps = [float(r["evspan_p50_us"]) for r in dec if r["mode"] == "nomps"]
     mps1 = [float(r["evspan_p50_us"]) for r in dec if r["mode"] == "mps" and r["n"] == "1"]
@@ -69,7 +75,7 @@ def lone(rows, dec):
 def beside(rows, aggr):
     rate = defaultdict(list)
     for a in aggr:
-        rate[(a["n"], a["aggr"], a["victim"])].append(float(a["rate_per_s"]))
+        rate[(a.get("rep", "1"), a["n"], a["aggr"], a["victim"])].append(float(a["rate_per_s"]))
     base = defaultdict(list)
     for r in rows:
         if (r["n"] == "1" and r["mode"] == "mps" and
@@ -85,12 +91,13 @@ def beside(rows, aggr):
     g = OrderedDict()
     for r in rows:
         if r["victim"] in base and r["n"] != "1":
-            n = int(r["n"])
-            g.setdefault(r["aggr"], {})[(r["victim"], n)] = (
+            n, rp = int(r["n"]), r.get("rep", "1")
+            key = r["aggr"] if rp == "1" else f"{r['aggr']} (pass {rp})"
+            g.setdefault(key, {})[(r["victim"], n)] = (
                 (float(r["span_p50_us"]) - base[r["victim"]]) / NODES / (n - 1),
                 r["gap_p50_us"], r["gap_mean_us"])
-            g[r["aggr"]].setdefault(("rate", n), statistics.mean(
-                rate.get((r["n"], r["aggr"], r["victim"]), [0])))
+            g[key].setdefault(("rate", n), statistics.mean(
+                rate.get((rp, r["n"], r["aggr"], r["victim"]), [0])))
     print("aggr,rate_per_client_n2," + ",".join(f"{v}_n2,{v}_n4" for v in victims) +
           ",VT_gap_p50/mean_n2,VT_gap_p50/mean_n4")
     for a, d in g.items():
@@ -213,6 +220,41 @@ def fits(d):
               f"{'yes' if win else 'no'},{'yes' if ok else 'no'}")
 
 
+MEMS = ("none", "rd", "wr", "rdwr", "chain")
+
+
+def funcs(dirs):
+    """Section 7: the alone specs' growth per node pooled over passes and DIRs."""
+    runs = defaultdict(lambda: defaultdict(dict))
+    for d in dirs:
+        for r in read(os.path.join(d, "var.csv")):
+            if r["victim"].startswith("L_"):
+                runs[r["victim"][2:]][(d, r.get("rep", "1"))][r["mode"]] = float(r["span_p50_us"])
+    growth = {}
+    for v, passes in runs.items():
+        g = [(m["mps"] - m["nomps"]) / NODES for m in passes.values() if "mps" in m and "nomps" in m]
+        if g:
+            growth[v] = g
+    cell = lambda g: f"{statistics.mean(g):+.3f} [" + " ".join(f"{x:+.3f}" for x in g) + "]"  # noqa: E731
+    fs = sorted({int(v[1:].rstrip("abcdefghijklmnopqrstuvwxyz")) for v in growth
+                 if v[0] == "F" and v[1:].rstrip("abcdefghijklmnopqrstuvwxyz").isdigit()})
+    print("## 7. alone: growth per node without -> with MPS (us), pooled over passes [each]")
+    print("memory," + ",".join(f"F{f}" for f in fs))
+    shown = set()
+    for m in MEMS:
+        cells = []
+        for f in fs:
+            v = f"F{f}{m}"
+            cells.append(cell(growth[v]) if v in growth else "")
+            shown.add(v)
+        if any(cells):
+            print(f"{m}," + ",".join(cells))
+    print("other specs: spec,growth_per_node")
+    for v in sorted(growth):
+        if v not in shown:
+            print(f"{v},{cell(growth[v])}")
+
+
 def main(d):
     rows = read(os.path.join(d, "var.csv"))
     dec = read(os.path.join(d, "decoder.csv"))
@@ -225,6 +267,9 @@ def main(d):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    if sys.argv[1] == "--funcs":
+        funcs(sys.argv[2:])
+        sys.exit(0)
     if sys.argv[1] == "--fits":
         for d in sys.argv[2:]:
             fits(d)
