@@ -5,7 +5,11 @@
  * per core, and unlike wall time it holds on a loaded machine), simulated
  * time per CPU second, the process's peak resident memory, and the issue's
  * target beside it.  A benchmark, not a test: nothing here passes or
- * fails. */
+ * fails.
+ *
+ *   bench [MODEL [CASES]]   CASES: the letters of the workloads to run
+ *                           (e.g. fg: the two steady-state cases); all by
+ *                           default */
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +34,14 @@ static double cpu_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The workloads asked for (NULL: all). */
+static const char *only;
+
+static bool want(char c)
+{
+    return !only || strchr(only, c);
 }
 
 /* Simulate @sc once; returns CPU ns per event. */
@@ -66,6 +78,7 @@ static double run(const char *label, const GpuModel *m, SimScenario *sc,
 int main(int argc, char **argv)
 {
     const char *model = argc > 1 ? argv[1] : "h100-sxm";
+    only = argc > 2 ? argv[2] : NULL;
     /* Benchmarks are meant to be big: above the default limits. */
     static const char *const big[] = {"ops=100M", "work=100M", "events=10G",
                                       "sim_time_s=1G", "placements=100G"};
@@ -85,54 +98,68 @@ int main(int argc, char **argv)
            "ops", "events", "cpu_s", "wall_s", "Mev/cpu_s", "sim_s/cpu_s",
            "rssMiB", "target (issue 12)");
     const char *ev_target = ">= 10 Mev/cpu_s";
-    SimScenario *a = sim_gen_many_small(100000, 8, 1);
-    run("(a) 100k small kernels, 8 processes", m, a, SIM_SHARE_TIMESLICE, true,
-        ev_target);
-    run("(a) 100k small kernels, 8 processes", m, a, SIM_SHARE_MPS, true,
-        ev_target);
-    run("(a) same, without per-op records", m, a, SIM_SHARE_MPS, false,
-        ev_target);
-    sim_scenario_free(a);
-    SimScenario *b = sim_gen_big_grid(10000000);
-    run("(b) one kernel of 10M blocks", m, b, SIM_SHARE_TIMESLICE, true,
-        "< 1 s");
-    sim_scenario_free(b);
-    SimScenario *c = sim_gen_many_small(1000000, 8, 2);
-    run("(c) 1M small kernels, 8 processes", m, c, SIM_SHARE_MPS, false,
-        ev_target);
-    sim_scenario_free(c);
-    SimScenario *d = sim_gen_big_grid(1000000000);
-    run("(d) one kernel of 1G blocks", m, d, SIM_SHARE_TIMESLICE, true,
-        "< 1 s");
-    sim_scenario_free(d);
+    if (want('a')) {
+        SimScenario *a = sim_gen_many_small(100000, 8, 1);
+        run("(a) 100k small kernels, 8 processes", m, a, SIM_SHARE_TIMESLICE,
+            true, ev_target);
+        run("(a) 100k small kernels, 8 processes", m, a, SIM_SHARE_MPS, true,
+            ev_target);
+        run("(a) same, without per-op records", m, a, SIM_SHARE_MPS, false,
+            ev_target);
+        sim_scenario_free(a);
+    }
+    if (want('b')) {
+        SimScenario *b = sim_gen_big_grid(10000000);
+        run("(b) one kernel of 10M blocks", m, b, SIM_SHARE_TIMESLICE, true,
+            "< 1 s");
+        sim_scenario_free(b);
+    }
+    if (want('c')) {
+        SimScenario *c = sim_gen_many_small(1000000, 8, 2);
+        run("(c) 1M small kernels, 8 processes", m, c, SIM_SHARE_MPS, false,
+            ev_target);
+        sim_scenario_free(c);
+    }
+    if (want('d')) {
+        SimScenario *d = sim_gen_big_grid(1000000000);
+        run("(d) one kernel of 1G blocks", m, d, SIM_SHARE_TIMESLICE, true,
+            "< 1 s");
+        sim_scenario_free(d);
+    }
     /* (f), (g): the same beside long co-runners under MPS (steady state
      * beside co-runners, engine_steady.c): a co-runner block on every SM,
      * then on half of them (the others hold whole waves of it alone). */
-    SimScenario *f2 = sim_gen_big_beside(1000000000, 2, m->sm_count / 2);
-    run("(f) 1G blocks beside 2 co-runners", m, f2, SIM_SHARE_MPS, true,
-        "< 1 s");
-    sim_scenario_free(f2);
-    SimScenario *f1 = sim_gen_big_beside(1000000000, 1, m->sm_count / 2);
-    run("(g) 1G blocks beside 1 co-runner", m, f1, SIM_SHARE_MPS, true,
-        "< 1 s");
-    sim_scenario_free(f1);
+    if (want('f')) {
+        SimScenario *f2 = sim_gen_big_beside(1000000000, 2, m->sm_count / 2);
+        run("(f) 1G blocks beside 2 co-runners", m, f2, SIM_SHARE_MPS, true,
+            "< 1 s");
+        sim_scenario_free(f2);
+    }
+    if (want('g')) {
+        SimScenario *f1 = sim_gen_big_beside(1000000000, 1, m->sm_count / 2);
+        run("(g) 1G blocks beside 1 co-runner", m, f1, SIM_SHARE_MPS, true,
+            "< 1 s");
+        sim_scenario_free(f1);
+    }
     /* (e) the same 20k kernels spread over more and more MPS clients: the
      * cost per event should not grow with the clients (48: the H100's
      * client limit; a model with fewer refuses the rest). */
-    printf("\n(e) cost per event against MPS clients (target: flat)\n");
-    const uint32_t clients[] = {4, 8, 16, 32, 48};
-    double first = 0;
-    for (size_t i = 0; i < G_N_ELEMENTS(clients); i++) {
-        SimScenario *e = sim_gen_many_small(20000, clients[i], 5);
-        char label[64];
-        snprintf(label, sizeof label, "(e) 20k kernels, %u clients",
-                 clients[i]);
-        double per = run(label, m, e, SIM_SHARE_MPS, false, "");
-        if (i == 0)
-            first = per;
-        printf("%-36s %.0f ns of CPU per event, x%.2f of %u clients\n", "", per,
-               first > 0 ? per / first : 0, clients[0]);
-        sim_scenario_free(e);
+    if (want('e')) {
+        printf("\n(e) cost per event against MPS clients (target: flat)\n");
+        const uint32_t clients[] = {4, 8, 16, 32, 48};
+        double first = 0;
+        for (size_t i = 0; i < G_N_ELEMENTS(clients); i++) {
+            SimScenario *e = sim_gen_many_small(20000, clients[i], 5);
+            char label[64];
+            snprintf(label, sizeof label, "(e) 20k kernels, %u clients",
+                     clients[i]);
+            double per = run(label, m, e, SIM_SHARE_MPS, false, "");
+            if (i == 0)
+                first = per;
+            printf("%-36s %.0f ns of CPU per event, x%.2f of %u clients\n", "",
+                   per, first > 0 ? per / first : 0, clients[0]);
+            sim_scenario_free(e);
+        }
     }
     sim_gpu_model_free(m);
     return 0;

@@ -65,6 +65,17 @@ void sm_force_no_steady(bool on)
     force_off = on;
 }
 
+/* Whether steady state may be entered at all: not in the step-by-step
+ * reference, nor when recording a timeline (every placement is drawn), nor
+ * with uneven ends within a wave (sm_block_end_spread): a group's early
+ * ends depend on who waits in the context, and an extended cohort takes
+ * none (cohort_early_on), so no period repeats bit for bit. */
+static bool steady_allowed(const Engine *E)
+{
+    return !force_off && !E->opt.record_timeline &&
+           !(E->m->sm_block_end_spread > 0);
+}
+
 /* The kernel's group on @sm (the only one: entering requires it). */
 static Group *steady_group(SmRt *sm)
 {
@@ -134,7 +145,13 @@ static void steady_cohort_stop(Engine *E, Cohort *co)
     k->done -= undo * co->wave_blocks;
     sm_steady_cohort_end(E, co);
     co->ext = 0;
-    co->end = start + (m + 1) * co->wave_ns;
+    /* As placed at wave m's start: a step-by-step run placed it then (a
+     * later placement of the kernel at that instant joins it, and a
+     * group's drain key counts from it). */
+    co->placed = start + m * co->wave_ns;
+    for (Group *g = co->groups; g; g = g->cnext)
+        g->placed = co->placed;
+    co->end = co->placed + co->wave_ns;
     if (E->settling && co->end == E->now) {
         sim_eventq_cancel(&E->q, &co->ev);
         sm_cohort_event(E, co);
@@ -171,16 +188,18 @@ void sm_steady_cohort_try(Engine *E, Ctx *c)
 {
     KernelRt *k = c->pend_head;
     if (!k || !k->last_cohort || k->last_cohort->placed != E->now ||
-        force_off || E->opt.record_timeline)
+        !steady_allowed(E))
         return;
     Cohort *co = k->last_cohort;
     const uint64_t S = E->m->sm_count, margin = 2 * S * k->occ;
     const uint64_t wave = (uint64_t)co->n * k->occ;
-    /* Alone in its context, the kernel-alone fast path takes it. */
+    /* Alone in its context, the kernel-alone fast path takes it.  With
+     * staggered release a wave of several SMs gives them back one by one
+     * and each is placed anew alone: only a cohort of one SM repeats. */
     if (co->placed != E->now || co->ext || co->wall || co->timed ||
-        k->dram_p > 0 || c->limited || c->frozen ||
-        E->m->placement == SIM_PLACE_ROUND_ROBIN || k->w != nearbyint(k->w) ||
-        c->resident_blocks == wave ||
+        (E->m->sm_release_staggered && co->n > 1) || k->dram_p > 0 ||
+        c->limited || c->frozen || E->m->placement == SIM_PLACE_ROUND_ROBIN ||
+        k->w != nearbyint(k->w) || c->resident_blocks == wave ||
         k->blocks - k->dispatched < margin + S * k->occ ||
         !cohort_fills_alone(co))
         return;
@@ -389,7 +408,7 @@ void sm_steady_note(Engine *E, SmRt *sm)
     if (!g ||
         g->k->blocks - g->k->dispatched <
             2 * (uint64_t)E->m->sm_count * g->k->occ + g->count ||
-        force_off || E->opt.record_timeline || !steady_candidate(E, sm, g)) {
+        !steady_allowed(E) || !steady_candidate(E, sm, g)) {
         sm->st.k = NULL;
         return;
     }

@@ -1418,7 +1418,9 @@ static void test_engine_incremental_dispatch_matches_full_scan(void **state)
 static void test_engine_steady_matches_step_by_step(void **state)
 {
     const uint32_t sms[] = {4, 8, 12};
-    uint64_t ev_steady = 0, ev_step = 0;
+    /* events with and without steady state, without and with staggered
+     * release */
+    uint64_t ev_steady[2] = {0, 0}, ev_step[2] = {0, 0};
     for (guint32 seed = 1; seed <= 60; seed++) {
         GRand *rng = g_rand_new_with_seed(seed);
         g_autoptr(GpuModel) m = test_model(sms[seed % 3]);
@@ -1470,14 +1472,67 @@ static void test_engine_steady_matches_step_by_step(void **state)
         sm_force_no_steady(false);
         assert_non_null(a);
         assert_non_null(b);
-        ev_steady += a->events;
-        ev_step += b->events;
+        ev_steady[m->sm_release_staggered] += a->events;
+        ev_step[m->sm_release_staggered] += b->events;
         assert_true(a->events <= b->events);
         assert_results_identical(a, b);
     }
-    /* the steady state was entered: a third of the events are gone (not
-     * under round-robin placement, whose cursor is state it excludes) */
-    assert_true(ev_steady * 3 < ev_step * 2);
+    /* the steady state was entered, with and without staggered release: a
+     * third of the events are gone (not under round-robin placement, whose
+     * cursor is state it excludes) */
+    for (int st = 0; st < 2; st++) {
+        print_message("staggered %d: %llu -> %llu events\n", st,
+                      (unsigned long long)ev_step[st],
+                      (unsigned long long)ev_steady[st]);
+        assert_true(ev_steady[st] * 3 < ev_step[st] * 2);
+    }
+    (void)state;
+}
+
+/* The steady state beside a co-runner with staggered release (bench (g)'s
+ * shape, small): a long co-runner block on half of 8 SMs under MPS, and a
+ * big kernel filling every SM, 8 blocks of 8 warps each.  On the free SMs
+ * its waves form cohorts; staggered, a wave of several SMs gives them
+ * back one per ns and each is placed anew alone, so only one-SM cohorts
+ * may stand for waves (a cohort of 4 standing for its waves would end
+ * them together).  The run must equal the step-by-step one and take a
+ * small share of its events while the co-runner lasts.  Its blocks take
+ * @co_us. */
+static void steady_staggered_beside(uint32_t co_us, uint64_t *ev)
+{
+    g_autoptr(GpuModel) m = test_model(8);
+    m->sm_full_speed_warps = 4; /* co-resident blocks slow each other */
+    m->sm_release_staggered = true;
+    g_autoptr(SimScenario) sc = sim_scenario_new("staggered", "test");
+    SimProcessSpec *co = test_process(sc, "co", 1);
+    SimOp c = test_kernel(0, "co", 4, 128, US(co_us));
+    sim_process_add_op(co, &c);
+    SimProcessSpec *big = test_process(sc, "big", 1);
+    big->start_ns = US(100);
+    /* 2000 waves of 64 blocks, 1 us each alone */
+    SimOp k = test_kernel(0, "big", 128000, 256, US(2000));
+    sim_process_add_op(big, &k);
+    g_autoptr(SimResult) a = test_run(m, sc, SIM_SHARE_MPS);
+    sm_force_no_steady(true);
+    g_autoptr(SimResult) b = test_run(m, sc, SIM_SHARE_MPS);
+    sm_force_no_steady(false);
+    assert_results_identical(a, b);
+    ev[0] = a->events;
+    ev[1] = b->events;
+    print_message("co-runner %u us: %llu -> %llu events\n", co_us,
+                  (unsigned long long)b->events, (unsigned long long)a->events);
+}
+
+static void test_engine_steady_staggered_beside(void **state)
+{
+    uint64_t ev[2];
+    steady_staggered_beside(20000, ev); /* beside it to the end */
+    assert_true(ev[0] * 20 < ev[1]);
+    /* the co-runner ends first, at several phases of the waves (the steady state
+     * of 34d4876 stood for waves of a 4-SM cohort and ended
+     * them together: occupancy differed from 300 us on) */
+    for (uint32_t us = 300; us <= 1700; us += 233)
+        steady_staggered_beside(us, ev);
     (void)state;
 }
 
@@ -1597,6 +1652,7 @@ int main(void)
         T(test_engine_batched_placement_matches_exact),
         T(test_engine_incremental_dispatch_matches_full_scan),
         T(test_engine_steady_matches_step_by_step),
+        T(test_engine_steady_staggered_beside),
         T(test_engine_mps_static_sm_windows),
         T(test_engine_invariants_hold_under_load),
         T(test_engine_event_budget_follows_work),
