@@ -179,6 +179,9 @@ typedef struct Group {
      * that ended early; count + early_out is the count it was placed with */
     uint32_t early, early_out;
     bool late; /* its blocks start late (engine_sm.c, late_split) */
+    bool rep;  /* placed as the same blocks (count and sub-partitions) as
+                  the group of its kernel its SM released at that instant
+                  (engine_steady.c) */
 } Group;
 
 /* Blocks of one kernel placed at one instant on SMs that are not
@@ -264,6 +267,12 @@ struct SmRt {
     bool fresh_slowed;  /* the head group was slowed from its first block
                              (so never in a cohort, however it was batched) */
     SmSteady st;
+    /* its latest group released (engine_steady.c compares the next
+     * placement with it): when, whose, how many, where */
+    SimTime rel_at;
+    const KernelRt *rel_k;
+    uint32_t rel_count;
+    uint8_t rel_sub[SIM_MAX_SUBPARTITIONS];
 };
 
 typedef struct Queue {
@@ -574,9 +583,10 @@ void sm_loosen(Engine *E, SmRt *sm);
 void sm_advance_periods(SmRt *sm, double d, uint64_t times);
 /* The rate of @g's blocks on @sm now (engine_sm.c's group_rate). */
 double sm_group_rate(const SmRt *sm, const Group *g);
-/* Whether some group on @sm would run below rate 1 with only the first
- * block of its head group @g placed (on a load of sm->load_before). */
-bool sm_slowed_first(const Engine *E, SmRt *sm, Group *g);
+/* Whether some group on @sm would run below rate 1 with every count of
+ * its head group @g's blocks, from the first one (on a load of
+ * sm->load_before), however a placement batched them. */
+bool sm_slowed_throughout(const Engine *E, SmRt *sm, Group *g);
 
 /* Complete every block of @co now (sm_cohort_event without extending). */
 void sm_cohort_complete(Engine *E, Cohort *co);

@@ -132,16 +132,24 @@ static bool sm_slows(const SmRt *sm)
     return false;
 }
 
-bool sm_slowed_first(const Engine *E, SmRt *sm, Group *g)
+bool sm_slowed_throughout(const Engine *E, SmRt *sm, Group *g)
 {
     /* issue_share is a function of the SM's groups, their counts, their
-     * order and its load only: share as things were with g's first block
-     * alone, then again as they are (the same bits as before). */
+     * order and its load only: share as things were with each count of
+     * g's blocks from its first one on, then again as they are (the same
+     * bits as before).  Every count, not the first alone: under
+     * greedy-then-oldest a group may slow the SM at 7 blocks, not at 8 and
+     * again at 9 (the co-runner's rate crosses 1 - 1e-12), and a group
+     * placed a block at a time then passes through a cohort, loosened
+     * with its work rounded up to whole ns. */
     const uint32_t count = g->count;
     const double load = sm->load;
-    g->count = 1;
-    sm->load = sm->load_before + g->k->w;
-    const bool slowed = issue_share(E->m, sm);
+    bool slowed = true;
+    for (uint32_t c = 1; c <= count && slowed; c++) {
+        g->count = c;
+        sm->load = sm->load_before + c * g->k->w;
+        slowed = issue_share(E->m, sm);
+    }
     g->count = count;
     sm->load = load;
     issue_share(E->m, sm);
@@ -899,6 +907,10 @@ static bool sm_unplace_blocks(Engine *E, SmRt *sm, const KernelRt *k,
  * True if the SM holds loose groups, whose event must be recomputed. */
 static bool sm_unplace(Engine *E, SmRt *sm, Group *g)
 {
+    sm->rel_at = E->now;
+    sm->rel_k = g->k;
+    sm->rel_count = g->count;
+    memcpy(sm->rel_sub, g->sub_warps, sizeof sm->rel_sub);
     if (g->cohort)
         cohort_remove(E, g);
     dram_remove_group(E, sm, g->k, g->count);
@@ -1920,6 +1932,16 @@ void sm_check(const Engine *E)
               ci, (unsigned long long)blocks,
               (unsigned long long)c->resident_blocks);
         check_release_list(E, c);
+        /* Latest placed first, as a step-by-step run keeps them (a
+         * rolled-back steady state moves its cohort back in place,
+         * engine_steady.c) */
+        for (uint32_t i = 0; i < m->sm_count; i++)
+            for (const Group *g = c->sms[i].groups; g && g->next; g = g->next)
+                CHECK(g->placed >= g->next->placed,
+                      "SM %u: groups out of placement order", i);
+        for (const Cohort *co = c->cohorts; co && co->next; co = co->next)
+            CHECK(co->placed >= co->next->placed,
+                  "context %u: cohorts out of placement order", ci);
         for (const Cohort *co = c->cohorts; co; co = co->next) {
             uint32_t n = 0;
             for (const Group *g = co->groups; g; g = g->cnext) {

@@ -34,13 +34,18 @@
  * The same kernel's blocks on SMs without co-runners form cohorts (rate 1,
  * engine_sm.c); a cohort whose groups each fill their SM alone stands for
  * whole waves the same way (below), so a kernel beside co-runners on some
- * SMs costs a handful of events too.
+ * SMs costs a handful of events too.  So does a one-SM cohort on an SM
+ * that the kernel fills in two groups of its own (a co-runner's block
+ * ended and one more of the kernel's took its room: 7 + 1 blocks ending
+ * apart, for the rest of the kernel).  With staggered release
+ * (sm_release_staggered) only one-SM cohorts repeat: a wave of several
+ * SMs gives them back one per ns, each placed anew alone.
  *
  * Exactness needs more than equal states: how a placement is batched over
  * the SMs released at one instant can change its bits (a group placed in
  * steps may start in a cohort; loads summed in another order).  So an SM
  * enters only if its placement cannot depend on the batching (loads in
- * whole warps, slowed from its first block), a cohort only when placed
+ * whole warps, slowed at every count of its blocks), a cohort only when placed
  * (after the whole dispatch), and whenever the kernel dispatches at an
  * instant where an SM or cohort in steady state ends a period, that one
  * stops and takes part (sm_steady_dispatching).  Round-robin placement
@@ -50,11 +55,12 @@
  * SM after a placement (count, load before and after, speed, the group's
  * work) equal, bit for bit, to the one a period earlier, with only the
  * group's own release and its replacement in between (sm->mods), the group
- * slowed from its first block (so it never was in a cohort, however the
+ * slowed at every count from its first block (so it never was in a cohort, however the
  * placement was batched), and its event one period ahead.  Checked against
  * the step-by-step run by test_engine_steady_matches_step_by_step.
  */
 #include <math.h>
+#include <string.h>
 
 #include "engine_internal.h"
 
@@ -131,6 +137,52 @@ void sm_steady_stop(Engine *E, SmRt *sm)
  * other SMs is never skipped.
  * ------------------------------------------------------------------------ */
 
+/* Lists in placement order.  A step-by-step run pushes every new group at
+ * the head of its SM's list and every new cohort at the head of its
+ * context's, so both lists run latest placed first (sm_check checks it).
+ * A cohort standing for waves keeps its place in both, as placed when it
+ * entered; rolled back, it is placed at its current wave's start, later
+ * than groups and cohorts placed meanwhile, where a step-by-step run has
+ * it nearer the head: these move it there.  (Ties cannot arise: a kernel's
+ * blocks placed at one instant join one group per SM and one cohort.) */
+
+/* Move @g, whose ->placed grew, to its place in its SM's list. */
+static void sm_groups_resort(SmRt *sm, Group *g)
+{
+    Group **pp = &sm->groups;
+    while (*pp != g)
+        pp = &(*pp)->next;
+    *pp = g->next;
+    pp = &sm->groups;
+    while (*pp && (*pp)->placed > g->placed)
+        pp = &(*pp)->next;
+    g->next = *pp;
+    *pp = g;
+}
+
+/* Move @co, whose ->placed grew, to its place in its context's list. */
+static void cohorts_resort(Cohort *co)
+{
+    Ctx *c = co->ctx;
+    if (!co->prev || co->prev->placed >= co->placed)
+        return; /* already in place */
+    co->prev->next = co->next;
+    if (co->next)
+        co->next->prev = co->prev;
+    Cohort *after = NULL, *at = c->cohorts;
+    while (at->placed > co->placed) {
+        after = at;
+        at = at->next;
+    }
+    co->prev = after;
+    co->next = at;
+    at->prev = co;
+    if (after)
+        after->next = co;
+    else
+        c->cohorts = co;
+}
+
 /* Roll @co back to the wave a step-by-step run has now: the one that ends
  * after now, or exactly now (then, while settling, it completes here). */
 static void steady_cohort_stop(Engine *E, Cohort *co)
@@ -149,8 +201,11 @@ static void steady_cohort_stop(Engine *E, Cohort *co)
      * later placement of the kernel at that instant joins it, and a
      * group's drain key counts from it). */
     co->placed = start + m * co->wave_ns;
-    for (Group *g = co->groups; g; g = g->cnext)
+    for (Group *g = co->groups; g; g = g->cnext) {
         g->placed = co->placed;
+        sm_groups_resort(g->sm, g);
+    }
+    cohorts_resort(co);
     co->end = co->placed + co->wave_ns;
     if (E->settling && co->end == E->now) {
         sim_eventq_cancel(&E->q, &co->ev);
@@ -184,6 +239,52 @@ static bool cohort_fills_alone(const Cohort *co)
     return true;
 }
 
+/* Whether @h (on the SM of a one-SM cohort of @k placed now, waves of
+ * @wave ns) repeats as that one does: @k's, in a cohort of one SM, of
+ * waves as long, and placed as the same blocks as the group it replaced
+ * (h->rep). */
+static bool beside_repeats(const Group *h, const KernelRt *k, SimTime wave)
+{
+    const Cohort *o = h->cohort;
+    return h->k == k && o && o->n == 1 && !h->late && h->rep &&
+           (o->ext ? o->wave_ns : o->end - o->placed) == wave;
+}
+
+/* A one-SM cohort of @k just placed (group @g) whose SM holds nothing but
+ * @k's blocks, as many as fit (k->occ), in @g and at most one other group
+ * @h: when either completes, the kernel (heading its context, stuck on a
+ * full GPU) puts the same blocks back on the SM at once, so the SM holds
+ * the same again.  Bit for bit once each group was placed as the same
+ * blocks as the one it replaced (g->rep: the same count and the same warps
+ * per register sub-partition, the part of the state a placement does not
+ * reset): @g's placement depends only on @h, and @h's next on @g.  With
+ * three or more groups, the order of the others in the SM's list (latest
+ * placed first, which the issue model can read) may change while @g
+ * stands: not entered. */
+static bool cohort_sm_repeats(const KernelRt *k, const Cohort *co)
+{
+    const Group *g = co->groups;
+    const SimTime wave = co->end - co->placed;
+    uint32_t blocks = 0, groups = 0;
+    for (const Group *h = g->sm->groups; h; h = h->next) {
+        if (!beside_repeats(h, k, wave) || ++groups > 2)
+            return false;
+        blocks += h->count;
+    }
+    return blocks == k->occ;
+}
+
+/* Whether @co's one group was placed as the same blocks as the group of
+ * its kernel its SM released at this instant. */
+static bool placed_as_released(const Engine *E, const Cohort *co)
+{
+    const Group *g = co->groups;
+    const SmRt *sm = g->sm;
+    return co->n == 1 && sm->rel_at == E->now && sm->rel_k == g->k &&
+           sm->rel_count == g->count &&
+           !memcmp(sm->rel_sub, g->sub_warps, sizeof sm->rel_sub);
+}
+
 void sm_steady_cohort_try(Engine *E, Ctx *c)
 {
     KernelRt *k = c->pend_head;
@@ -191,17 +292,20 @@ void sm_steady_cohort_try(Engine *E, Ctx *c)
         !steady_allowed(E))
         return;
     Cohort *co = k->last_cohort;
+    co->groups->rep = placed_as_released(E, co); /* before any return */
     const uint64_t S = E->m->sm_count, margin = 2 * S * k->occ;
-    const uint64_t wave = (uint64_t)co->n * k->occ;
+    uint64_t wave = 0;
+    for (const Group *g = co->groups; g; g = g->cnext)
+        wave += g->count;
     /* Alone in its context, the kernel-alone fast path takes it.  With
      * staggered release a wave of several SMs gives them back one by one
      * and each is placed anew alone: only a cohort of one SM repeats. */
-    if (co->placed != E->now || co->ext || co->wall || co->timed ||
+    if (co->ext || co->wall || co->timed ||
         (E->m->sm_release_staggered && co->n > 1) || k->dram_p > 0 ||
         c->limited || c->frozen || E->m->placement == SIM_PLACE_ROUND_ROBIN ||
         k->w != nearbyint(k->w) || c->resident_blocks == wave ||
         k->blocks - k->dispatched < margin + S * k->occ ||
-        !cohort_fills_alone(co))
+        !(cohort_fills_alone(co) || (co->n == 1 && cohort_sm_repeats(k, co))))
         return;
     /* A fair share of the blocks beyond the margin, as for an SM. */
     const uint64_t ext = (k->blocks - k->dispatched - margin) / (S * k->occ);
@@ -325,7 +429,7 @@ void sm_steady_stop_all(Engine *E)
 }
 
 /* Whether @sm's head group @g of @k may be snapshotted: fresh at this
- * instant, slowed from its first block, the kernel's only group there,
+ * instant, slowed at every count of its blocks, the kernel's only group there,
  * beside loose groups of kernels without DRAM demand, and the kernel
  * heading its context with more than enough blocks left. */
 static bool steady_candidate(const Engine *E, SmRt *sm, Group *g)
@@ -343,11 +447,11 @@ static bool steady_candidate(const Engine *E, SmRt *sm, Group *g)
             return false;
     /* The placement must not depend on how it was batched (which depends
      * on the other SMs placed at the same instant): loads in whole warps
-     * (sums exact in any order) and slowed from the very first block (so
+     * (sums exact in any order) and slowed at every count from the very first block (so
      * the group is loose from the start). */
     return k->w == nearbyint(k->w) &&
            sm->load_before == nearbyint(sm->load_before) && sm->load < 1e15 &&
-           sm_slowed_first(E, sm, g);
+           sm_slowed_throughout(E, sm, g);
 }
 
 /* How many periods of @P ns the group @g on @sm may stand for: the kernel
