@@ -499,7 +499,7 @@ struct Engine {
     uint32_t n_resched;           /* its length */
     GPtrArray *dram_dirty;        /* Ctx* whose DRAM pressure changed this
                                  instant (engine_dram.c) */
-    void *cand;                   /* placement scratch, 3 x sm_count entries */
+    void *cand;                   /* placement scratch, sm_count entries */
     uint64_t admit_seq;
     Metrics met;
 
@@ -612,6 +612,10 @@ void sm_force_no_steady(bool on);
 /* Tests: blocks never join an older group of their kernel (engine_sm.c,
  * spread_join), as before that approximation. */
 void sm_force_no_join(bool on);
+/* Whether a block's early end @left ns of work before its group's end is
+ * simulated (engine_sm.c, sm_block_end_spread): from kernel_launch_latency
+ * on. */
+bool early_resolved(const GpuModel *m, double left);
 
 /* engine_issue.c: the SM's issue rate shared among its groups by age.
  * Sets every group's speed from sm->load and the list order (youngest

@@ -554,6 +554,57 @@ static void test_engine_block_end_spread_frees_slots_early(void **state)
     }
 }
 
+/* Early ends are simulated only from one kernel launch latency before
+ * their group's end (engine_sm.c, early_resolved): the same "wide" (two
+ * 1024-thread blocks per SM, saturated) and "queued" as above with s =
+ * 0.25 and a 2 us launch latency.  Blocks of 10 us and 1 ms end their
+ * first block s x D = 2.5 us and 250 us early (>= 2 us), and "queued"
+ * starts 0.75 D after "wide" did; blocks of 6 us would end theirs 1.5 us early: not
+ * simulated, so the run is the one without the spread, to the event. */
+static void test_engine_block_end_spread_resolution(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    f->m->kernel_launch_latency_ns = US(2);
+    const SimTime durations[] = {US(6), US(10), MS(1)};
+    for (size_t d = 0; d < G_N_ELEMENTS(durations); d++) {
+        const SimTime D = durations[d];
+        SimTime wide_end[2], queued_start[2], t0 = 0;
+        uint64_t ev[2];
+        for (int spread = 0; spread < 2; spread++) {
+            f->m->sm_block_end_spread = spread ? 0.25 : 0;
+            g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
+            SimProcessSpec *p = test_process(sc, "p", 2);
+            SimOp a = test_kernel(0, "wide", 8, 1024, D);
+            SimOp b = test_kernel(1, "queued", 4, 1024, D);
+            sim_process_add_op(p, &a);
+            sim_process_add_op(p, &b);
+            g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+            t0 = test_op(r, 0, 0)->start_ns; /* after the launch latency */
+            wide_end[spread] = test_op(r, 0, 0)->end_ns;
+            queued_start[spread] = test_op(r, 0, 1)->start_ns;
+            ev[spread] = r->events;
+        }
+        print_message("blocks of %llu ns: queued starts %llu -> %llu ns, "
+                      "%llu -> %llu events\n",
+                      (unsigned long long)D,
+                      (unsigned long long)queued_start[0],
+                      (unsigned long long)queued_start[1],
+                      (unsigned long long)ev[0], (unsigned long long)ev[1]);
+        if (0.25 * (double)D < (double)US(2)) {
+            assert_int_equal(wide_end[1], wide_end[0]);
+            assert_int_equal(queued_start[1], queued_start[0]);
+            assert_int_equal(ev[1], ev[0]);
+            continue;
+        }
+        const SimTime early = t0 + D - D / 4; /* 0.75 D in */
+        assert_in_range(queued_start[1], early - 2, early + 2);
+        assert_true(queued_start[0] >= t0 + D);
+        assert_true(wide_end[1] > wide_end[0]); /* its rest went on */
+    }
+}
+
 /* A multi-wave kernel's own blocks taking its early ends' room change
  * nothing another kernel sees until its last blocks are placed (engine_sm.c,
  * self_refill_only), so they cost no events: "wide" (2 x 1024-thread blocks
@@ -1248,53 +1299,15 @@ static void test_engine_is_deterministic(void **state)
     }
 }
 
-/* Most room counts room in the placed kernel's own blocks (FINDINGS.md
- * §30).  19 blocks of 256 threads x 48 registers fill 4 SMs by registers
- * 5, 5, 5, 4 (one per SM in dispatch order, then SMs 0-2 again).  A second
- * kernel of 256 threads x 16 registers fits once beside five (4 Ki of the
- * 64 Ki registers left) and four times beside four, though every SM has
- * free warps for three: most-room puts its 4 blocks 3 on SM 3 (down to the
- * others' room) and then 1 on SM 0, on 2 SMs; most-free (32 free warps on
- * SM 3, 24 elsewhere) one per SM.  Batched and exact placement agree. */
-static void test_engine_most_room_counts_room_in_blocks(void **state)
-{
-    Fix *f = *state;
-    const SimPlacement pl[] = {SIM_PLACE_MOST_ROOM, SIM_PLACE_MOST_FREE};
-    const uint32_t sms[] = {2, 4};
-    for (int i = 0; i < 2; i++)
-        for (int exact = 0; exact <= 1; exact++) {
-            g_autoptr(SimScenario) sc = sim_scenario_new("room", "test");
-            SimProcessSpec *p = test_process(sc, "p", 2);
-            SimOp a = test_kernel(0, "a", 19, 256, MS(10));
-            a.u.kernel.regs_per_thread = 48;
-            SimOp b = test_kernel(1, "b", 4, 256, MS(1));
-            b.u.kernel.regs_per_thread = 16;
-            sim_process_add_op(p, &a);
-            sim_process_add_op(p, &b);
-            f->m->placement = pl[i];
-            sm_force_exact_placement(exact);
-            g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
-            sm_force_exact_placement(false);
-            f->m->placement = SIM_PLACE_MOST_FREE;
-            assert_int_equal(test_op(r, 0, 0)->sms_used, 4);
-            assert_int_equal(test_op(r, 0, 1)->sms_used, sms[i]);
-            assert_int_equal(test_op(r, 0, 1)->start_ns, 0);
-            assert_int_equal(test_op(r, 0, 1)->end_ns, MS(1));
-        }
-}
-
-/* The batched most-free and most-room placements (a tier of equal SMs at a
- * time) must put every block where the one-block-at-a-time greedy rule
- * puts it: random kernels of mixed shapes on 3 streams, compared op by op
- * and SM by SM. */
+/* The batched most-free placement (a tier of equal SMs at a time) must put
+ * every block where the one-block-at-a-time greedy rule puts it: random
+ * kernels of mixed shapes on 3 streams, compared op by op and SM by SM. */
 static void test_engine_batched_placement_matches_exact(void **state)
 {
     Fix *f = *state;
     g_autoptr(GpuModel) m = test_model(12);
-    for (guint32 seed = 1; seed <= 80; seed++) {
-        /* odd seeds: most-free; even: most-room */
-        m->placement = seed % 2 ? SIM_PLACE_MOST_FREE : SIM_PLACE_MOST_ROOM;
-        GRand *rng = g_rand_new_with_seed((seed + 1) / 2);
+    for (guint32 seed = 1; seed <= 40; seed++) {
+        GRand *rng = g_rand_new_with_seed(seed);
         g_autoptr(SimScenario) sc = sim_scenario_new("rand", "test");
         SimProcessSpec *p = test_process(sc, "p", 3);
         p->streams[2].priority = -1;
@@ -1644,6 +1657,7 @@ int main(void)
         T(test_engine_staggered_release_piles_onto_first_sm),
         T(test_engine_block_end_spread_frees_slots_early),
         T(test_engine_block_end_spread_self_refill_free),
+        T(test_engine_block_end_spread_resolution),
         T(test_engine_late_start_beyond_warps),
         T(test_engine_block_end_spread_join),
         T(test_engine_dram_kernel_alone_reproduces_duration),
@@ -1658,7 +1672,6 @@ int main(void)
         T(test_engine_metrics_one_thread_spin),
         T(test_engine_closed_and_open_loop),
         T(test_engine_is_deterministic),
-        T(test_engine_most_room_counts_room_in_blocks),
         T(test_engine_batched_placement_matches_exact),
         T(test_engine_incremental_dispatch_matches_full_scan),
         T(test_engine_steady_matches_step_by_step),
