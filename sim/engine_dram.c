@@ -220,6 +220,8 @@ static bool sm_dram_off(const SmRt *sm)
 
 void dram_flush(Engine *E)
 {
+    if (E->dram_dirty->len == 0)
+        return; /* the usual case: called after every dispatch and event */
     for (guint i = 0; i < E->dram_dirty->len; i++) {
         Ctx *c = g_ptr_array_index(E->dram_dirty, i);
         c->dram_dirty = false;

@@ -148,6 +148,15 @@ struct KernelRt {
                              tried): then no SM could take one more, so
                              until an SM releases blocks it cannot place
                              more, and after, only such SMs can take one */
+
+    /* issue_share on an SM holding one group of it and nothing else
+     * (engine_issue.c): the SM's load (its bits) and the group's count it
+     * last computed for, and what it set then (a function of those and of
+     * the kernel's fields fixed at its admission); is_count 0: none yet */
+    uint64_t is_load;
+    uint32_t is_count;
+    bool is_slowed;
+    double is_prop, is_speed, is_turns, is_pipe_over;
 };
 
 /* Blocks of one kernel placed on one SM at one instant: they started

@@ -66,6 +66,7 @@
  * Compute's 100%.
  */
 #include <math.h>
+#include <string.h>
 
 #include "engine_internal.h"
 
@@ -142,7 +143,43 @@ static double free_turns(const GpuModel *m, double busy)
     return MIN(MAX(1 - busy / top, 1e-9), 1.0);
 }
 
+static bool share_groups(const GpuModel *m, SmRt *sm);
+
+/* Most calls find an SM just emptied or holding one kernel's group: the
+ * first needs its speed only; the second's result is a function of the
+ * SM's load, the group's count and its kernel's fields fixed at its
+ * admission, remembered per kernel (the same bits as computed anew). */
 bool issue_share(const GpuModel *m, SmRt *sm)
+{
+    const double L = sm->load;
+    Group *g = sm->groups;
+    if (!g) {
+        sm->speed = L > 0 ? sim_gpu_model_issue_rate(m, L) / L : 1.0;
+        return false;
+    }
+    if (g->next)
+        return share_groups(m, sm);
+    KernelRt *k = g->k;
+    uint64_t bits;
+    memcpy(&bits, &L, sizeof bits);
+    if (k->is_count != g->count || k->is_load != bits) {
+        k->is_slowed = share_groups(m, sm);
+        k->is_count = g->count;
+        k->is_load = bits;
+        k->is_prop = sm->speed;
+        k->is_speed = g->speed;
+        k->is_turns = g->turns;
+        k->is_pipe_over = g->pipe_over;
+        return k->is_slowed;
+    }
+    sm->speed = k->is_prop;
+    g->speed = k->is_speed;
+    g->turns = k->is_turns;
+    g->pipe_over = k->is_pipe_over;
+    return k->is_slowed;
+}
+
+static bool share_groups(const GpuModel *m, SmRt *sm)
 {
     const double L = sm->load;
     const double T = sim_gpu_model_issue_rate(m, L);

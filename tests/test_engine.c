@@ -1007,6 +1007,70 @@ static void test_engine_free_turns_beside_greedy(void **state)
     }
 }
 
+/* issue_share remembers, per kernel, what it set for an SM holding one
+ * group of that kernel alone (engine_issue.c): the remembered answer must
+ * be bit for bit the one computed anew, for every kernel kind (plain,
+ * greedy beside free turns, pipe-bound, wall-clock) and SM state (loads
+ * below and far beyond saturation, so that the priority weight is on, and
+ * loads that drifted from count x w), also when states alternate so the
+ * memo is overwritten and hit again.  An emptied SM gets its speed only. */
+static void test_engine_issue_share_memo_matches_fresh(void **state)
+{
+    Fix *f = *state;
+    GpuModel *m = f->m;
+    m->sm_full_speed_warps = 4;
+    m->sm_saturation_warps = 7.9;
+    m->sm_age_priority_warps = 18;
+    m->sm_issue_share_saturated = 0.579;
+    m->sm_issue_share_max = 0.976;
+    const struct {
+        double w, speed_alone, issue_slots, pipe_slots;
+        bool greedy, fixed;
+    } kinds[] = {
+        {8, 0.9, 0, 0, false, false},
+        {8, 0.6, 0.2, 0, true, false},
+        {4, 0.8, 0.05, 0.4, false, false},
+        {2, 1.0, 0, 0, false, true},
+    };
+    const struct {
+        uint32_t count;
+        double drift;
+    } states[] = {{1, 0}, {3, 0}, {1, 0},    {8, 1e-12},
+                  {3, 0}, {8, 0}, {8, 1e-12}};
+    for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
+        KernelRt k = {0};
+        k.w = kinds[i].w;
+        k.speed_alone = kinds[i].speed_alone;
+        k.issue_slots = kinds[i].issue_slots;
+        k.pipe_slots = kinds[i].pipe_slots;
+        k.greedy = kinds[i].greedy;
+        k.fixed_time = kinds[i].fixed;
+        for (size_t r = 0; r < 2; r++) /* twice: the memo hits */
+            for (size_t j = 0; j < G_N_ELEMENTS(states); j++) {
+                KernelRt fresh = k;
+                fresh.is_count = 0; /* nothing remembered */
+                Group g = {.k = &k, .count = states[j].count, .turns = 1};
+                Group h = {.k = &fresh, .count = states[j].count, .turns = 1};
+                SmRt a = {.groups = &g}, b = {.groups = &h};
+                a.load = b.load = states[j].count * k.w + states[j].drift;
+                const bool sa = issue_share(m, &a), sb = issue_share(m, &b);
+                assert_int_equal(sa, sb);
+                assert_memory_equal(&a.speed, &b.speed, sizeof a.speed);
+                assert_memory_equal(&g.speed, &h.speed, sizeof g.speed);
+                assert_memory_equal(&g.turns, &h.turns, sizeof g.turns);
+                assert_memory_equal(&g.pipe_over, &h.pipe_over,
+                                    sizeof g.pipe_over);
+                assert_int_equal(k.is_count, states[j].count);
+            }
+    }
+    SmRt empty = {.load = 0, .speed = 0.5};
+    assert_false(issue_share(m, &empty));
+    assert_true(empty.speed == 1.0);
+    empty.load = 1e-8; /* drift: the curve's speed there, as before */
+    assert_false(issue_share(m, &empty));
+    assert_true(empty.speed == sim_gpu_model_warp_speed(m, 1e-8));
+}
+
 /* A kernel bound on a pipe other than the issue slots (Compute (SM)
  * Throughput above its issue share, engine_issue.c) shares that pipe: two
  * such 1 ms kernels, one block per SM each, issuing 5% of the slots, ask
@@ -1647,6 +1711,7 @@ int main(void)
         T(test_engine_smem_config_bad_value),
         T(test_engine_free_turns_beside_greedy),
         T(test_engine_pipe_bound_kernels_share_the_pipe),
+        T(test_engine_issue_share_memo_matches_fresh),
         T(test_engine_block_boundary_preemption),
         T(test_engine_idle_yield_delays_switch),
         T(test_engine_idle_switch_costs_less),
