@@ -797,9 +797,24 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
      * warps over schedulers).  Done in rounds: the t sub-partitions tied at
      * the top each take one warp per round, for as many rounds as keep
      * them at or above the next level; the remainder goes to the lowest
-     * indices.  Same result as warp by warp, in O(P) steps. */
+     * indices.  Same result as warp by warp, in O(P) steps.  When all are
+     * level (an empty SM, most placements on a busy GPU) that is one pass:
+     * q = left / P each, one more for the first left % P. */
     const uint32_t P = E->m->reg_subpartitions, rpw = nd->regs_per_warp;
     uint32_t left = n * nd->warps;
+    bool level = rpw > 0;
+    for (uint32_t s = 1; s < P && level; s++)
+        level = sm->free_regs[s] == sm->free_regs[0];
+    if (level && left > 0) {
+        const uint32_t q = left / P, r = left % P;
+        g_assert((uint64_t)(q + (r > 0)) * rpw <= sm->free_regs[0]);
+        for (uint32_t s = 0; s < P; s++) {
+            const uint32_t take = q + (s < r);
+            sm->free_regs[s] -= take * rpw;
+            g->sub_warps[s] += (uint8_t)take;
+        }
+        left = 0;
+    }
     while (left > 0 && rpw > 0) {
         uint32_t F = 0, next = 0, t = 0;
         for (uint32_t s = 0; s < P; s++)
