@@ -18,9 +18,11 @@
  * order create.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bounds.h"
+#include "engine_cost.h"
 #include "engine_internal.h"
 #include "error.h"
 #include "smem_config.h"
@@ -1043,8 +1045,48 @@ static void describe_deadlock(Engine *E, GString *msg)
     }
 }
 
+#ifdef HQSIM_COST_COUNTERS
+uint64_t sim_cost[COST_N];
+
+void sim_cost_report(void)
+{
+    static const char *const names[COST_N] = {
+        [EV_PROC_START] = "event proc_start",
+        [EV_HOST] = "event host",
+        [EV_ADMIT] = "event admit",
+        [EV_SM] = "event sm",
+        [EV_COPY] = "event copy",
+        [EV_SLICE] = "event slice",
+        [EV_SWITCH] = "event switch",
+        [EV_YIELD] = "event yield",
+        [EV_COHORT] = "event cohort",
+        [EV_EARLY] = "event early",
+        [EV_QUEUE] = "event queue",
+        [EV_GNODE] = "event gnode",
+        [COST_INSTANT] = "instants",
+        [COST_PLACE] = "placements",
+        [COST_PLACE_BLOCKS] = "placed blocks",
+        [COST_PLACE_EMPTY] = "placements on an empty SM",
+        [COST_PLACE_COHORT] = "placements joining a cohort",
+        [COST_COHORT_DONE] = "cohorts completed",
+        [COST_COHORT_GROUPS] = "groups completed by cohorts",
+        [COST_STAGGER] = "staggered releases",
+        [COST_SM_GROUPS] = "groups completed by SM events",
+        [COST_SHARE_EMPTY] = "issue_share, emptied SM",
+        [COST_SHARE_ONE] = "issue_share, one group",
+        [COST_SHARE_MORE] = "issue_share, several groups",
+    };
+    for (int i = 0; i < COST_N; i++)
+        if (names[i] && sim_cost[i])
+            fprintf(stderr, "cost %-30s %llu\n", names[i],
+                    (unsigned long long)sim_cost[i]);
+    memset(sim_cost, 0, sizeof sim_cost);
+}
+#endif
+
 static void handle(Engine *E, SimEvent *ev)
 {
+    COST(COST_EVENT + ev->kind);
     /* Which contexts run and which MPS clients exist: SMs in steady state
      * assume neither changes (engine_steady.c). */
     if (E->n_steady && (ev->kind == EV_PROC_START || ev->kind == EV_SLICE ||
@@ -1379,7 +1421,8 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
             break;
         SimEvent *nx = sim_eventq_peek(&E.q);
         if (nx && nx->when == E.now)
-            continue;      /* finish this instant before deciding anything */
+            continue; /* finish this instant before deciding anything */
+        COST(COST_INSTANT);
         E.settling = true; /* SMs in steady state ask (engine_steady.c) */
         settle(&E);
         E.settling = false;
@@ -1390,6 +1433,7 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
             g_assert(sim_eventq_check(&E.q));
         }
     }
+    sim_cost_report();
     if (E.opt.event_budget && lim.taken > E.n_events)
         sim_event_budget_give(E.opt.event_budget, lim.taken - E.n_events);
     if (!E.error) {

@@ -68,6 +68,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine_cost.h"
 #include "engine_internal.h"
 
 #define GREEDY_MARGIN 1.1
@@ -154,11 +155,15 @@ bool issue_share(const GpuModel *m, SmRt *sm)
     const double L = sm->load;
     Group *g = sm->groups;
     if (!g) {
+        COST(COST_SHARE_EMPTY);
         sm->speed = L > 0 ? sim_gpu_model_issue_rate(m, L) / L : 1.0;
         return false;
     }
-    if (g->next)
+    if (g->next) {
+        COST(COST_SHARE_MORE);
         return share_groups(m, sm);
+    }
+    COST(COST_SHARE_ONE);
     KernelRt *k = g->k;
     uint64_t bits;
     memcpy(&bits, &L, sizeof bits);

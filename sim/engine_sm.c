@@ -33,6 +33,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine_cost.h"
 #include "engine_internal.h"
 #include "error.h"
 #include "smem_config.h"
@@ -743,6 +744,10 @@ static void sm_place(Engine *E, SmRt *sm, KernelRt *k, uint32_t n)
 static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
 {
     const SimBlockNeeds *nd = &k->needs;
+    COST(COST_PLACE);
+    COST_ADD(COST_PLACE_BLOCKS, n);
+    if (!sm->groups)
+        COST(COST_PLACE_EMPTY);
     sm_advance(E, sm);
     /* Blocks of the same kernel placed on this SM at this instant merge;
      * new groups go to the head, so only the head can match. */
@@ -785,8 +790,10 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
         g_assert(E->n_resched < E->m->sm_count);
         E->resched[E->n_resched++] = sm;
     }
-    if (!g->cohort && !joined && (k->fixed_time || !slowed))
+    if (!g->cohort && !joined && (k->fixed_time || !slowed)) {
         cohort_join(E, k, g, late);
+        COST(COST_PLACE_COHORT);
+    }
     sm->free_blocks -= n;
     sm->free_warps -= n * nd->warps;
     if (!sm->carveout)
@@ -1616,6 +1623,7 @@ void sm_event(Engine *E, SmRt *sm)
             continue;
         }
         *pp = g->next;
+        COST(COST_SM_GROUPS);
         sm_unplace(E, sm, g);
         KernelRt *k = g->k;
         k->done += g->count;
@@ -1696,6 +1704,7 @@ static bool cohort_release_one(Engine *E, Cohort *co)
     co->k->done += g->count;
     group_release(E, g);
     co->end = E->now + 1;
+    COST(COST_STAGGER);
     sim_eventq_schedule(&E->q, &co->ev, co->end);
     dram_flush(E);
     eng_mark_ctx(E, c);
@@ -1722,6 +1731,8 @@ void sm_cohort_complete(Engine *E, Cohort *co)
     KernelRt *k = co->k;
     Ctx *c = co->ctx;
     Group *g = co->groups;
+    COST(COST_COHORT_DONE);
+    COST_ADD(COST_COHORT_GROUPS, co->n);
     co->groups = NULL;
     co->n = 0;
     cohort_release(E, co);
