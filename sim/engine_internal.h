@@ -508,7 +508,7 @@ struct Engine {
     uint32_t n_resched;           /* its length */
     GPtrArray *dram_dirty;        /* Ctx* whose DRAM pressure changed this
                                  instant (engine_dram.c) */
-    void *cand;                   /* placement scratch, sm_count entries */
+    void *cand;                   /* placement scratch, 3 x sm_count entries */
     uint64_t admit_seq;
     Metrics met;
 

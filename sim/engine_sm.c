@@ -1184,27 +1184,51 @@ static bool sm_allowed(const Ctx *c, const KernelRt *k, const SmRt *sm)
            c->client_in_use[cl] < c->client_cap[cl];
 }
 
-/* A candidate SM in the most-free heap: more free warps first, then the
- * earlier SM in the model's dispatch order. */
+/* A candidate SM in the most-free order: more free warps first, then the
+ * earlier SM in the model's dispatch order.  The most-room policy puts
+ * first the SMs where more blocks of the kernel being placed still fit,
+ * by whichever resource binds (FINDINGS.md §30): an SM a 48-register
+ * SGEMM block freed holds four 16-register FMA blocks where its
+ * neighbours hold one, though all have free warps for three, and the
+ * H100 filled it first (j_sgemm_fma1, j_behind_sgemm); then free warps.
+ * Where warps bind on every candidate the two orders agree. */
 typedef struct {
     SmRt *sm;
     uint32_t rank;
     uint32_t fit; /* blocks of the kernel being placed that still fit */
 } Cand;
 
-static bool cand_before(const Cand *a, const Cand *b)
+static bool cand_before(const Cand *a, const Cand *b, bool room)
 {
+    if (room && a->fit != b->fit)
+        return a->fit > b->fit;
     return a->sm->free_warps > b->sm->free_warps ||
            (a->sm->free_warps == b->sm->free_warps && a->rank < b->rank);
 }
 
-static void cand_sift_down(Cand *h, uint32_t n, uint32_t i)
+/* How many blocks (each @w warps) the SM of @a takes before it falls
+ * behind @b: the most k with @a's key after k blocks still at or above
+ * @b's, at least 1.  By free warps: (free warps - b's) / w.  By room:
+ * placing a block lowers an SM's fit by one (every resource loses one
+ * block's need), so with fits equal one block puts it behind. */
+static uint32_t cand_lead(const Cand *a, const Cand *b, uint32_t w, bool room)
+{
+    const uint32_t fa = a->fit, fb = b->fit;
+    const uint32_t wa = a->sm->free_warps, wb = b->sm->free_warps;
+    if (!room)
+        return wa > wb ? MAX(1u, (wa - wb) / w) : 1;
+    if (fa <= fb)
+        return 1;
+    return MAX(1u, fa - fb - 1 + (wa >= wb + (fa - fb) * w ? 1u : 0u));
+}
+
+static void cand_sift_down(Cand *h, uint32_t n, uint32_t i, bool room)
 {
     for (;;) {
         uint32_t l = 2 * i + 1, best = i;
-        if (l < n && cand_before(&h[l], &h[best]))
+        if (l < n && cand_before(&h[l], &h[best], room))
             best = l;
-        if (l + 1 < n && cand_before(&h[l + 1], &h[best]))
+        if (l + 1 < n && cand_before(&h[l + 1], &h[best], room))
             best = l + 1;
         if (best == i)
             return;
@@ -1229,15 +1253,17 @@ static uint64_t place_most_free_exact(Engine *E, Ctx *c, KernelRt *k,
                                       uint64_t want)
 {
     const GpuModel *m = E->m;
+    const bool room = m->placement == SIM_PLACE_MOST_ROOM;
     Cand *h = g_new(Cand, m->sm_count);
     uint32_t n = 0;
     for (uint32_t r = 0; r < m->sm_count; r++) {
         SmRt *sm = &c->sms[m->dispatch_order[r]];
-        if (sm_allowed(c, k, sm) && sm_fit(E, sm, k) > 0)
-            h[n++] = (Cand){sm, r, 0};
+        uint32_t fit = sm_allowed(c, k, sm) ? sm_fit(E, sm, k) : 0;
+        if (fit > 0)
+            h[n++] = (Cand){sm, r, fit};
     }
     for (uint32_t i = n / 2; i-- > 0;)
-        cand_sift_down(h, n, i);
+        cand_sift_down(h, n, i, room);
     /* Each placement is applied at once (sm_place merges the blocks of one
      * instant into one group), so the heap always sees true free warps. */
     uint64_t placed = 0;
@@ -1245,26 +1271,24 @@ static uint64_t place_most_free_exact(Engine *E, Ctx *c, KernelRt *k,
         SmRt *sm = h[0].sm;
         if (!sm_allowed(c, k, sm) || sm_fit(E, sm, k) == 0) {
             h[0] = h[--n];
-            cand_sift_down(h, n, 0);
+            cand_sift_down(h, n, 0, room);
             continue;
         }
         /* Place as many as keep this SM ahead of the runner-up; that is one
          * block at a time except on an SM far emptier than the rest. */
-        uint32_t batch = 1;
+        uint32_t batch = h[0].fit;
         if (n > 1) {
-            uint32_t second = h[1].sm->free_warps;
-            if (n > 2 && h[2].sm->free_warps > second)
-                second = h[2].sm->free_warps;
-            if (sm->free_warps > second)
-                batch = MAX(1u, (sm->free_warps - second) / k->needs.warps);
-        } else {
-            batch = sm_fit(E, sm, k);
+            const Cand *second = &h[1];
+            if (n > 2 && cand_before(&h[2], second, room))
+                second = &h[2];
+            batch = cand_lead(&h[0], second, k->needs.warps, room);
         }
         batch = (uint32_t)MIN((uint64_t)batch, want - placed);
-        batch = MIN(batch, sm_fit(E, sm, k));
+        batch = MIN(batch, h[0].fit);
         sm_place(E, sm, k, batch);
         placed += batch;
-        cand_sift_down(h, n, 0);
+        h[0].fit = sm_fit(E, sm, k);
+        cand_sift_down(h, n, 0, room);
     }
     g_free(h);
     return placed;
@@ -1332,54 +1356,70 @@ static uint32_t sm_cands(Engine *E, Ctx *c, KernelRt *k, Cand *r)
     return n;
 }
 
-/* Sort @n candidates of @r (in dispatch-rank order) into @v by (free warps
- * desc, rank asc): a counting sort on free warps (0..max_warps), stable, so
- * equal free warps keep rank order.  O(n + max_warps); a few candidates
- * (the usual case once the GPU is busy) by insertion, the same order. */
-static void cand_sort(const Cand *r, Cand *v, uint32_t n, uint32_t max_warps)
+/* Sort @n candidates of @r (in dispatch-rank order) into @v in cand_before
+ * order (fit desc, free warps desc, rank asc): two stable counting sorts,
+ * on free warps (0..max_warps) and then on fit (0..max_blocks), so equal
+ * keys keep rank order.  O(n + max_warps + max_blocks); a few candidates
+ * (the usual case once the GPU is busy) by insertion, the same order.
+ * @tmp holds n. */
+static void cand_sort(const Cand *r, Cand *v, Cand *tmp, uint32_t n,
+                      uint32_t max_warps, uint32_t max_blocks, bool room)
 {
     if (n <= 8) {
         for (uint32_t i = 0; i < n; i++) {
             uint32_t j = i;
-            for (; j > 0 && v[j - 1].sm->free_warps < r[i].sm->free_warps; j--)
+            for (; j > 0 && cand_before(&r[i], &v[j - 1], room); j--)
                 v[j] = v[j - 1];
             v[j] = r[i];
         }
         return;
     }
     uint32_t count[130] = {0};
-    g_assert(max_warps < G_N_ELEMENTS(count) - 1);
+    g_assert(max_warps < G_N_ELEMENTS(count) - 1 &&
+             max_blocks < G_N_ELEMENTS(count) - 1);
     for (uint32_t i = 0; i < n; i++)
         count[max_warps - r[i].sm->free_warps + 1]++;
     for (uint32_t b = 1; b <= max_warps + 1; b++)
         count[b] += count[b - 1];
+    Cand *w = room ? tmp : v; /* by room: a second pass */
     for (uint32_t i = 0; i < n; i++)
-        v[count[max_warps - r[i].sm->free_warps]++] = r[i];
+        w[count[max_warps - r[i].sm->free_warps]++] = r[i];
+    if (!room)
+        return;
+    memset(count, 0, sizeof count);
+    for (uint32_t i = 0; i < n; i++)
+        count[max_blocks - tmp[i].fit + 1]++;
+    for (uint32_t b = 1; b <= max_blocks + 1; b++)
+        count[b] += count[b - 1];
+    for (uint32_t i = 0; i < n; i++)
+        v[count[max_blocks - tmp[i].fit]++] = tmp[i];
 }
 
-/* The same placement, a tier at a time.  Candidates sorted by (free warps
- * desc, dispatch rank): the greedy rule gives every SM of the top tier (all
- * at F free warps) one block in rank order before any gets two, until the
- * tier comes down to the next tier's level F2, or an SM of it is full, or
- * the blocks run out.  So the tier takes min((F - F2) / w, fits, left / t)
- * blocks per SM at once; then the candidates are sorted again.  An empty
- * GPU taking a whole wave costs O(S), not O(blocks log S). */
+/* The same placement, a tier at a time.  Candidates sorted in cand_before
+ * order: the greedy rule gives every SM of the top tier (all at the same
+ * fit and free warps) one block in rank order before any gets two, until
+ * the tier comes down to the next tier's level (cand_lead), or an SM of it
+ * is full, or the blocks run out.  So the tier takes min(lead, fit,
+ * left / t) blocks per SM at once; then the candidates are sorted again.
+ * An empty GPU taking a whole wave costs O(S), not O(blocks log S). */
 static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
 {
     if (force_exact || c->limited)
         return place_most_free_exact(E, c, k, want);
     const GpuModel *m = E->m;
+    const bool room = m->placement == SIM_PLACE_MOST_ROOM;
     if (!E->cand)
-        E->cand = g_new(Cand, 2 * m->sm_count);
-    Cand *r = E->cand, *v = r + m->sm_count; /* rank order; sorted view */
+        E->cand = g_new(Cand, 3 * m->sm_count);
+    /* rank order; sorted view; scratch */
+    Cand *r = E->cand, *v = r + m->sm_count, *tmp = v + m->sm_count;
     uint32_t n = sm_cands(E, c, k, r);
-    const uint32_t w = k->needs.warps;
     uint64_t placed = 0;
     while (placed < want && n > 0) {
-        cand_sort(r, v, n, m->max_warps_per_sm);
-        uint32_t F = v[0].sm->free_warps;
+        cand_sort(r, v, tmp, n, m->max_warps_per_sm, m->max_blocks_per_sm,
+                  room);
         uint32_t t = 1;
-        while (t < n && v[t].sm->free_warps == F)
+        while (t < n && (!room || v[t].fit == v[0].fit) &&
+               v[t].sm->free_warps == v[0].sm->free_warps)
             t++;
         uint64_t left = want - placed;
         if (left < t) {
@@ -1392,7 +1432,7 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
         for (uint32_t i = 0; i < t; i++)
             kk = MIN(kk, v[i].fit);
         if (t < n)
-            kk = MIN(kk, MAX(1u, (F - v[t].sm->free_warps) / w));
+            kk = MIN(kk, cand_lead(&v[0], &v[t], k->needs.warps, room));
         for (uint32_t i = 0; i < t; i++) {
             sm_place(E, v[i].sm, k, (uint32_t)kk);
             r[v[i].rank].fit = sm_fit(E, v[i].sm, k);
@@ -1457,6 +1497,7 @@ typedef struct {
  * (gpu_model.c, placement_names), the one place they are spelled. */
 static const PlacementOps placements[] = {
     [SIM_PLACE_MOST_FREE] = {place_most_free},
+    [SIM_PLACE_MOST_ROOM] = {place_most_free},
     [SIM_PLACE_FILL_FIRST] = {place_fill_first},
     [SIM_PLACE_ROUND_ROBIN] = {place_round_robin},
 };

@@ -1363,15 +1363,53 @@ static void test_engine_is_deterministic(void **state)
     }
 }
 
-/* The batched most-free placement (a tier of equal SMs at a time) must put
- * every block where the one-block-at-a-time greedy rule puts it: random
- * kernels of mixed shapes on 3 streams, compared op by op and SM by SM. */
+/* Most room counts room in the placed kernel's own blocks (FINDINGS.md
+ * §30).  19 blocks of 256 threads x 48 registers fill 4 SMs by registers
+ * 5, 5, 5, 4 (one per SM in dispatch order, then SMs 0-2 again).  A second
+ * kernel of 256 threads x 16 registers fits once beside five (4 Ki of the
+ * 64 Ki registers left) and four times beside four, though every SM has
+ * free warps for three: most-room puts its 4 blocks 3 on SM 3 (down to the
+ * others' room) and then 1 on SM 0, on 2 SMs; most-free (32 free warps on
+ * SM 3, 24 elsewhere) one per SM.  Batched and exact placement agree. */
+static void test_engine_most_room_counts_room_in_blocks(void **state)
+{
+    Fix *f = *state;
+    const SimPlacement pl[] = {SIM_PLACE_MOST_ROOM, SIM_PLACE_MOST_FREE};
+    const uint32_t sms[] = {2, 4};
+    for (int i = 0; i < 2; i++)
+        for (int exact = 0; exact <= 1; exact++) {
+            g_autoptr(SimScenario) sc = sim_scenario_new("room", "test");
+            SimProcessSpec *p = test_process(sc, "p", 2);
+            SimOp a = test_kernel(0, "a", 19, 256, MS(10));
+            a.u.kernel.regs_per_thread = 48;
+            SimOp b = test_kernel(1, "b", 4, 256, MS(1));
+            b.u.kernel.regs_per_thread = 16;
+            sim_process_add_op(p, &a);
+            sim_process_add_op(p, &b);
+            f->m->placement = pl[i];
+            sm_force_exact_placement(exact);
+            g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+            sm_force_exact_placement(false);
+            f->m->placement = SIM_PLACE_MOST_FREE;
+            assert_int_equal(test_op(r, 0, 0)->sms_used, 4);
+            assert_int_equal(test_op(r, 0, 1)->sms_used, sms[i]);
+            assert_int_equal(test_op(r, 0, 1)->start_ns, 0);
+            assert_int_equal(test_op(r, 0, 1)->end_ns, MS(1));
+        }
+}
+
+/* The batched most-free and most-room placements (a tier of equal SMs at a
+ * time) must put every block where the one-block-at-a-time greedy rule
+ * puts it: random kernels of mixed shapes on 3 streams, compared op by op
+ * and SM by SM. */
 static void test_engine_batched_placement_matches_exact(void **state)
 {
     Fix *f = *state;
     g_autoptr(GpuModel) m = test_model(12);
-    for (guint32 seed = 1; seed <= 40; seed++) {
-        GRand *rng = g_rand_new_with_seed(seed);
+    for (guint32 seed = 1; seed <= 80; seed++) {
+        /* odd seeds: most-free; even: most-room */
+        m->placement = seed % 2 ? SIM_PLACE_MOST_FREE : SIM_PLACE_MOST_ROOM;
+        GRand *rng = g_rand_new_with_seed((seed + 1) / 2);
         g_autoptr(SimScenario) sc = sim_scenario_new("rand", "test");
         SimProcessSpec *p = test_process(sc, "p", 3);
         p->streams[2].priority = -1;
@@ -1737,6 +1775,7 @@ int main(void)
         T(test_engine_metrics_one_thread_spin),
         T(test_engine_closed_and_open_loop),
         T(test_engine_is_deterministic),
+        T(test_engine_most_room_counts_room_in_blocks),
         T(test_engine_batched_placement_matches_exact),
         T(test_engine_incremental_dispatch_matches_full_scan),
         T(test_engine_steady_matches_step_by_step),
