@@ -38,7 +38,7 @@
 //       an aggressor's kernels all read the first part, which stays in the
 //       L2, unless it runs with --fresh 1),
 //       x flavour: 0 plain, 1 large code (1024 unrolled FMAs, ~16 KB of
-//       instructions), 2 many registers (168 per thread: 3 blocks of 128
+//       instructions; f picks one of eight such functions), 2 many registers (168 per thread: 3 blocks of 128
 //       threads per SM, as the decoder's gemvx with 159), 3 ~3.8 KB of
 //       kernel parameters, 4 lean (at most 24 registers, b <= 256), 5 many
 //       registers capped at 160 (the decoder's gemvx); m: a device-to-device
@@ -53,6 +53,12 @@
 //       request's input/output); --fresh 1 makes its d reads and w writes
 //       take a fresh part of 256 MiB per kernel as a victim's do (DRAM
 //       streaming; the last node's last block advances the part counter).
+//       As a victim, --launch stream launches the nodes one by one on the
+//       stream each request instead of as one graph (--launch graph, the
+//       default); --gate NS first launches a 1-block kernel spinning NS ns
+//       (an extra function, not recorded) so that the host has queued the
+//       request's nodes before the first starts: GPU-side gaps, not the
+//       host's launch rate.
 //       As a victim it prints the usual columns and three more: block 0's
 //       SM the same as the previous node's (share), distinct SMs of block 0
 //       per request (median), and per node type "kern_p50:gap_p50" (gap
@@ -324,8 +330,9 @@ template <int F> __global__ void kvar(RecArgs r, VarArgs a)
     rec_end(r, t0, c0);
 }
 
-// Large code: VAR_BIG dependent FMAs with distinct immediates, fully unrolled.
-__global__ void kvbig(RecArgs r, VarArgs a)
+// Large code: VAR_BIG dependent FMAs with distinct immediates, fully unrolled;
+// one copy per f (eight large functions; specs before --funcmem3 used f0 only).
+template <int F> __global__ void kvbig(RecArgs r, VarArgs a)
 {
     u64 t0 = gtime();
     long long c0 = clock64();
@@ -333,7 +340,7 @@ __global__ void kvbig(RecArgs r, VarArgs a)
 #pragma unroll
     for (int i = 0; i < VAR_BIG; i++)
         x = fmaf(x, 1.0001f + i * 1e-7f, 1e-4f * (i & 7));
-    float acc = var_body(r, a, t0, x);
+    float acc = var_body(r, a, t0, x + F);
     if (acc == 1234.5f)
         a.sink[8] = acc;
     rec_end(r, t0, c0);
@@ -402,6 +409,8 @@ __global__ void kvpar(RecArgs r, VarArgs a, VarPad p)
 typedef void (*VarFn)(RecArgs, VarArgs);
 static const VarFn var_fns[VAR_FUNCS] = {kvar<0>, kvar<1>, kvar<2>, kvar<3>,
                                          kvar<4>, kvar<5>, kvar<6>, kvar<7>};
+static const VarFn var_big_fns[VAR_FUNCS] = {kvbig<0>, kvbig<1>, kvbig<2>, kvbig<3>,
+                                             kvbig<4>, kvbig<5>, kvbig<6>, kvbig<7>};
 
 struct VarNode {
     int g = 1, b = 128, s = 0, c = -1, f = 0, l = 0, d = 0, x = 0, m = 0, w = 0, i = 0, o = 0;
@@ -466,7 +475,7 @@ static std::vector<VarNode> var_parse(const std::string &spec)
 static const void *var_fn(const VarNode &n)
 {
     switch (n.x) {
-    case 1: return (const void *)kvbig;
+    case 1: return (const void *)var_big_fns[n.f];
     case 2: return (const void *)kvregs;
     case 3: return (const void *)kvpar;
     case 4: return (const void *)kvlean;
@@ -505,6 +514,8 @@ struct Opt {
     std::string spec;        // kind `var`: node types
     int copy = 0;            // kind `var` aggressor: host copies per graph (bytes)
     int fresh = 0;           // kind `var` aggressor: d / w parts advance per kernel
+    std::string launch = "graph"; // victim: "graph" (one graph per request) or "stream"
+    u64 gate = 0;            // victim: ns a 1-block kernel spins before each request
     double secs = 1.0;
     u64 work = 5000;
     size_t sbytes = 4 << 20;
@@ -745,9 +756,19 @@ static int victim(const Opt &o)
 {
     Dev d;
     setup(o, d, true);
-    cudaGraphExec_t ge = make_graph(o, d);
+    bool graph = o.launch == "graph";
+    cudaGraphExec_t ge = graph ? make_graph(o, d) : nullptr;
     auto request = [&]() {
-        CK(cudaGraphLaunch(ge, d.s));
+        if (o.gate > 0)
+            kspin<<<1, 32, 0, d.s>>>(o.gate);
+        if (graph)
+            CK(cudaGraphLaunch(ge, d.s));
+        else
+            for (int i = 0; i < o.nodes; i++)
+                if (!launch_node(o, d, i)) {
+                    fprintf(stderr, "unknown victim kind %s\n", o.kind.c_str());
+                    exit(2);
+                }
         CK(cudaStreamSynchronize(d.s));
     };
     if (!o.barrier.empty()) { // wait for the aggressors, warm
@@ -909,6 +930,8 @@ int main(int argc, char **argv)
         else if (a == "--spec") o.spec = v;
         else if (a == "--copy") o.copy = atoi(v);
         else if (a == "--fresh") o.fresh = atoi(v);
+        else if (a == "--launch") o.launch = v;
+        else if (a == "--gate") o.gate = strtoull(v, nullptr, 10);
         else {
             fprintf(stderr, "unknown option %s\n", a.c_str());
             return 2;
@@ -917,6 +940,10 @@ int main(int argc, char **argv)
     }
     if (o.kind == "var")
         var_parse(o.spec); // a malformed spec stops here, before any CUDA call
+    if (o.launch != "graph" && o.launch != "stream") {
+        fprintf(stderr, "--launch must be graph or stream\n");
+        return 2;
+    }
     if (o.copy < 0 || o.copy > VAR_COPY) {
         fprintf(stderr, "--copy must be 0..%d bytes\n", (int)VAR_COPY);
         return 2;

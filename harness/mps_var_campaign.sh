@@ -4,7 +4,7 @@
 #   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock|--chain|--chain-mock|
 #       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock|
 #       --fit|--fit-mock|--window|--window-mock|--mixparts|--mixparts-mock|--funcmem|--funcmem-mock|
-#       --funcmem2|--funcmem2-mock]
+#       --funcmem2|--funcmem2-mock|--funcmem3|--funcmem3-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -66,6 +66,16 @@
 # --funcmem2 (a twelfth call): the same, chains cycling 1, 4, 5, 6, 7, 8 functions over 32 node
 #   types (gridchain's grids), and 1-block / 384-block (nw), 1 / 128 (nw128), 384 / 128 (ww)
 #   alternating with 1 or 8 functions (nwrd: nw reading the clean buffer only); twice.
+# --funcmem3 (a thirteenth call, issue 10 (B)): what a wide kernel pays after a narrow one with 8
+#   functions cycled: `wp` specs alternate a 1-block writer W and a probe P (function i mod F,
+#   F = 8 or 1, every function at LRU distance 7 with F = 8); varied one at a time from W writing
+#   1 MB to its own region (o512) and P = 384 blocks without memory: the bytes W writes (0, 4 KB,
+#   64 KB, 1 MB, 8 MB to its region, 16 MB streamed to fresh DRAM: dirty L2 data), P's width
+#   (1, 8, 32, 132, 384, 1024 blocks), P's own traffic after a W without any (6 MB of L2 reads or
+#   of writes), W's shape (132 blocks writing the same 1 MB; no writes, spinning 10 / 100 us),
+#   large code (x1: 8 functions of ~16 KB) and one function with 3.8 KB of parameters (x3); and
+#   graph vs stream launches (names ending _gate / _str: --gate 150000, --launch graph / stream)
+#   of wpD1m and of funcmem2's F1/F8 chains. Twice; no decoder, no ncu.
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
 set -u
@@ -189,7 +199,7 @@ if [ "$MODE" = --mixparts ] || [ "$MODE" = --mixparts-mock ]; then
   DVICT=; MORE=1; NCUSPEC="$MIXWG/g1.b32.f7.t5000"
 fi
 if [ "$MODE" = --funcmem ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2 ] ||
-  [ "$MODE" = --funcmem2-mock ]; then
+  [ "$MODE" = --funcmem2-mock ] || [ "$MODE" = --funcmem3 ] || [ "$MODE" = --funcmem3-mock ]; then
   # fm GRIDS F MEM [B]: one node type per grid, function i mod F; B = 1: 32 node types, function
   # i / 4 (8 functions in runs of 4); B = 2: 32 node types, function i mod F (F need not divide 8);
   # 1-2 block nodes move 4 float4 per thread, wider ones 8 (gridchain's, FINDINGS §28)
@@ -230,6 +240,36 @@ if [ "$MODE" = --funcmem ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --func
     LONEDEC=0
   fi
 fi
+if [ "$MODE" = --funcmem3 ] || [ "$MODE" = --funcmem3-mock ]; then
+  # wp WRITER PROBE F: 32 nodes alternating WRITER / PROBE (node fields without f), function i mod F
+  wp() {
+    awk -v W="$1" -v P="$2" -v F="$3" 'BEGIN {
+      for (i = 0; i < 32; i++) s = s (i ? "/" : "") (i % 2 ? P : W) ".f" i % F; print s }'
+  }
+  # W: 1 block x 128 threads writing o x 2 KB to its own 8 MiB region; P: 384 blocks, no memory
+  W1M=g1.b128.o512.t0; P384=g384.b128.t0
+  LONE=
+  for f in 8 1; do
+    for d in D0:t0 D4k:o2.t0 D64k:o32.t0 D1m:o512.t0 D8m:o4096.t0 D16mw:w8192.t0; do
+      [ $f = 1 ] && [[ " D4k D64k " == *" ${d%%:*} "* ]] && continue
+      LONE="$LONE wp${d%%:*}F$f=$(wp "g1.b128.${d#*:}" $P384 $f)"
+    done
+    for g in 1 8 32 132 1024; do
+      [ $f = 1 ] && [[ " 8 32 " == *" $g "* ]] && continue
+      LONE="$LONE wpG${g}F$f=$(wp $W1M "g$g.b128.t0" $f)"
+    done
+    LONE="$LONE wpPrdF$f=$(wp g1.b128.t0 g384.b128.l8.t0 $f) wpPwrF$f=$(wp g1.b128.t0 g384.b128.o8.t0 $f)"
+    LONE="$LONE wpW132F$f=$(wp g132.b128.o4.t0 $P384 $f) wpT10F$f=$(wp g1.b128.t10000 $P384 $f)"
+    [ $f = 8 ] && LONE="$LONE wpT100F8=$(wp g1.b128.t100000 $P384 8)"
+    LONE="$LONE wpBigF$f=$(wp g1.b128.x1.o512.t0 g384.b128.x1.t0 $f)"
+    for l in gate str; do
+      LONE="$LONE wpD1mF${f}_$l=$(wp $W1M $P384 $f)"
+      LONE="$LONE F${f}chain_$l=$(fm "$GC" $f chain 2)"
+    done
+  done
+  LONE="$LONE wpParF1=$(wp g1.b128.x3.o512.t0 g384.b128.x3.t0 1)"
+  SECS=0.5; AGGR=; VICT=; DVICT=; MORE=1; NCUSPEC=; REPS=2; LONEDEC=0
+fi
 if [ "$MODE" = --quick ]; then
   SECS=0.3; DSECS=0.3; LONE="base=g1.b128.$T regs384=g384.b128.x2.$T mix=$MIX"
   AGGR="g132c0=g132.b128.s512.c0.t3000 hcopy=g132.b128.t3000 decoder=torch"; DVICT=g132c0; NS=2
@@ -247,7 +287,8 @@ LONEDEC=${LONEDEC:-1}    # 0: no decoder alone
 if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock ] ||
   [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ] ||
   [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ] || [ "$MODE" = --window-mock ] ||
-  [ "$MODE" = --mixparts-mock ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2-mock ]; then
+  [ "$MODE" = --mixparts-mock ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2-mock ] ||
+  [ "$MODE" = --funcmem3-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
@@ -310,7 +351,11 @@ one() {
       >> "$RAW/decoder.csv" 2> "$lg.log"
     rc=$?; last=$RAW/decoder.csv
   else
-    $TO $PROBE victim --kind var --spec "$vs" --secs $SECS --tag "$mode,$REP,$n,$ag" "${peers[@]}" \
+    local lopt=() # a lone spec named *_gate / *_str: gated graph / gated stream launches
+    case $v in
+      *_gate) lopt=(--launch graph --gate 150000);; *_str) lopt=(--launch stream --gate 150000);;
+    esac
+    $TO $PROBE victim --kind var --spec "$vs" --secs $SECS --tag "$mode,$REP,$n,$ag" "${peers[@]}" "${lopt[@]}" \
       2> "$lg.log" | sed "s/,var,/,$v,/" >> "$RAW/var.csv"
     rc=${PIPESTATUS[0]}; last=$RAW/var.csv
   fi
