@@ -4,7 +4,7 @@
 #   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock|--chain|--chain-mock|
 #       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock|
 #       --fit|--fit-mock|--window|--window-mock|--mixparts|--mixparts-mock|--funcmem|--funcmem-mock|
-#       --funcmem2|--funcmem2-mock|--funcmem3|--funcmem3-mock]
+#       --funcmem2|--funcmem2-mock|--funcmem3|--funcmem3-mock|--funcmem3b|--funcmem3b-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -76,6 +76,9 @@
 #   large code (x1: 8 functions of ~16 KB) and one function with 3.8 KB of parameters (x3); and
 #   graph vs stream launches (names ending _gate / _str: --gate 150000, --launch graph / stream)
 #   of wpD1m and of funcmem2's F1/F8 chains. Twice; no decoder, no ncu.
+# --funcmem3b (a fourteenth call): the same pattern, the rows --funcmem3 left open: P reading 6 MB
+#   of fresh DRAM (d8) or as the chain's wide node (i8.o8) after a W without memory, P of 2
+#   blocks, F1 at 8 / 32 blocks, large code in P only and with a 132-block W, wpD1m again.
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
 set -u
@@ -240,7 +243,8 @@ if [ "$MODE" = --funcmem ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --func
     LONEDEC=0
   fi
 fi
-if [ "$MODE" = --funcmem3 ] || [ "$MODE" = --funcmem3-mock ]; then
+if [ "$MODE" = --funcmem3 ] || [ "$MODE" = --funcmem3-mock ] || [ "$MODE" = --funcmem3b ] ||
+  [ "$MODE" = --funcmem3b-mock ]; then
   # wp WRITER PROBE F: 32 nodes alternating WRITER / PROBE (node fields without f), function i mod F
   wp() {
     awk -v W="$1" -v P="$2" -v F="$3" 'BEGIN {
@@ -268,6 +272,15 @@ if [ "$MODE" = --funcmem3 ] || [ "$MODE" = --funcmem3-mock ]; then
     done
   done
   LONE="$LONE wpParF1=$(wp g1.b128.x3.o512.t0 g384.b128.x3.t0 1)"
+  if [ "$MODE" = --funcmem3b ] || [ "$MODE" = --funcmem3b-mock ]; then
+    LONE=
+    for f in 8 1; do
+      LONE="$LONE wpPdrF$f=$(wp g1.b128.t0 g384.b128.d8.t0 $f) wpPchF$f=$(wp g1.b128.t0 g384.b128.i8.o8.t0 $f)"
+      LONE="$LONE wpG2F$f=$(wp $W1M g2.b128.t0 $f) wpBigPF$f=$(wp g1.b128.o512.t0 g384.b128.x1.t0 $f)"
+      LONE="$LONE wpBigW132F$f=$(wp g132.b128.x1.o4.t0 g384.b128.x1.t0 $f) wpD1mF${f}r=$(wp $W1M $P384 $f)"
+    done
+    LONE="$LONE wpG8F1=$(wp $W1M g8.b128.t0 1) wpG32F1=$(wp $W1M g32.b128.t0 1)"
+  fi
   SECS=0.5; AGGR=; VICT=; DVICT=; MORE=1; NCUSPEC=; REPS=2; LONEDEC=0
 fi
 if [ "$MODE" = --quick ]; then
@@ -288,7 +301,7 @@ if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock
   [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ] ||
   [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ] || [ "$MODE" = --window-mock ] ||
   [ "$MODE" = --mixparts-mock ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2-mock ] ||
-  [ "$MODE" = --funcmem3-mock ]; then
+  [ "$MODE" = --funcmem3-mock ] || [ "$MODE" = --funcmem3b-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
