@@ -5,6 +5,7 @@ tables.
     python3 harness/mps_var_summary.py traces/measured/h100/mpspct/var{,/more,/chain,/dissect,/confirm,/funcs,/wide,/fit}
     python3 harness/mps_var_summary.py --fits traces/measured/h100/mpspct/var/window
     python3 harness/mps_var_summary.py --funcs traces/measured/h100/mpspct/var/funcmem{,2}
+    python3 harness/mps_var_summary.py --wp traces/measured/h100/mpspct/var/funcmem3
 
 Reads DIR/var.csv (mps_probe `var` victims: L_<spec> alone, VT*, VS, VM beside others),
 DIR/decoder.csv (the decoder b1 graph as victim, no profiler), DIR/aggr.csv (each aggressor's
@@ -23,6 +24,10 @@ Rows carry a `rep` column (the pass; 1 where absent): sections 1 and 2 print one
 With --funcs (first argument), only section 7 over the DIRs: the alone specs named F<k><memory>
 (k functions cycled; memory none, rd, wr, rdwr, chain) as a table of the growth per node without ->
 with MPS, pooled over passes (each pass in brackets), and the other alone specs listed.
+With --wp (first argument), only section 8 over the DIRs (`--funcmem3`): each alone spec's growth
+per node pooled over passes, its excess over the spec of the same name with F1 for F8, and for the
+`wp` specs (node types alternating writer / probe: even / odd) the growth of each role's kernel
+and of the gap before it (medians per node type, mean over the role's 16 types, us).
 With --fits (first argument), only section 6 per DIR: from DIR/ncu_var.csv.gz, whether the last
 kernel (the victim; `--window` puts a VT-like kernel last) fits on an SM beside each other kernel
 of one client: that kernel's blocks per SM (its grid over 132 SMs, within its limits), the
@@ -255,6 +260,59 @@ def funcs(dirs):
             print(f"{v},{cell(growth[v])}")
 
 
+def role_deltas(a, b):
+    """Per role (even node types: writer, odd: probe) the mean over its types of the change of
+    kern_p50 and of the gap_p50 before it, from run a (no MPS) to run b (MPS)."""
+    ta = [x.split(":") for x in a["types_kern_gap_p50"].split("|")]
+    tb = [x.split(":") for x in b["types_kern_gap_p50"].split("|")]
+    if len(ta) != NODES or len(tb) != NODES:
+        return None
+    out = []
+    for first in (0, 1):
+        idx = [i for i in range(first, NODES, 2) if i > 0]  # node 0 has no gap before it
+        dk = statistics.mean(float(tb[i][0]) - float(ta[i][0]) for i in idx)
+        dg = statistics.mean(float(tb[i][1]) - float(ta[i][1]) for i in idx)
+        out.append((dk, dg, statistics.mean(float(ta[i][0]) for i in idx)))
+    return out  # [(writer kern, writer gap, writer kern without MPS), (the probe's)]
+
+
+def wp(dirs):
+    """Section 8: the --funcmem3 rows: growth per node, F8 over F1, and per role."""
+    runs = defaultdict(dict)
+    for d in dirs:
+        for r in read(os.path.join(d, "var.csv")):
+            if r["victim"].startswith("L_"):
+                runs[r["victim"][2:]].setdefault((d, r.get("rep", "1")), {})[r["mode"]] = r
+    stats = OrderedDict()
+    for v, passes in runs.items():
+        g, roles = [], []
+        for m in passes.values():
+            if "mps" not in m or "nomps" not in m:
+                continue
+            g.append((float(m["mps"]["span_p50_us"]) - float(m["nomps"]["span_p50_us"])) / NODES)
+            if v.startswith("wp"):
+                roles.append(role_deltas(m["nomps"], m["mps"]))
+        if g:
+            stats[v] = (g, [x for x in roles if x])
+    print("## 8. alone: growth per node without -> with MPS (us), pooled over passes [each]; "
+          "F8 - F1: over the same spec with one function; per role (wp specs): change of the "
+          "kernel and of the gap before it (gap medians move in 0.256 us steps), writer W / probe P, "
+          "mean over passes; each role's kernel without MPS")
+    print("spec,growth_per_node,F8_minus_F1,W_kern,W_gap,P_kern,P_gap,P_kern+gap,"
+          "W_kern_nomps,P_kern_nomps")
+    for v, (g, roles) in sorted(stats.items()):
+        f1 = v.replace("F8", "F1") if "F8" in v else None
+        ex = (f"{statistics.mean(g) - statistics.mean(stats[f1][0]):+.3f}"
+              if f1 in stats and f1 != v else "")
+        cells = [""] * 7
+        if roles:
+            m = lambda k, j: statistics.mean(r[k][j] for r in roles)  # noqa: E731
+            cells = [f"{m(0, 0):+.3f}", f"{m(0, 1):+.3f}", f"{m(1, 0):+.3f}", f"{m(1, 1):+.3f}",
+                     f"{m(1, 0) + m(1, 1):+.3f}", f"{m(0, 2):.3f}", f"{m(1, 2):.3f}"]
+        print(f"{v},{statistics.mean(g):+.3f} [" + " ".join(f"{x:+.3f}" for x in g) + f"],{ex}," +
+              ",".join(cells))
+
+
 def main(d):
     rows = read(os.path.join(d, "var.csv"))
     dec = read(os.path.join(d, "decoder.csv"))
@@ -269,6 +327,9 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     if sys.argv[1] == "--funcs":
         funcs(sys.argv[2:])
+        sys.exit(0)
+    if sys.argv[1] == "--wp":
+        wp(sys.argv[2:])
         sys.exit(0)
     if sys.argv[1] == "--fits":
         for d in sys.argv[2:]:
