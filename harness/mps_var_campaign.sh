@@ -202,7 +202,8 @@ if [ "$MODE" = --mixparts ] || [ "$MODE" = --mixparts-mock ]; then
   DVICT=; MORE=1; NCUSPEC="$MIXWG/g1.b32.f7.t5000"
 fi
 if [ "$MODE" = --funcmem ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2 ] ||
-  [ "$MODE" = --funcmem2-mock ] || [ "$MODE" = --funcmem3 ] || [ "$MODE" = --funcmem3-mock ]; then
+  [ "$MODE" = --funcmem2-mock ] || [ "$MODE" = --funcmem3 ] || [ "$MODE" = --funcmem3-mock ] ||
+  [ "$MODE" = --funcmem3b ] || [ "$MODE" = --funcmem3b-mock ]; then
   # fm GRIDS F MEM [B]: one node type per grid, function i mod F; B = 1: 32 node types, function
   # i / 4 (8 functions in runs of 4); B = 2: 32 node types, function i mod F (F need not divide 8);
   # 1-2 block nodes move 4 float4 per thread, wider ones 8 (gridchain's, FINDINGS §28)

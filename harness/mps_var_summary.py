@@ -5,7 +5,8 @@ tables.
     python3 harness/mps_var_summary.py traces/measured/h100/mpspct/var{,/more,/chain,/dissect,/confirm,/funcs,/wide,/fit}
     python3 harness/mps_var_summary.py --fits traces/measured/h100/mpspct/var/window
     python3 harness/mps_var_summary.py --funcs traces/measured/h100/mpspct/var/funcmem{,2}
-    python3 harness/mps_var_summary.py --wp traces/measured/h100/mpspct/var/funcmem3
+    python3 harness/mps_var_summary.py --wp traces/measured/h100/mpspct/var/funcmem3{,b}
+    python3 harness/mps_var_summary.py --narrow traces/measured/h100/mpspct/var/ncu_decoder.csv.gz
 
 Reads DIR/var.csv (mps_probe `var` victims: L_<spec> alone, VT*, VS, VM beside others),
 DIR/decoder.csv (the decoder b1 graph as victim, no profiler), DIR/aggr.csv (each aggressor's
@@ -28,6 +29,9 @@ With --wp (first argument), only section 8 over the DIRs (`--funcmem3`): each al
 per node pooled over passes, its excess over the spec of the same name with F1 for F8, and for the
 `wp` specs (node types alternating writer / probe: even / odd) the growth of each role's kernel
 and of the gap before it (medians per node type, mean over the role's 16 types, us).
+With --narrow FILE (an ncu CSV of one request, e.g. var/ncu_decoder.csv.gz), only section 9: its
+kernels by LRU distance d (distinct other functions since the function last ran, wrapping to the
+previous request; 7 means >= 7), all and those of >= 2 blocks right after a 1-block kernel.
 With --fits (first argument), only section 6 per DIR: from DIR/ncu_var.csv.gz, whether the last
 kernel (the victim; `--window` puts a VT-like kernel last) fits on an SM beside each other kernel
 of one client: that kernel's blocks per SM (its grid over 132 SMs, within its limits), the
@@ -293,16 +297,17 @@ def wp(dirs):
             if v.startswith("wp"):
                 roles.append(role_deltas(m["nomps"], m["mps"]))
         if g:
-            stats[v] = (g, [x for x in roles if x])
+            stats[v] = (g, [x for x in roles if x], {d for d, _ in passes})
     print("## 8. alone: growth per node without -> with MPS (us), pooled over passes [each]; "
           "F8 - F1: over the same spec with one function; per role (wp specs): change of the "
           "kernel and of the gap before it (gap medians move in 0.256 us steps), writer W / probe P, "
           "mean over passes; each role's kernel without MPS")
     print("spec,growth_per_node,F8_minus_F1,W_kern,W_gap,P_kern,P_gap,P_kern+gap,"
           "W_kern_nomps,P_kern_nomps")
-    for v, (g, roles) in sorted(stats.items()):
+    for v, (g, roles, dirs) in sorted(stats.items()):
         f1 = v.replace("F8", "F1") if "F8" in v else None
-        ex = (f"{statistics.mean(g) - statistics.mean(stats[f1][0]):+.3f}"
+        ex = (f"{statistics.mean(g) - statistics.mean(stats[f1][0]):+.3f}" +
+              ("" if stats[f1][2] == dirs else " (F1 from another DIR)")
               if f1 in stats and f1 != v else "")
         cells = [""] * 7
         if roles:
@@ -311,6 +316,32 @@ def wp(dirs):
                      f"{m(1, 0) + m(1, 1):+.3f}", f"{m(0, 2):.3f}", f"{m(1, 2):.3f}"]
         print(f"{v},{statistics.mean(g):+.3f} [" + " ".join(f"{x:+.3f}" for x in g) + f"],{ex}," +
               ",".join(cells))
+
+
+def narrow(f):
+    """Section 9: one request's kernels (ncu's order) by LRU distance; narrow -> wide ones."""
+    k = {}
+    for r in csv.DictReader(x for x in gzip.open(f, "rt") if not x.startswith("==")):
+        v = k.setdefault(int(r["ID"]), {"name": r["Kernel Name"]})
+        if r["Metric Name"] == "Grid Size":
+            v["grid"] = int(float(r["Metric Value"].replace(",", "")))
+    seq = [k[i] for i in sorted(k)]
+    n, two = len(seq), seq + seq
+    every, nw = defaultdict(int), defaultdict(int)
+    for i in range(n, 2 * n):  # the second copy: distances wrap to the previous request
+        j, seen = i - 1, set()
+        while two[j]["name"] != two[i]["name"]:
+            seen.add(two[j]["name"])
+            j -= 1
+        d = min(len(seen), 7)
+        every[d] += 1
+        if two[i]["grid"] >= 2 and two[i - 1]["grid"] == 1:
+            nw[d] += 1
+    print(f"## 9. {f}: {n} kernels by LRU distance d (7: >= 7)")
+    print("d,kernels,narrow_to_wide")
+    for d in sorted(every):
+        print(f"{d},{every[d]},{nw[d]}")
+    print(f"all,{n},{sum(nw.values())}")
 
 
 def main(d):
@@ -327,6 +358,9 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     if sys.argv[1] == "--funcs":
         funcs(sys.argv[2:])
+        sys.exit(0)
+    if sys.argv[1] == "--narrow":
+        narrow(sys.argv[2])
         sys.exit(0)
     if sys.argv[1] == "--wp":
         wp(sys.argv[2:])
