@@ -90,7 +90,9 @@ bool sim_graph_finish(SimGraph *g, uint32_t *bad)
     g->n_kernels = 0;
     for (uint32_t i = 0; i < n; i++) {
         SimGraphNode *nd = &g->nodes[i];
-        nd->deps = g->dep_store + off;
+        /* dep_store is NULL while no node has a dependency: offsetting
+         * a null pointer, even by 0, is undefined (fuzz_kineto found it) */
+        nd->deps = g->dep_store ? g->dep_store + off : NULL;
         off += nd->n_deps;
         g->n_kernels += nd->op.kind == SIM_OP_KERNEL;
         for (uint32_t d = 0; d < nd->n_deps; d++) {
