@@ -24,6 +24,9 @@ import sys
 import tempfile
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mps_var_predict import median_victim_span  # noqa: E402
+
 NODES = 32
 
 
@@ -49,15 +52,7 @@ def victim_span(hqsim, work, procs, tag):
     json.dump({"hqsim_scenario": 1, "description": "FINDINGS §31: VT beside N - 1 clients",
                "gpu": "h100-sxm", "processes": procs}, open(sc, "w"))
     subprocess.run([hqsim, "run", sc, "--mode", "mps", "--csv", out, "-q"], check=True)
-    it = defaultdict(list)
-    for r in csv.DictReader(open(out)):
-        if r["process"] == "victim":
-            it[int(r["iteration"])].append((float(r["start_us"]), float(r["end_us"])))
-    spans = []
-    for k in sorted(it)[20:-20]:
-        ks = sorted(it[k])
-        spans.append(ks[-1][1] - ks[0][0])
-    return statistics.median(spans)
+    return median_victim_span(out)
 
 
 MIXW = ("g1.b128.f0.l4/g384.b128.x5.d4/g1.b128.f1/g128.b128.x5.d4/g256.b128.f2.d4/g1.b128.f3.l2/"

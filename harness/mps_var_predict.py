@@ -207,6 +207,13 @@ def victim_span(hqsim, work, procs, tag):
     out = os.path.join(work, f"{tag}.csv")
     json.dump(scenario(procs, "FINDINGS §28: a victim beside N - 1 clients"), open(sc, "w"))
     run(hqsim, sc, out)
+    return median_victim_span(out)
+
+
+def median_victim_span(out):
+    """Median span (first start to last end, us) of the victim's iterations in
+    hqsim's per-op CSV @out, leaving out the first and last 20 (warm-up, drain).
+    Also used by mps_mixparts_predict.py."""
     it = defaultdict(list)
     for r in csv.DictReader(open(out)):
         if r["process"] == "victim":
