@@ -123,6 +123,25 @@ static bool bytes_scale(const char *unit, double *f)
     return false;
 }
 
+/* @v @unit of byte metric @metric (line @line) in bytes, into @bytes:
+ * false with @error set when the unit is unknown or the value does not fit
+ * 32 bits (every byte metric hqsim reads is per block or per SM). */
+static bool metric_bytes(const Ncu *nc, uint32_t line, const char *metric,
+                         double v, const char *unit, double *bytes,
+                         GError **error)
+{
+    double f;
+    if (!bytes_scale(unit, &f) || v * f > UINT32_MAX) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                    "%s:%u: metric '%s': unknown unit '%s' or value "
+                    "out of range",
+                    nc->tr->path, line, metric, unit);
+        return false;
+    }
+    *bytes = v * f;
+    return true;
+}
+
 static bool is_name(const char *m, const char *const *names)
 {
     for (; *names; names++)
@@ -215,30 +234,22 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
         k->regs = (uint32_t)v;
         k->has_regs = true;
     } else if (is_name(metric, sstatic) || is_name(metric, sdynamic)) {
-        if (!bytes_scale(unit, &f) || v * f > UINT32_MAX) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                        "%s:%u: metric '%s': unknown unit '%s' or value "
-                        "out of range",
-                        nc->tr->path, line, metric, unit);
+        double b;
+        if (!metric_bytes(nc, line, metric, v, unit, &b, error))
             return false;
-        }
         if (is_name(metric, sstatic)) {
-            k->smem_static = (uint32_t)llround(v * f);
+            k->smem_static = (uint32_t)llround(b);
             k->has_smem_static = true;
         } else {
-            k->smem_dynamic = (uint32_t)llround(v * f);
+            k->smem_dynamic = (uint32_t)llround(b);
             k->has_smem_dynamic = true;
         }
     } else if (is_name(metric, sconfig)) {
         /* a whole number of KiB; ncu's "Kbyte" is decimal (233.47) */
-        if (!bytes_scale(unit, &f) || v * f > UINT32_MAX) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                        "%s:%u: metric '%s': unknown unit '%s' or value "
-                        "out of range",
-                        nc->tr->path, line, metric, unit);
+        double b;
+        if (!metric_bytes(nc, line, metric, v, unit, &b, error))
             return false;
-        }
-        k->smem_config = (uint32_t)llround(v * f / 1024.0) * 1024;
+        k->smem_config = (uint32_t)llround(b / 1024.0) * 1024;
     } else if (is_name(metric, block) || is_name(metric, grid)) {
         bool is_block = is_name(metric, block);
         if (v < 1 || v > INT32_MAX || v != floor(v)) {
