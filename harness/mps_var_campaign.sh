@@ -4,7 +4,8 @@
 #   harness/mps_var_campaign.sh OUTDIR [--mock|--quick|--more|--more-mock|--chain|--chain-mock|
 #       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock|
 #       --fit|--fit-mock|--window|--window-mock|--mixparts|--mixparts-mock|--funcmem|--funcmem-mock|
-#       --funcmem2|--funcmem2-mock|--funcmem3|--funcmem3-mock|--funcmem3b|--funcmem3b-mock]
+#       --funcmem2|--funcmem2-mock|--funcmem3|--funcmem3-mock|--funcmem3b|--funcmem3b-mock|
+#       --burst|--burst-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -79,6 +80,16 @@
 # --funcmem3b (a fourteenth call): the same pattern, the rows --funcmem3 left open: P reading 6 MB
 #   of fresh DRAM (d8) or as the chain's wide node (i8.o8) after a W without memory, P of 2
 #   blocks, F1 at 8 / 32 blocks, large code in P only and with a 132-block W, wpD1m again.
+# --burst (a fifteenth call, issue 10 (A)): what sets a DRAM-streaming client's cost to a 1-block
+#   neighbour, its average traffic or the bytes it has in flight at once: VT beside N - 1 = 1, 3
+#   clients (all --fresh 1) cycling a streaming node and a 1-block 5 us spin: b8 (1024 blocks x
+#   128 threads, 4 independent float4 loads each: 8 MiB requested at once), s8 (the same 8 MiB on
+#   132 blocks, 31 loads per thread), b2 (1024 blocks, 1 load each: 2 MiB at once), b8L (b8 with a
+#   20 us spin: a quarter of its duty), mixwD (the --mixparts aggressor again); each alone (its
+#   node durations, first pass); twice. BURST2=1 (a sixteenth call): whether the neighbour's
+#   distinct functions make its traffic costly: b8 again, b8F8 (b8 with its pair on 8 functions:
+#   the 1024-block node after a 1-block one, every function 7 others old), mixwD1 (mixwD on one
+#   function, its 160-register nodes still kvregs160).
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
 set -u
@@ -201,6 +212,21 @@ if [ "$MODE" = --mixparts ] || [ "$MODE" = --mixparts-mock ]; then
   LONEREPS=1; LONEDEC=0; REPS=2
   DVICT=; MORE=1; NCUSPEC="$MIXWG/g1.b32.f7.t5000"
 fi
+if [ "$MODE" = --burst ] || [ "$MODE" = --burst-mock ]; then
+  MIXW=$(echo "$MIX" | sed 's/\.x2/.x5/g; s|/|.c100/|g; s|$|.c100|')
+  LONE=; VICT="VT=g1.b32.t5000"
+  AGGR="b8=g1024.b128.d4.t0/g1.b128.t5000 s8=g132.b128.d31.t0/g1.b128.t5000
+ b2=g1024.b128.d1.t0/g1.b128.t5000 b8L=g1024.b128.d4.t0/g1.b128.t20000 mixwD=$MIXW"
+  FRESHAGGR=" b8 s8 b2 b8L mixwD "
+  if [ "${BURST2:-0}" = 1 ]; then
+    B8F8=$(for f in 0 1 2 3 4 5 6 7; do printf '/g1024.b128.f%d.d4.t0/g1.b128.f%d.t5000' $f $(((f + 4) % 8)); done)
+    AGGR="b8=g1024.b128.d4.t0/g1.b128.t5000 b8F8=${B8F8#/} mixwD1=$(echo "$MIXW" | sed 's/\.f[0-9]//g')"
+    FRESHAGGR=" b8 b8F8 mixwD1 "
+  fi
+  for w in $AGGR; do LONE="$LONE $w"; done # alone: a victim's d reads are fresh too
+  LONEREPS=1; LONEDEC=0; REPS=2
+  DVICT=; MORE=1; NCUSPEC=
+fi
 if [ "$MODE" = --funcmem ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2 ] ||
   [ "$MODE" = --funcmem2-mock ] || [ "$MODE" = --funcmem3 ] || [ "$MODE" = --funcmem3-mock ] ||
   [ "$MODE" = --funcmem3b ] || [ "$MODE" = --funcmem3b-mock ]; then
@@ -302,7 +328,7 @@ if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock
   [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ] ||
   [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ] || [ "$MODE" = --window-mock ] ||
   [ "$MODE" = --mixparts-mock ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2-mock ] ||
-  [ "$MODE" = --funcmem3-mock ] || [ "$MODE" = --funcmem3b-mock ]; then
+  [ "$MODE" = --funcmem3-mock ] || [ "$MODE" = --funcmem3b-mock ] || [ "$MODE" = --burst-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
