@@ -127,6 +127,7 @@ static void start_switch(Engine *E, Ctx *next, uint64_t saved, bool preempted)
 {
     E->phase = GPU_SWITCH;
     E->next = next;
+    E->sliced = true;
     E->res->context_switches++;
     double bytes = (double)saved + (double)next->state_bytes;
     SimTime move = (SimTime)(bytes / E->m->context_state_gbps + 0.5);

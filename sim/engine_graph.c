@@ -48,16 +48,22 @@ struct GraphRt {
 
 /* Device-side spacing between a node of kind @from ending and one of kind
  * @to starting: the model measures memsets apart (their entry and exit cost
- * more than a kernel's); kernels and copies share the kernel spacing.  The
- * front end waits longer on a loaded DRAM (dram_launch_delay, FINDINGS
- * §25: a compute-only node's gap grows near DRAM saturation). */
+ * more than a kernel's); kernels and copies share the kernel spacing, which
+ * is shorter once the GPU has switched between contexts (measured on an
+ * H100: a graph's span drops 0.33 us per kernel transition while another
+ * context takes turns, and stays down while that one idles; a lone
+ * context's does not, queued or not: FINDINGS.md §33).  The front end waits
+ * longer on a loaded DRAM (dram_launch_delay, FINDINGS §25: a compute-only
+ * node's gap grows near DRAM saturation). */
 static SimTime graph_spacing(const Engine *E, const Proc *P, SimNodeKind from,
                              SimNodeKind to)
 {
     const GpuModel *m = E->m;
+    SimTime kk =
+        E->sliced ? m->graph_node_spacing_sliced_ns : m->graph_node_spacing_ns;
     SimTime t = from == SIM_NODE_MEMSET ? m->graph_from_memset_ns
                 : to == SIM_NODE_MEMSET ? m->graph_to_memset_ns
-                                        : m->graph_node_spacing_ns;
+                                        : kk;
     return t + P->cost.node_ns + dram_launch_delay(E, P->ctx);
 }
 

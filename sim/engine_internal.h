@@ -491,6 +491,8 @@ struct Engine {
     Ctx *cur, *next, *last;
     SimEvent ev_slice, ev_switch, ev_yield;
     SimTime slice_start;
+    bool sliced; /* the GPU has switched between contexts (start_switch):
+                    graph nodes follow graph_node_spacing_sliced from then */
 
     CopyDir copy[SIM_COPY_N_DIRS];
     HostCpu cpu;

@@ -103,6 +103,8 @@ static const FieldSpec model_fields[] = {
      NULL},
     {"graph_node_spacing_us", F_TIME_US, OFF(graph_node_spacing_ns), 0, 1e4,
      NULL},
+    {"graph_node_spacing_sliced_us", F_TIME_US,
+     OFF(graph_node_spacing_sliced_ns), 0, 1e4, NULL},
     {"graph_to_memset_us", F_TIME_US, OFF(graph_to_memset_ns), 0, 1e4, NULL},
     {"graph_from_memset_us", F_TIME_US, OFF(graph_from_memset_ns), 0, 1e4,
      NULL},

@@ -142,6 +142,8 @@ typedef struct GpuModel {
                                          predecessor completes -> roots */
     SimTime graph_node_spacing_ns;   /* a node's dependency ends -> it
                                          starts (kernels and copies) */
+    /* the same once the GPU has switched between contexts */
+    SimTime graph_node_spacing_sliced_ns;
     SimTime graph_to_memset_ns;      /* the same, before a memset node */
     SimTime graph_from_memset_ns;    /* the same, after a memset node */
     SimTime graph_branch_stagger_ns; /* nodes made ready at one instant

@@ -208,6 +208,9 @@ static void test_gpu_model_h100_values(void **state)
     assert_int_equal(m->idle_yield_ns, 5000);
     assert_int_equal(m->context_switch_ns, 152000);
     assert_int_equal(m->context_switch_idle_ns, 139000); /* ts_idle */
+    /* FINDINGS §33 (openloop/tsspan): node spacing once contexts take turns */
+    assert_int_equal(m->graph_node_spacing_ns, 420);
+    assert_int_equal(m->graph_node_spacing_sliced_ns, 80);
     assert_true(m->mps_volta);
     assert_int_equal(m->mps_max_clients, 48);
     assert_int_equal(m->mps_connections_default, 2);

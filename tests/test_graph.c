@@ -178,6 +178,7 @@ static GpuModel *graph_model(void)
     m->graph_launch_latency_ns = 500;
     m->graph_wait_latency_ns = 2500;
     m->graph_node_spacing_ns = 400;
+    m->graph_node_spacing_sliced_ns = 400;
     m->graph_to_memset_ns = 1000;
     m->graph_from_memset_ns = 3000;
     m->graph_branch_stagger_ns = 200;
@@ -272,6 +273,58 @@ static void test_engine_fork_join(void **state)
     /* the stream sync returns when the graph's last node ends */
     assert_int_equal(r->procs[0].end_ns, d->end_ns);
     assert_int_equal(r->procs[0].kernels, 4);
+}
+
+/* Two contexts time-sliced, each launching a chain a -> b: the first
+ * holder's graph runs before any switch (graph_node_spacing); the second
+ * runs after the GPU has switched contexts (graph_node_spacing_sliced, as
+ * measured on an H100, FINDINGS.md §33).  As MPS clients they share one
+ * context, which never switches: both keep graph_node_spacing. */
+static SimScenario *two_chains(void)
+{
+    SimScenario *sc = sim_scenario_new("chains", "hqsim");
+    for (int i = 0; i < 2; i++) {
+        SimProcessSpec *p = test_process(sc, i ? "q" : "p", 1);
+        SimGraph *g = sim_scenario_new_graph(sc);
+        SimGraphNode a = node_kernel(0, "a", SIM_US(10));
+        SimGraphNode b = node_kernel(0, "b", SIM_US(10));
+        uint32_t zero = 0, bad;
+        sim_graph_add_node(g, &a, NULL, 0);
+        sim_graph_add_node(g, &b, &zero, 1);
+        assert_true(sim_graph_finish(g, &bad));
+        SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
+        op.u.graph = g;
+        sim_process_add_op(p, &op);
+        SimOp sync = test_simple(SIM_OP_STREAM_SYNC, 0, 0);
+        sync.api_ns = 0;
+        sim_process_add_op(p, &sync);
+    }
+    return sc;
+}
+
+static void test_engine_sliced_spacing(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = graph_model();
+    m->graph_node_spacing_sliced_ns = 100;
+    g_autoptr(SimScenario) sc = two_chains();
+    g_autoptr(SimResult) ts = test_run(m, sc, SIM_SHARE_TIMESLICE);
+    assert_non_null(ts);
+    assert_int_equal(ts->context_switches, 1);
+    /* p held the GPU from the start: no switch before its graph */
+    assert_int_equal(node_rec(ts, 0, 1)->start_ns,
+                     node_rec(ts, 0, 0)->end_ns + 400);
+    /* q ran after the switch */
+    assert_true(node_rec(ts, 1, 0)->start_ns > node_rec(ts, 0, 1)->end_ns);
+    assert_int_equal(node_rec(ts, 1, 1)->start_ns,
+                     node_rec(ts, 1, 0)->end_ns + 100);
+    /* as MPS clients they share one context: never switched */
+    g_autoptr(SimResult) mps = test_run(m, sc, SIM_SHARE_MPS);
+    assert_non_null(mps);
+    assert_int_equal(mps->context_switches, 0);
+    for (uint32_t i = 0; i < 2; i++)
+        assert_int_equal(node_rec(mps, i, 1)->start_ns,
+                         node_rec(mps, i, 0)->end_ns + 400);
 }
 
 /* A graph behind a kernel of its stream: its roots start the wait
@@ -677,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_write_roundtrip),
         cmocka_unit_test(test_engine_fork_join),
         cmocka_unit_test(test_engine_stream_order),
+        cmocka_unit_test(test_engine_sliced_spacing),
         cmocka_unit_test(test_engine_grid_slots),
         cmocka_unit_test(test_engine_mps_costs),
         cmocka_unit_test(test_engine_fault_in_graph),
