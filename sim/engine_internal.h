@@ -98,6 +98,11 @@ struct KernelRt {
     uint64_t blocks, dispatched, done;
     double work;             /* per block, in ns at full rate */
     double w;                /* load per block, in warps (engine_sm.c) */
+    double wq;               /* load per warp, in ILP-1 warps (w over its
+                             block's warps) */
+    double knee;             /* the SM curve's knee its lone warps ask for:
+                             one warp per scheduler at full speed,
+                             max(sm_full_speed_warps, P wq) (engine_issue.c) */
     double speed_alone;      /* per-warp speed on an SM when it runs alone,
                              at which its work is measured */
     double issue_frac;       /* share of its time alone its warps spend
@@ -150,11 +155,13 @@ struct KernelRt {
                              more, and after, only such SMs can take one */
 
     /* issue_share on an SM holding one group of it and nothing else
-     * (engine_issue.c): the SM's load (its bits) and the group's count it
-     * last computed for, and what it set then (a function of those and of
-     * the kernel's fields fixed at its admission); is_count 0: none yet */
+     * (engine_issue.c): the SM's load (its bits), the group's count and
+     * its warps per scheduler it last computed for, and what it set then
+     * (a function of those and of the kernel's fields fixed at its
+     * admission); is_count 0: none yet */
     uint64_t is_load;
     uint32_t is_count;
+    uint32_t is_sub; /* the group's sub_warps, bytes packed */
     bool is_slowed;
     double is_prop, is_speed, is_turns, is_pipe_over;
 };

@@ -49,6 +49,26 @@
  * FMA 1.22-1.45 and ILP-4 1.69-2.06 (i_ncu).  A kernel without an SM
  * intensity counts as ILP-1 and is never greedy.
  *
+ * Per warp scheduler (FINDINGS.md §32).  An SM's warps sit on its P warp
+ * schedulers, the register sub-partitions (engine_sm.c puts each warp on
+ * the one with the most registers free), and a block ends with its
+ * slowest warps.  On the H100 a 6-warp block (2, 2, 1, 1 per scheduler)
+ * took as long as an 8-warp one in every ILP family, two 2-warp kernels
+ * on disjoint schedulers lost nothing, and a 1-warp block beside a
+ * 32-warp kernel cost it as much as a 4-warp block.  So the rule above
+ * runs per scheduler on the warps it holds, each group's load there
+ * scaled by P times its share of warps there (the SM's curve at P times
+ * the scheduler's load), and a group's speed is the lowest over the
+ * schedulers holding its warps.  When every group spreads its warps
+ * evenly, every scheduler sees the SM's load and one pass over the SM is
+ * exact (and the results those of the per-SM rule, bit for bit).  One
+ * warp per scheduler runs at its own speed: the curve's knee is P times
+ * the largest per-warp load present (KernelRt.knee), at least
+ * sm_full_speed_warps, at most the saturation.  A warp's load is 1 (an
+ * ILP-1 warp), its kernel's issue share's (below), or from its ilp
+ * (sim_gpu_model_ilp_warp_load, fitted on the ILP families alone).  The
+ * free turns and the pipe stay per SM.
+ *
  * Kernels bound on a pipe other than the issue slots.  Nsight Compute's
  * Compute (SM) Throughput (the busiest of the SM's units) equals its Issue
  * Slots Busy for the FMA kernels, the SGEMM, the streams and the GEMV
@@ -73,6 +93,9 @@
 
 #define GREEDY_MARGIN 1.1
 #define PIPE_MARGIN 1.1
+
+/* issue_share's per-kernel memo packs a group's sub_warps in 32 bits */
+_Static_assert(SIM_MAX_SUBPARTITIONS <= 4, "sub_warps key fits 32 bits");
 
 bool issue_pipe_bound(double sm_intensity, double pipe_share)
 {
@@ -105,29 +128,50 @@ static double priority_weight(const GpuModel *m, double L)
     return 1 - sim_gpu_model_memo_exp(-x * x);
 }
 
+/* The share of group @g's warps on scheduler @s, times the schedulers
+ * (so 1 on every scheduler when its warps are spread evenly); @s = P: the
+ * whole SM, 1.  Warps the engine did not assign to schedulers (no
+ * registers) count as spread evenly. */
+static double sub_share(const GpuModel *m, const Group *g, uint32_t s)
+{
+    const uint32_t P = m->reg_subpartitions;
+    if (s >= P)
+        return 1;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < P; i++)
+        n += g->sub_warps[i];
+    return n ? (double)P * g->sub_warps[s] / n : 1;
+}
+
 /* One pass over @sm's groups for the sums issue_share needs (each summed
  * in list order, as separate passes would): the issue slots greedy warps
- * keep busy alone, the demand alone of all groups and of the greedy ones,
- * and what the pipe-bound blocks ask of their pipe alone, in units of its
- * peak (one pipe per SM: the kernels measured are bound on the
- * shared-memory pipe only). */
+ * keep busy alone, the demand alone of all groups and of the greedy ones
+ * on scheduler @s (P: the SM), and what the pipe-bound blocks ask of their
+ * pipe alone, in units of its peak (one pipe per SM: the kernels measured
+ * are bound on the shared-memory pipe only), the SM's load as scheduler
+ * @s sees it (@s = P: unused) and the knee its lone warps ask for. */
 typedef struct {
-    double busy, D, Dg, pipe;
+    double busy, D, Dg, pipe, L, knee;
 } IssueSums;
 
-static IssueSums issue_sums(const SmRt *sm)
+static IssueSums issue_sums(const GpuModel *m, const SmRt *sm, uint32_t s)
 {
-    IssueSums t = {0, 0, 0, 0};
+    IssueSums t = {0, 0, 0, 0, 0, m->sm_full_speed_warps};
     for (const Group *g = sm->groups; g; g = g->next) {
         const KernelRt *k = g->k;
-        const double d = demand(g);
-        t.D += d;
-        if (k->greedy) {
+        const double a = sub_share(m, g, s);
+        const double d = a * demand(g);
+        if (k->greedy)
             t.busy += g->count * k->issue_slots;
-            t.Dg += d;
-        }
         if (!k->fixed_time)
             t.pipe += g->count * k->pipe_slots;
+        if (a <= 0)
+            continue;
+        t.D += d;
+        t.L += a * (g->count * k->w);
+        t.knee = MAX(t.knee, k->knee);
+        if (k->greedy)
+            t.Dg += d;
     }
     return t;
 }
@@ -167,10 +211,13 @@ bool issue_share(const GpuModel *m, SmRt *sm)
     KernelRt *k = g->k;
     uint64_t bits;
     memcpy(&bits, &L, sizeof bits);
-    if (k->is_count != g->count || k->is_load != bits) {
+    uint32_t sub = 0; /* its warps' schedulers, one byte each */
+    memcpy(&sub, g->sub_warps, MIN(sizeof sub, sizeof g->sub_warps));
+    if (k->is_count != g->count || k->is_load != bits || k->is_sub != sub) {
         k->is_slowed = share_groups(m, sm);
         k->is_count = g->count;
         k->is_load = bits;
+        k->is_sub = sub;
         k->is_prop = sm->speed;
         k->is_speed = g->speed;
         k->is_turns = g->turns;
@@ -184,34 +231,52 @@ bool issue_share(const GpuModel *m, SmRt *sm)
     return k->is_slowed;
 }
 
-static bool share_groups(const GpuModel *m, SmRt *sm)
+/* Whether every group on @sm spreads its warps evenly over the
+ * schedulers (or was given none): then each scheduler sees the SM's load
+ * over P and the SM-level pass is exact. */
+static bool spread_evenly(const GpuModel *m, const SmRt *sm)
 {
-    const double L = sm->load;
-    const double T = sim_gpu_model_issue_rate(m, L);
+    const uint32_t P = m->reg_subpartitions;
+    for (const Group *g = sm->groups; g; g = g->next)
+        for (uint32_t s = 1; s < P; s++)
+            if (g->sub_warps[s] != g->sub_warps[0])
+                return false;
+    return true;
+}
+
+/* The speed of each group's warps on scheduler @s (P: the SM as one),
+ * the rule of the header applied to the warps that scheduler holds; a
+ * group keeps the lowest over its schedulers in g->speed (its blocks end
+ * with their slowest warps). */
+static void share_pass(const GpuModel *m, SmRt *sm, uint32_t s, double *turns)
+{
+    const IssueSums sum = issue_sums(m, sm, s);
+    const double L = s < m->reg_subpartitions ? sum.L : sm->load;
+    const double T = sim_gpu_model_issue_rate_knee(m, L, sum.knee);
     const double prop = L > 0 ? T / L : 1.0; /* per-warp, proportional */
-    sm->speed = prop; /* sim_gpu_model_warp_speed(m, L), bit for bit */
     const double f = priority_weight(m, L);
-    const IssueSums sum = issue_sums(sm);
-    const double turns = free_turns(m, sum.busy);
+    *turns = free_turns(m, sum.busy);
     /* What the others may issue beside greedy groups that hold turns of
      * their own: the free turns at the SM's full issue rate (lone-warp
      * speeds), at most T(L).  Without free-turn data (turns 1): T(L). */
-    const double To = turns < 1 ? MIN(T, turns * m->sm_issue_share_max /
-                                             m->sm_issue_share_saturated *
-                                             m->sm_saturation_warps)
-                                : T;
+    const double To = *turns < 1 ? MIN(T, *turns * m->sm_issue_share_max /
+                                              m->sm_issue_share_saturated *
+                                              m->sm_saturation_warps)
+                                 : T;
     /* Demand alone of the greedy groups and of all groups. */
-    const double Dg = sum.Dg, D = sum.D, pipe = sum.pipe;
-    bool slowed = false;
+    const double Dg = sum.Dg, D = sum.D;
     /* The list runs youngest first: Yg and Yo are the greedy and other
      * demand younger than g. */
     double Yg = 0, Yo = 0;
     for (Group *g = sm->groups; g; g = g->next) {
-        const double Li = g->count * g->k->w, Di = demand(g);
+        const double a = sub_share(m, g, s);
+        if (a <= 0)
+            continue;
+        const double Li = a * (g->count * g->k->w), Di = a * demand(g);
         double speed = prop;
         if (f > 0 && Li > 1e-12) {
             /* demand ranked ahead of g */
-            const bool beside = turns < 1 && !g->k->greedy && g->k->dram_p > 0;
+            const bool beside = *turns < 1 && !g->k->greedy && g->k->dram_p > 0;
             const double S = g->k->greedy ? Dg - Yg - Di
                              : beside     ? D - Dg - Yo - Di
                                           : D - Yo - Di;
@@ -219,15 +284,36 @@ static bool share_groups(const GpuModel *m, SmRt *sm)
             const double strict = MIN(Di, MAX(cap - MAX(S, 0.0), 0.0));
             speed = (1 - f) * prop + f * strict / Li;
         }
-        /* never 0: the group still holds its resources and is timed by a
-         * finite (if distant) event */
-        g->speed = MAX(speed, 1e-9 * prop);
-        g->turns = g->k->greedy ? 1.0 : turns;
-        g->pipe_over = g->k->pipe_slots > 0 && pipe > 1 ? pipe : 0;
+        g->speed = MIN(g->speed, speed);
         if (g->k->greedy)
             Yg += Di;
         else
             Yo += Di;
+    }
+}
+
+static bool share_groups(const GpuModel *m, SmRt *sm)
+{
+    const double L = sm->load;
+    const double prop = L > 0 ? sim_gpu_model_issue_rate(m, L) / L : 1.0;
+    sm->speed = prop; /* sim_gpu_model_warp_speed(m, L), bit for bit */
+    const uint32_t P = m->reg_subpartitions;
+    double turns = 1;
+    for (Group *g = sm->groups; g; g = g->next)
+        g->speed = INFINITY;
+    if (spread_evenly(m, sm))
+        share_pass(m, sm, P, &turns);
+    else
+        for (uint32_t s = 0; s < P; s++)
+            share_pass(m, sm, s, &turns);
+    const double pipe = issue_sums(m, sm, P).pipe;
+    bool slowed = false;
+    for (Group *g = sm->groups; g; g = g->next) {
+        /* never 0: the group still holds its resources and is timed by a
+         * finite (if distant) event */
+        g->speed = MAX(g->speed, 1e-9 * prop);
+        g->turns = g->k->greedy ? 1.0 : turns;
+        g->pipe_over = g->k->pipe_slots > 0 && pipe > 1 ? pipe : 0;
         if (!g->k->fixed_time && (g->speed < g->k->speed_alone * (1 - 1e-12) ||
                                   g->turns < 1 || g->pipe_over > 1))
             slowed = true;

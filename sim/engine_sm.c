@@ -775,31 +775,8 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
     const double before = sm->load;
     g->count += n;
     sm->load = before + n * k->w;
-    /* With the new blocks (g, in the list, included) the SM's issue rate
-     * is shared anew; a slowed SM's cohort groups become loose. */
-    bool slowed;
-    const bool loose = sm_reshare(E, sm, &slowed);
-    if (fresh) { /* what a steady state compares (engine_steady.c) */
-        sm->mods++;
-        sm->load_before = before;
-        sm->fresh_slowed = slowed;
-    }
-    if (loose && !sm->resched) {
-        sm->resched = true;
-        /* only this dispatch's context places: one entry per SM */
-        g_assert(E->n_resched < E->m->sm_count);
-        E->resched[E->n_resched++] = sm;
-    }
-    if (!g->cohort && !joined && (k->fixed_time || !slowed)) {
-        cohort_join(E, k, g, late);
-        COST(COST_PLACE_COHORT);
-    }
-    sm->free_blocks -= n;
-    sm->free_warps -= n * nd->warps;
-    if (!sm->carveout)
-        sm->carveout = k->carveout;
-    sm->used_smem += n * nd->smem_bytes;
-    /* Warps go one by one to the register sub-partition with the most
+    /* (before the share: each scheduler's warps count, engine_issue.c)
+     * Warps go one by one to the register sub-partition with the most
      * registers free, the lowest index on ties (as the hardware spreads
      * warps over schedulers).  Done in rounds: the t sub-partitions tied at
      * the top each take one warp per round, for as many rounds as keep
@@ -844,6 +821,30 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
             left -= take;
         }
     }
+    /* With the new blocks (g, in the list, included) the SM's issue rate
+     * is shared anew; a slowed SM's cohort groups become loose. */
+    bool slowed;
+    const bool loose = sm_reshare(E, sm, &slowed);
+    if (fresh) { /* what a steady state compares (engine_steady.c) */
+        sm->mods++;
+        sm->load_before = before;
+        sm->fresh_slowed = slowed;
+    }
+    if (loose && !sm->resched) {
+        sm->resched = true;
+        /* only this dispatch's context places: one entry per SM */
+        g_assert(E->n_resched < E->m->sm_count);
+        E->resched[E->n_resched++] = sm;
+    }
+    if (!g->cohort && !joined && (k->fixed_time || !slowed)) {
+        cohort_join(E, k, g, late);
+        COST(COST_PLACE_COHORT);
+    }
+    sm->free_blocks -= n;
+    sm->free_warps -= n * nd->warps;
+    if (!sm->carveout)
+        sm->carveout = k->carveout;
+    sm->used_smem += n * nd->smem_bytes;
     sm->ctx->resident_blocks += n;
     sm->ctx->state_bytes += (uint64_t)n * block_state_bytes(nd);
     if (sm->client_blocks) {
@@ -1063,15 +1064,28 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     const double ceiling = pipe && m->sm_issue_share_max > 0
                                ? m->sm_issue_share_max
                                : m->sm_issue_share_saturated;
+    /* Without an intensity, a warp of ILP k counts as the ILP-1 warps
+     * that saturate a scheduler as it does (1 at ILP 1 or unknown). */
+    const uint64_t W = per_sm * occ.needs.warps;
     double alone = ks->sm_intensity > 0
                        ? sim_gpu_model_load_for_share(m, ks->sm_intensity /
                                                              MAX(ceiling, 1e-6))
-                       : (double)(per_sm * occ.needs.warps);
+                       : (double)W * sim_gpu_model_ilp_warp_load(m, ks->ilp);
     k->w = alone / (double)per_sm;
+    k->wq = alone / (double)W;
+    const uint32_t P = m->reg_subpartitions;
+    k->knee = MAX(m->sm_full_speed_warps, P * k->wq);
     /* lone-warp speeds it issues at over the warps it has: below 1 for a
      * kernel whose warps mostly wait (e.g. on DRAM) */
-    k->issue_frac = MIN(1.0, alone / (double)(per_sm * occ.needs.warps));
-    k->speed_alone = sim_gpu_model_warp_speed(m, alone);
+    k->issue_frac = MIN(1.0, alone / (double)W);
+    /* Alone its warps spread over the P schedulers as evenly as they go;
+     * its blocks end with the busiest scheduler's (engine_issue.c). */
+    const double busiest =
+        W % P ? (double)(P * ((W + P - 1) / P)) * k->wq : alone;
+    k->speed_alone =
+        busiest > 0
+            ? sim_gpu_model_issue_rate_knee(m, busiest, k->knee) / busiest
+            : 1.0;
     k->greedy = issue_greedy(m, alone, (double)(per_sm * occ.needs.warps));
     k->issue_slots = ks->sm_intensity / (double)per_sm;
     k->pipe_slots = pipe ? ks->sm_pipe_share / (double)per_sm : 0;

@@ -88,6 +88,7 @@ static const FieldSpec model_fields[] = {
     {"sm_issue_share_saturated", F_F64, OFF(sm_issue_share_saturated), 0.01, 1,
      NULL},
     {"sm_issue_share_max", F_F64, OFF(sm_issue_share_max), 0, 1, NULL},
+    {"sm_ilp_room_exponent", F_F64, OFF(sm_ilp_room_exponent), 0, 16, NULL},
     {"submit_latency_us", F_TIME_US, OFF(submit_latency_ns), 0, 1e5, NULL},
     {"kernel_launch_latency_us", F_TIME_US, OFF(kernel_launch_latency_ns), 0,
      1e5, NULL},
@@ -641,12 +642,31 @@ double sim_gpu_model_memo_exp(double x)
 /* The issue-rate curve (see gpu_model.h): T(L) = L up to L0 warps, then
  * Tmax - (Tmax - L0) exp(-(L - L0) / (Tmax - L0)): continuous with slope 1
  * at L0, rising to Tmax.  With L0 >= Tmax the knee is hard: min(L, Tmax). */
-double sim_gpu_model_issue_rate(const GpuModel *m, double L)
+static double issue_rate_at(double L, double L0, double Tmax)
 {
-    const double L0 = m->sm_full_speed_warps, Tmax = m->sm_saturation_warps;
     if (L <= L0 || L0 >= Tmax)
         return MIN(L, Tmax);
     return Tmax - (Tmax - L0) * sim_gpu_model_memo_exp(-(L - L0) / (Tmax - L0));
+}
+
+double sim_gpu_model_issue_rate(const GpuModel *m, double L)
+{
+    return issue_rate_at(L, m->sm_full_speed_warps, m->sm_saturation_warps);
+}
+
+double sim_gpu_model_issue_rate_knee(const GpuModel *m, double L, double knee)
+{
+    const double L0 = m->sm_full_speed_warps, Tmax = m->sm_saturation_warps;
+    return issue_rate_at(L, MAX(L0, MIN(knee, Tmax)), Tmax);
+}
+
+double sim_gpu_model_ilp_warp_load(const GpuModel *m, uint32_t ilp)
+{
+    const double a = m->sm_ilp_room_exponent;
+    const double L0 = m->sm_full_speed_warps, Tmax = m->sm_saturation_warps;
+    if (ilp <= 1 || a <= 0 || L0 >= Tmax)
+        return 1;
+    return Tmax / (L0 + (Tmax - L0) * pow((double)ilp, -a));
 }
 
 double sim_gpu_model_warp_speed(const GpuModel *m, double L)

@@ -124,6 +124,12 @@ typedef struct GpuModel {
                                          the SM is saturated: a kernel's
                                          sm_intensity over it is its share
                                          of the saturated rate */
+    double sm_ilp_room_exponent;      /* a: a warp scheduler's room for a
+                                         second warp beyond one at full
+                                         speed shrinks as ILP^-a from the
+                                         ILP-1 curve's (kernels with an ilp
+                                         and no sm_intensity; 0: off, every
+                                         warp counts as ILP 1) */
     SimTime submit_latency_ns;        /* API return -> op visible at its
                                          hardware queue */
     SimTime kernel_launch_latency_ns; /* queue head -> first block */
@@ -246,6 +252,18 @@ GpuModel *sim_gpu_model_copy(const GpuModel *m);
  * it approaches (measured on an H100 with dependent FMA chains: 4 warps run
  * at full speed, 8 at 0.82 of the saturated rate, FINDINGS.md §5). */
 double sim_gpu_model_issue_rate(const GpuModel *m, double L);
+
+/* The same curve with its knee at @knee warps (clamped to
+ * [sm_full_speed_warps, sm_saturation_warps]): an SM whose warp schedulers
+ * each hold one warp that asks more than an ILP-1 warp still runs every
+ * such lone warp at full speed (engine_issue.c). */
+double sim_gpu_model_issue_rate_knee(const GpuModel *m, double L, double knee);
+
+/* The load, in ILP-1 warps, of one warp of a kernel of @ilp independent
+ * chains: the saturated rate of ILP-1 warps over that of such warps,
+ * Ts / (L0 + (Ts - L0) ilp^-a) with a = sm_ilp_room_exponent; 1 for ilp <= 1
+ * or a = 0. */
+double sim_gpu_model_ilp_warp_load(const GpuModel *m, uint32_t ilp);
 
 /* exp(@x) bit for bit, from a per-thread table of recent arguments (the
  * engine's curves are asked again and again at the same loads). */

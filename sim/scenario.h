@@ -77,6 +77,11 @@ typedef struct {
                              Throughput); above its sm_intensity it is bound
                              on a pipe other than the issue slots (e.g. the
                              shared-memory pipe, engine_issue.c); 0: none */
+    uint32_t ilp;         /* independent dependency chains per warp (its
+                             instruction-level parallelism), 1..64; 0:
+                             unknown.  Sets its warps' demand on their warp
+                             scheduler when sm_intensity is not given
+                             (engine_issue.c) */
     double mem_intensity; /* share of the peak DRAM bandwidth used alone
                              (Nsight Compute's DRAM Throughput); 0: none
                              (engine_dram.c) */

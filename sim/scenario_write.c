@@ -94,6 +94,8 @@ static void put_kernel(GString *o, const SimKernelSpec *k)
     if (k->sm_pipe_share > 0)
         g_string_append_printf(o, ", \"sm_pipe_share\": %.6g",
                                k->sm_pipe_share);
+    if (k->ilp > 0)
+        g_string_append_printf(o, ", \"ilp\": %u", k->ilp);
     if (k->mem_intensity > 0)
         g_string_append_printf(o, ", \"mem_intensity\": %.6g",
                                k->mem_intensity);
@@ -252,7 +254,7 @@ static bool same_op(const SimOp *a, const SimOp *b)
                x->duration_ns == y->duration_ns &&
                x->block_time_ns == y->block_time_ns &&
                x->sm_intensity == y->sm_intensity &&
-               x->sm_pipe_share == y->sm_pipe_share &&
+               x->sm_pipe_share == y->sm_pipe_share && x->ilp == y->ilp &&
                x->mem_intensity == y->mem_intensity &&
                x->dram_bytes == y->dram_bytes && x->faults == y->faults &&
                x->wall_clock == y->wall_clock && x->self_timed == y->self_timed;

@@ -276,6 +276,8 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
                 k->dram_bytes = r->dram_bytes;
                 k->sm_intensity = MIN(r->issue_pct / 100.0, 1.0);
                 k->sm_pipe_share = MIN(r->pipe_pct / 100.0, 1.0);
+                /* the harness's FMA kernels: their chains per warp */
+                k->ilp = MIN(r->chains, 64u);
                 /* The harness's timer kernels give each block's time:
                  * "gt" blocks spin until %globaltimer passes start + W,
                  * "tslice" blocks until they have run W ns themselves.

@@ -384,15 +384,21 @@ static void test_engine_contention_slows_coresident_blocks(void **state)
  * at 7.9; FINDINGS.md §5).  Two 4-warp kernels of 1 ms on every SM: 8
  * warps run at T(8)/8 of a lone warp's speed, T(8) = 7.9 - 3.9 e^(-4/3.9),
  * against full speed alone: both take 8 / T(8) ms = 1.2305 ms (measured
- * ct_i1_w4: 1.241).  A 1-warp and an 8-warp kernel: 9 warps at T(9)/9;
- * the 8-warp kernel had T(8)/8 alone, so it slows by the ratio and ends
- * first; the 1-warp kernel, at T(9)/9 until then, finishes alone. */
+ * ct_i1_w4: 1.241).  A 1-warp and an 8-warp kernel: per warp scheduler
+ * (engine_issue.c) the lone warp joins one holding 2 of the 8-warp
+ * kernel's, 3 warps there, each at T(12)/12 (the curve per scheduler is
+ * the SM's at 4x the scheduler's warps); the 8-warp kernel had T(8)/8
+ * alone and its blocks end with that scheduler's warps, so it slows by the
+ * ratio and ends first; the 1-warp kernel, at T(12)/12 until then,
+ * finishes alone.  (Counted over the SM, 9 warps at T(9)/9, the 1-warp
+ * kernel would have lost less than the measured ct_mix_w1_w32 shows.) */
 static void test_engine_contention_follows_the_issue_curve(void **state)
 {
     Fix *f = *state;
     f->m->sm_full_speed_warps = 4;
     f->m->sm_saturation_warps = 7.9;
-    const double T8 = 7.9 - 3.9 * exp(-4 / 3.9), T9 = 7.9 - 3.9 * exp(-5 / 3.9);
+    const double T8 = 7.9 - 3.9 * exp(-4 / 3.9),
+                 T12 = 7.9 - 3.9 * exp(-8 / 3.9);
     {
         g_autoptr(SimScenario) sc = sim_scenario_new("c", "test");
         SimProcessSpec *p = test_process(sc, "p", 2);
@@ -413,9 +419,9 @@ static void test_engine_contention_follows_the_issue_curve(void **state)
         sim_process_add_op(p, &a);
         sim_process_add_op(p, &b);
         g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
-        double s9 = T9 / 9, s8 = T8 / 8;
-        double heavy = 1e6 / (s9 / s8);
-        double light = heavy + (1e6 - heavy * s9);
+        double s12 = T12 / 12, s8 = T8 / 8;
+        double heavy = 1e6 / (s12 / s8);
+        double light = heavy + (1e6 - heavy * s12);
         assert_in_range(test_op(r, 0, 1)->end_ns, heavy - 2, heavy + 2);
         assert_in_range(test_op(r, 0, 0)->end_ns, light - 3, light + 3);
         assert_true(light > heavy); /* the lighter kernel slows the most */
@@ -1004,6 +1010,58 @@ static void test_engine_free_turns_beside_greedy(void **state)
             assert_in_range(a, US(1480), US(1481));
         else
             assert_in_range(a, US(1990), US(2001));
+    }
+}
+
+/* Per-scheduler issue (engine_issue.c), H100 curve (full speed to 4 warps,
+ * saturated at 7.9), proportional sharing (lambda 0), 4 schedulers.
+ *  - Two 1 ms kernels of one 4-warp block per SM, ILP 4, together: with
+ *    sm_ilp_room_exponent 1.387 a warp counts as 1.7286 ILP-1 warps; one
+ *    per scheduler runs at full speed (knee 6.9144), two share the
+ *    scheduler: T(13.8288) = 7.9 - 0.9856 e^(-7.0154) = 7.89911, speed
+ *    0.571207, both end at 1.75068 ms.  With a = 0 (every warp ILP 1):
+ *    T(8) = 6.50154, speed 0.812693, 1.23048 ms.
+ *  - The same with 2-warp blocks: the second kernel's warps go to the two
+ *    schedulers the first left empty, so neither is slowed: 1 ms each.
+ *  - An ILP-1 6-warp block (2, 2, 1, 1 warps per scheduler; it ends with
+ *    the busiest, at T(8) / 8 alone) and a 2-warp block after it: the
+ *    2 warps go to the schedulers holding 1, all four then hold 2: the
+ *    6-warp kernel keeps its speed alone (1 ms), the 2-warp one runs at
+ *    0.812693 until then and alone after: 1.187307 ms.  Counted over the
+ *    SM (8 warps against 6 alone) the first would have been slowed to
+ *    1.1413 ms. */
+static void test_engine_issue_per_scheduler(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    f->m->sm_age_priority_warps = 0;
+    const struct {
+        uint32_t block_a, block_b, ilp;
+        double a;
+        SimTime end_a, end_b; /* ns, +-1 us */
+    } cases[] = {
+        {128, 128, 4, 1.387, 1750680, 1750680},
+        {128, 128, 4, 0, 1230480, 1230480},
+        {64, 64, 4, 1.387, 1000000, 1000000},
+        {192, 64, 1, 1.387, 1000000, 1187307},
+    };
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        f->m->sm_ilp_room_exponent = cases[c].a;
+        g_autoptr(SimScenario) sc = sim_scenario_new("t", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp ka = test_kernel(0, "a", f->m->sm_count, cases[c].block_a, MS(1));
+        SimOp kb = test_kernel(1, "b", f->m->sm_count, cases[c].block_b, MS(1));
+        ka.u.kernel.ilp = kb.u.kernel.ilp = cases[c].ilp;
+        sim_process_add_op(p, &ka);
+        sim_process_add_op(p, &kb);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        const SimTime a = test_op(r, 0, 0)->end_ns,
+                      b = test_op(r, 0, 1)->end_ns;
+        if (a + 1000 < cases[c].end_a || a > cases[c].end_a + 1000 ||
+            b + 1000 < cases[c].end_b || b > cases[c].end_b + 1000)
+            fail_msg("case %zu: ends %llu and %llu ns", c,
+                     (unsigned long long)a, (unsigned long long)b);
     }
 }
 
@@ -1748,6 +1806,7 @@ int main(void)
         T(test_engine_smem_window_upper_bound_with_preference),
         T(test_engine_smem_config_bad_value),
         T(test_engine_free_turns_beside_greedy),
+        T(test_engine_issue_per_scheduler),
         T(test_engine_pipe_bound_kernels_share_the_pipe),
         T(test_engine_issue_share_memo_matches_fresh),
         T(test_engine_block_boundary_preemption),

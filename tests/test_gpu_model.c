@@ -6,6 +6,7 @@
  * rest of the file stays valid and only the one fault is tested) and
  * writing it to a temporary file, removed afterwards.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -527,6 +528,37 @@ static void test_gpu_model_mps_client_limit(void **state)
     assert_int_equal(sim_gpu_model_mps_client_limit(h100, 32), 3);
 }
 
+/* The ILP rule (gpu_model.h): an ILP-k warp counts as Ts / (L0 + (Ts -
+ * L0) k^-a) ILP-1 warps; with the H100's curve (4, 7.9) and a = 1.387
+ * that is 1.4387 at ILP 2 and 1.7286 at ILP 4 (harness/fit_ilp_room.py);
+ * ILP 1, unknown (0) or a = 0 count as 1.  The curve with a knee at K is
+ * L up to K and the usual curve's form beyond, never below L0's knee nor
+ * beyond Ts; at K = L0 it is the usual curve bit for bit. */
+static void test_gpu_model_ilp_warp_load_and_knee(void **state)
+{
+    Fixture *f = *state;
+    const GpuModel *m = f->h100; /* 4, 7.9, a = 1.387 */
+    assert_float_equal(m->sm_ilp_room_exponent, 1.387, 0);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 0), 1, 0);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 1), 1, 0);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 2), 1.4387, 1e-4);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 4), 1.7286, 1e-4);
+    GpuModel off = *m; /* read only: a shallow copy */
+    off.sm_ilp_room_exponent = 0;
+    assert_float_equal(sim_gpu_model_ilp_warp_load(&off, 4), 1, 0);
+    for (double L = 0.5; L < 40; L += 0.75)
+        assert_true(sim_gpu_model_issue_rate_knee(m, L, 4) ==
+                    sim_gpu_model_issue_rate(m, L));
+    /* knee 6.9144 (4 x 1.7286): linear up to it, then to 7.9 */
+    assert_float_equal(sim_gpu_model_issue_rate_knee(m, 6.9, 6.9144), 6.9, 0);
+    assert_float_equal(sim_gpu_model_issue_rate_knee(m, 13.8288, 6.9144),
+                       7.9 - 0.9856 * exp(-6.9144 / 0.9856), 1e-9);
+    /* a knee beyond Ts is a hard one; below L0 it is L0's */
+    assert_float_equal(sim_gpu_model_issue_rate_knee(m, 20, 30), 7.9, 0);
+    assert_true(sim_gpu_model_issue_rate_knee(m, 6, 2) ==
+                sim_gpu_model_issue_rate(m, 6));
+}
+
 /* The issue-rate curve of the calibrated H100 (L0 = 4 warps at full speed,
  * saturating at 7.9; FINDINGS.md §5), worked out from its formula:
  * T(L) = L up to 4, then 7.9 - 3.9 exp(-(L - 4) / 3.9). */
@@ -590,6 +622,7 @@ int main(void)
         T(test_gpu_model_mps_sm_limit_other_roundings),
         T(test_gpu_model_mps_client_limit),
         T(test_gpu_model_issue_rate_curve),
+        T(test_gpu_model_ilp_warp_load_and_knee),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -238,6 +238,41 @@ static void test_scenario_smem_config_fields(void **state)
     expect_error(bad, SIM_ERROR_INVALID, "t.json:4:", "carveout_pct", NULL);
 }
 
+/* A kernel's ilp (independent chains per warp, engine_issue.c): read,
+ * written back only when given, and a value outside 1..64 refused naming
+ * line and field. */
+static void test_scenario_ilp_field(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"hqsim_scenario\": 1, \"processes\": [\n"
+        "{\"name\": \"p\", \"streams\": [{\"name\": \"s\"}],\n"
+        " \"ops\": [\n"
+        "{\"op\": \"kernel\", \"name\": \"a\", \"stream\": \"s\", "
+        "\"grid\": 1, \"block\": 32, \"duration_us\": 1, \"ilp\": 4},\n"
+        "{\"op\": \"kernel\", \"name\": \"b\", \"stream\": \"s\", "
+        "\"grid\": 1, \"block\": 32, \"duration_us\": 1}]}]}";
+    GError *err = NULL;
+    g_autoptr(SimScenario) sc = parse(text, &err);
+    if (!sc)
+        fail_msg("%s", err->message);
+    const SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
+    assert_int_equal(p->ops[0].u.kernel.ilp, 4);
+    assert_int_equal(p->ops[1].u.kernel.ilp, 0);
+    g_autofree char *out = sim_scenario_to_json(sc);
+    const char *c = strstr(out, "\"ilp\": 4");
+    assert_non_null(c);
+    assert_null(strstr(c + 1, "\"ilp\"")); /* kernel a only */
+    g_autoptr(SimScenario) back = parse(out, &err);
+    if (!back)
+        fail_msg("%s\n%s", err->message, out);
+    p = g_ptr_array_index(back->processes, 0);
+    assert_int_equal(p->ops[0].u.kernel.ilp, 4);
+    g_autofree char *bad = g_strdup(text);
+    memcpy(strstr(bad, "\"ilp\": 4"), "\"ilp\": 0", 8);
+    expect_error(bad, SIM_ERROR_INVALID, "t.json:4:", "ilp", NULL);
+}
+
 static void test_scenario_errors_name_line_and_field(void **state)
 {
     (void)state;
@@ -457,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_scenario_placements_count),
         cmocka_unit_test(test_scenario_nested_repeats_refused_before_expanding),
         cmocka_unit_test(test_scenario_limits_are_limit_errors),
+        cmocka_unit_test(test_scenario_ilp_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
