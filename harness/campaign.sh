@@ -13,7 +13,8 @@
 #       | I (kernels the calibration never saw: memory-bound, shared memory, SGEMM, FMA ILP 1/2/4;
 #          alone, pairs, quads, 2-4 processes with/without MPS; ncu of each).
 #       | J (who goes first inside an SM: pairs of part I's kernels, greedy or older first; kernels
-#          queued behind a draining wave) | K (copies beside kernels: DRAM shared with copy engines).
+#          queued behind a draining wave) | K (copies beside kernels: DRAM shared with copy engines)
+#       | M (warps of different ILP on one warp scheduler: ILP 8 pairs, ILP 1/2/4/8 mixes, 6 + 2 warps).
 # Each part fits one 10-minute call. Raw results: /tmp/hqraw/PART, packed into
 # OUTDIR/partPART.tar.gz (OUTDIR defaults to $OUT). Post-process with harness/post.py.
 set -u

@@ -311,6 +311,24 @@ spec("k_d2d_gemv", ["streams 2", ik(0, "gemv", "gemv132"), f"d2d 1 {GB} pinned"]
 spec("k_h2d_tri", ["streams 2", ik(0, "tri", "tri528"), f"h2d 1 {256 * MB} pinned"])
 spec("k_d2d_x2", ["streams 2", f"d2d 0 {GB} pinned", f"d2d 1 {GB} pinned"])
 
+# ---------------------------------------------------------------- M: warps of different ILP on one warp scheduler
+# FMA kernels of one block per SM (FINDINGS.md §32, issue 11 item 2): pairs of ILP 8 (never measured before),
+# ILP 1/2/4 mixed on the same schedulers, and blocks whose warps do not spread evenly over the 4 schedulers
+# (6 + 2 warps), all without Nsight Compute data: hqsim predicts them from the ILP families alone.
+def mk(s, name, ilp, warps, work=None):
+    return kern(s, name, "fma", 132, 32 * warps, 0, work or N1, ilp)
+
+
+MPAIRS = {  # name: ((ilp, warps), (ilp, warps)), stream 0 launched first
+    "m_i8_w2": ((8, 2), (8, 2)), "m_i8_w4": ((8, 4), (8, 4)), "m_i8_w8": ((8, 8), (8, 8)),
+    "m_i1w4_i4w4": ((1, 4), (4, 4)), "m_i4w4_i1w4": ((4, 4), (1, 4)), "m_i1w8_i4w4": ((1, 8), (4, 4)),
+    "m_i2w4_i4w4": ((2, 4), (4, 4)), "m_i1w2_i4w2": ((1, 2), (4, 2)), "m_i2w4_i8w4": ((2, 4), (8, 4)),
+    "m_i1w6_i1w2": ((1, 6), (1, 2)), "m_i4w6_i4w2": ((4, 6), (4, 2)), "m_i2w6_i2w6": ((2, 6), (2, 6)),
+    "m_i4w1_i4w32": ((4, 1), (4, 32)),
+}
+for nm, ((ia, wa), (ib, wb)) in MPAIRS.items():
+    spec(nm, ["streams 2", mk(0, f"A_i{ia}w{wa}", ia, wa), mk(1, f"B_i{ib}w{wb}", ib, wb)])
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):

@@ -695,6 +695,17 @@ def part_K(c, only):
             c.run1(spec, spec, reps=3)
 
 
+def part_M(c, only):
+    """Warps of different ILP on one warp scheduler (issue 11 item 2, FINDINGS.md §32): FMA pairs of ILP 8,
+    ILP 1/2/4/8 mixed on the same SMs, blocks of 6 + 2 warps; no ncu (predicted from the families alone)."""
+    if sel(only, "m_info"):
+        c.group("m_info", [{"args": ["info", "--out", "{out}"]}])
+    for f in sorted(glob.glob(os.path.join(SPECS, "m_*.spec"))):
+        spec = os.path.basename(f)[:-5]
+        if sel(only, spec):
+            c.run1(spec, spec, reps=3)
+
+
 def main():
     global MOCK
     ap = argparse.ArgumentParser()
@@ -717,7 +728,8 @@ def main():
     t0 = time.time()
     try:
         {"check": part_check, "A": part_A, "B": part_B, "C": part_C, "D": part_D, "E": part_E, "F": part_F,
-         "G": part_G, "H": part_H, "I": part_I, "J": part_J, "K": part_K}[a.part](c, a.only)
+         "G": part_G, "H": part_H, "I": part_I, "J": part_J, "K": part_K,
+         "M": part_M}[a.part](c, a.only)
     finally:
         if c.mps is not None:
             c.mps.stop("emergency")

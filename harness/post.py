@@ -35,7 +35,7 @@ MS = 1e6
 class Raw:
     def __init__(self, tardir):
         self.parts = {}
-        for part in "ABCDEFGHIJK":
+        for part in "ABCDEFGHIJKM":
             p = os.path.join(tardir, f"part{part}.tar.gz")
             if os.path.exists(p):
                 self.parts[part] = tarfile.open(p, "r:gz")
@@ -148,6 +148,9 @@ CATS = [
     (r"^j_", "generalize/first"),
     # part K: copies beside kernels
     (r"^k_info$", "generalize/alone"),
+    # part M: warps of different ILP on one warp scheduler
+    (r"^m_info$", "generalize/alone"),
+    (r"^m_", "generalize/ilp_mix"),
     (r"^k_", "generalize/copies"),
 ]
 
@@ -168,16 +171,19 @@ def describe_i(name):
             "order": "kernels started at different times on the same SMs; a kernel queued behind a full triad",
             "processes": "one kernel per process, 2 or 4 processes released together, with or without MPS",
             "first": "two kernels on two streams sharing SMs: the greedy (ILP 2/4) or the older one first",
-            "copies": "a device-to-device or host-to-device copy beside a kernel of part I: copies draw on DRAM"}
+            "copies": "a device-to-device or host-to-device copy beside a kernel of part I: copies draw on DRAM",
+            "ilp_mix": "two FMA kernels of one block per SM on two streams: ILP 8 pairs, ILP 1/2/4/8 mixed on the "
+                       "same warp schedulers, blocks of 6 + 2 warps (no ncu data)"}
     if name.startswith("j_"):
         what["order"] = "kernels started at different times on the same SMs; a kernel queued behind a draining wave"
         what["quads"] = "four FMA kernels (ILP 1, 2, 4; 8 and 32 warps) on four streams"
-    part = {"j": "J (issue 11, items 3, 4)", "k": "K (issue 11, copies and DRAM)"}.get(name[0], "I (issue 11)")
+    part = {"j": "J (issue 11, items 3, 4)", "k": "K (issue 11, copies and DRAM)",
+            "m": "M (issue 11, item 2: per-scheduler issue)"}.get(name[0], "I (issue 11)")
     return f"part {part}: " + what.get(category(name).split("/")[-1], name)
 
 
 def describe(name):
-    if name.startswith(("i_", "j_", "k_")):
+    if name.startswith(("i_", "j_", "k_", "m_")):
         return describe_i(name)
     d = {
         "info": "device properties, %globaltimer resolution, SM clock under a 1-thread spin, kernel register/smem use",

@@ -102,7 +102,8 @@ struct KernelRt {
                              block's warps) */
     double knee;             /* the SM curve's knee its lone warps ask for:
                              one warp per scheduler at full speed,
-                             max(sm_full_speed_warps, P wq) (engine_issue.c) */
+                             max(sm_full_speed_warps, P wq); the former for a
+                             load from an issue share (engine_issue.c) */
     double speed_alone;      /* per-warp speed on an SM when it runs alone,
                              at which its work is measured */
     double issue_frac;       /* share of its time alone its warps spend

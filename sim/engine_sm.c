@@ -1073,8 +1073,14 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
                        : (double)W * sim_gpu_model_ilp_warp_load(m, ks->ilp);
     k->w = alone / (double)per_sm;
     k->wq = alone / (double)W;
+    /* One warp per scheduler at full speed: the knee of its ILP family's
+     * curve, P warps of wq each.  Not for a load from an issue share: the
+     * ILP-1 curve's map overstates such warps (ILP 2 at 2 warps, 25.2%:
+     * 1.72 ILP-1 warps, its family 1.44), and their knee with it (the
+     * openloop MPS rows came out slower, FINDINGS.md §32). */
     const uint32_t P = m->reg_subpartitions;
-    k->knee = MAX(m->sm_full_speed_warps, P * k->wq);
+    k->knee = ks->sm_intensity > 0 ? m->sm_full_speed_warps
+                                   : MAX(m->sm_full_speed_warps, P * k->wq);
     /* lone-warp speeds it issues at over the warps it has: below 1 for a
      * kernel whose warps mostly wait (e.g. on DRAM) */
     k->issue_frac = MIN(1.0, alone / (double)W);
