@@ -2,7 +2,7 @@
 """Fit the H100 model's sm_ilp_room_exponent on the ILP families alone.
 
 Reads generalize/alone/i_ilp_ops.csv (the same FMA work at 1-32 warps per SM,
-ILP 1, 2 and 4; FINDINGS.md §16, §32).  For each ILP family k the saturated
+ILP 1, 2 and 4; FINDINGS.md §16, §34).  For each ILP family k the saturated
 issue rate Ts_k (lone-warp speeds per SM) is the warps over the slowdown
 against one warp per scheduler (4 warps per SM), averaged over the
 saturated points (16 and 32 warps).  hqsim's curve takes a warp scheduler's

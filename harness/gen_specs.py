@@ -312,7 +312,7 @@ spec("k_h2d_tri", ["streams 2", ik(0, "tri", "tri528"), f"h2d 1 {256 * MB} pinne
 spec("k_d2d_x2", ["streams 2", f"d2d 0 {GB} pinned", f"d2d 1 {GB} pinned"])
 
 # ---------------------------------------------------------------- M: warps of different ILP on one warp scheduler
-# FMA kernels of one block per SM (FINDINGS.md §32, issue 11 item 2): pairs of ILP 8 (never measured before),
+# FMA kernels of one block per SM (FINDINGS.md §34, issue 11 item 2): pairs of ILP 8 (never measured before),
 # ILP 1/2/4 mixed on the same schedulers, and blocks whose warps do not spread evenly over the 4 schedulers
 # (6 + 2 warps), all without Nsight Compute data: hqsim predicts them from the ILP families alone.
 def mk(s, name, ilp, warps, work=None):

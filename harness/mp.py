@@ -696,7 +696,7 @@ def part_K(c, only):
 
 
 def part_M(c, only):
-    """Warps of different ILP on one warp scheduler (issue 11 item 2, FINDINGS.md §32): FMA pairs of ILP 8,
+    """Warps of different ILP on one warp scheduler (issue 11 item 2, FINDINGS.md §34): FMA pairs of ILP 8,
     ILP 1/2/4/8 mixed on the same SMs, blocks of 6 + 2 warps; no ncu (predicted from the families alone)."""
     if sel(only, "m_info"):
         c.group("m_info", [{"args": ["info", "--out", "{out}"]}])

@@ -49,7 +49,7 @@
  * FMA 1.22-1.45 and ILP-4 1.69-2.06 (i_ncu).  A kernel without an SM
  * intensity counts as ILP-1 and is never greedy.
  *
- * Per warp scheduler (FINDINGS.md §32).  An SM's warps sit on its P warp
+ * Per warp scheduler (FINDINGS.md §34).  An SM's warps sit on its P warp
  * schedulers, the register sub-partitions (engine_sm.c puts each warp on
  * the one with the most registers free), and a block ends with its
  * slowest warps.  On the H100 a 6-warp block (2, 2, 1, 1 per scheduler)

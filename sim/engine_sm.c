@@ -1077,7 +1077,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
      * curve, P warps of wq each.  Not for a load from an issue share: the
      * ILP-1 curve's map overstates such warps (ILP 2 at 2 warps, 25.2%:
      * 1.72 ILP-1 warps, its family 1.44), and their knee with it (the
-     * openloop MPS rows came out slower, FINDINGS.md §32). */
+     * openloop MPS rows came out slower, FINDINGS.md §34). */
     const uint32_t P = m->reg_subpartitions;
     k->knee = ks->sm_intensity > 0 ? m->sm_full_speed_warps
                                    : MAX(m->sm_full_speed_warps, P * k->wq);

@@ -210,7 +210,7 @@ static void test_validate_mechanisms(void **state)
          * one alone, not 2x (+22% before, when its 58% of issue slots
          * read as a saturated SM) */
         {"i_smem_x2", 0.05},
-        /* per-scheduler issue (engine_issue.c, FINDINGS.md §32): ILP pairs
+        /* per-scheduler issue (engine_issue.c, FINDINGS.md §34): ILP pairs
          * from the ILP families alone (sm_ilp_room_exponent), 2 + 2 ILP-2
          * warps on disjoint schedulers, a 1-warp block on one scheduler
          * of a 32-warp kernel's (-29%, -14%, +13%, -17%, -8% before) */
