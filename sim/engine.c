@@ -613,7 +613,8 @@ static void host_event(Engine *E, Proc *P)
  * ------------------------------------------------------------------------ */
 
 /* A kernel leaves its queue (or a graph node is ready): it takes a
- * resident-grid slot and reaches the dispatcher @latency later. */
+ * resident-grid slot and reaches the dispatcher @latency later, plus what
+ * its process pays per kernel for sharing the GPU (engine_share.c). */
 void eng_launch_kernel(Engine *E, OpInst *in, SimTime latency)
 {
     Proc *P = in->proc;
@@ -633,6 +634,7 @@ void eng_launch_kernel(Engine *E, OpInst *in, SimTime latency)
         return;
     }
     k->work *= in->scale; /* its jitter: this instance's work varies */
+    latency += eng_share_kernel_cost(E, k);
     k->priority = P->streams[in->op->stream].priority;
     P->ctx->resident++;
     sim_event_init(&k->ev, EV_ADMIT, k);
@@ -702,7 +704,7 @@ static void queue_pump(Engine *E, Queue *q)
             eng_launch_kernel(E, in,
                               E->m->kernel_launch_latency_ns +
                                   dram_launch_delay(E, P->ctx) +
-                                  (P->cost.launch_ns + P->cost.kernel_ns));
+                                  P->cost.launch_ns);
             break;
         case SIM_OP_GRAPH:
             queue_pop(q);

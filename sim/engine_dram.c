@@ -109,6 +109,7 @@ void dram_prepare_kernel(const Engine *E, KernelRt *k, double alone_ns,
     const GpuModel *m = E->m;
     k->dram_p = 0;
     k->dram_speed_alone = 1;
+    k->dram_alone = 0;
     if (!dram_enabled(m) || ks->wall_clock || ks->self_timed || alone_ns <= 0 ||
         wave_blocks == 0)
         return;
@@ -125,6 +126,7 @@ void dram_prepare_kernel(const Engine *E, KernelRt *k, double alone_ns,
     double ra = curve_inverse(m, share);
     k->dram_p = ra / (double)wave_blocks;
     k->dram_speed_alone = speed_at(m, ra);
+    k->dram_alone = ra;
 }
 
 SimTime dram_launch_delay(const Engine *E, const Ctx *c)
@@ -135,6 +137,14 @@ SimTime dram_launch_delay(const Engine *E, const Ctx *c)
         return 0;
     double L = 1.0 / speed_at(E->m, c->dram_pressure);
     return (SimTime)llround((double)E->m->dram_launch_latency_ns * (L - 1.0));
+}
+
+double dram_launch_load(const Engine *E, const Ctx *c, const KernelRt *k)
+{
+    double P = MAX(c->dram_pressure, 0.0) + k->dram_alone;
+    if (!dram_enabled(E->m) || P <= 0)
+        return 1.0;
+    return 1.0 / speed_at(E->m, P);
 }
 
 /* Visit, in index order, every SM of @c that holds a DRAM group (its bit

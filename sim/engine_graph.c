@@ -135,7 +135,7 @@ static void launch_node(Engine *E, NodeRt *n)
 {
     OpInst *in = node_inst(E, n);
     if (in->op->kind == SIM_OP_KERNEL)
-        eng_launch_kernel(E, in, in->proc->cost.kernel_ns);
+        eng_launch_kernel(E, in, 0); /* the spacing was its latency */
     else
         copy_submit(E, in);
 }

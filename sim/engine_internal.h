@@ -123,6 +123,7 @@ struct KernelRt {
     double dram_p;           /* DRAM pressure per resident block, in units of
                              the achievable bandwidth; 0: none (engine_dram.c) */
     double dram_speed_alone; /* bandwidth per unit pressure when alone */
+    double dram_alone;       /* its whole pressure when alone (r_a) */
     uint32_t occ;            /* its blocks per SM on an empty SM */
     uint32_t carveout;       /* shared-memory configuration it gives an
                              idle SM (bytes; smem_config.c) */
@@ -389,12 +390,20 @@ typedef enum {
 /* What a process pays on top of the model's times for how it shares the
  * GPU (ShareOps.costs): per API call (launch, copy, event, graph), per
  * synchronize, per kernel launch (latency after its queue), per graph
- * node (spacing) and per kernel (stream or graph node).  An MPS client
- * pays the model's mps_client_* times; a process in its own context
- * nothing. */
+ * node (spacing), per kernel of >= 2 blocks (stream or graph node) and,
+ * scaled by eng_share_kernel_cost's rule, a function fetch.  An MPS
+ * client pays the model's mps_client_* and mps_func_fetch times; a
+ * process in its own context nothing. */
 typedef struct {
-    SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns;
+    SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns, fetch_ns;
 } ShareCosts;
+
+/* The distinct kernel functions a process ran last, most recent first
+ * (names compared as strings; NULL is one anonymous function). */
+typedef struct {
+    const char *names[SIM_MAX_FUNC_LRU];
+    uint32_t n;
+} FuncLru;
 
 struct Proc {
     const SimProcessSpec *spec;
@@ -411,8 +420,10 @@ struct Proc {
     StreamRt *streams;
     EventRt *events;
     HostState host;
-    bool after_wait;    /* ops[pc] is a sync whose wait is over */
-    bool issue_pending; /* ops[pc]'s API call is over: issue it */
+    FuncLru funcs;        /* for the function-fetch rule (engine_share.c) */
+    uint64_t last_blocks; /* blocks of its last launched kernel; 0: none */
+    bool after_wait;      /* ops[pc] is a sync whose wait is over */
+    bool issue_pending;   /* ops[pc]'s API call is over: issue it */
     uint32_t pc;
     uint32_t iteration;
     SimTime iter_t0; /* when the current iteration's clock began */
@@ -576,6 +587,17 @@ typedef struct ShareOps {
 extern const ShareOps share_own, share_mps_volta, share_mps_prevolta;
 /* Its mechanism from the run's mode and the model (notes a fallback). */
 const ShareOps *share_ops_for(Engine *E, const Proc *P);
+/* The LRU distance of @name in @lru (distinct other functions run since
+ * it last ran; SIM_MAX_FUNC_LRU if not among them), which then becomes
+ * the most recent. */
+uint32_t eng_func_lru_touch(FuncLru *lru, const char *name);
+/* w(d): @m's share of the function fetch at LRU distance @d. */
+double eng_func_weight(const GpuModel *m, uint32_t d);
+/* What @k, prepared (sm_prepare_kernel) and about to be launched, waits
+ * beyond its launch latency for how its process shares the GPU
+ * (mps_client_kernel, the function fetch); updates the process's last
+ * kernel and functions. */
+SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k);
 
 /* engine_sm.c */
 void sm_init_ctx(Engine *E, Ctx *c);
@@ -667,6 +689,9 @@ static inline double dram_rate(const Ctx *c, const KernelRt *k)
 /* What a kernel launch in @c (graph node spacing, stream launch latency)
  * waits on DRAM beyond its unloaded time at @c's pressure now. */
 SimTime dram_launch_delay(const Engine *E, const Ctx *c);
+/* L(P), the loaded DRAM latency over the unloaded, at @c's pressure now
+ * plus @k's own when alone (1 without DRAM sharing or pressure). */
+double dram_launch_load(const Engine *E, const Ctx *c, const KernelRt *k);
 /* @blocks (negative: fewer) of @k start/stop pulling on @sm's context. */
 void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
               bool new_group);

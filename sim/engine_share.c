@@ -17,6 +17,7 @@
  * The engine asks the process's ops, never the mode or the architecture:
  * adding a mechanism is one more table here.
  */
+#include <math.h>
 #include <string.h>
 
 #include "engine_internal.h"
@@ -170,7 +171,7 @@ static void own_fault(Engine *E, Proc *P, const char *kname, const char *own)
 static void own_costs(const GpuModel *m, ShareCosts *out)
 {
     (void)m;
-    *out = (ShareCosts){0, 0, 0, 0, 0};
+    *out = (ShareCosts){0, 0, 0, 0, 0, 0};
 }
 
 /* ------------------------------------------------------------------------
@@ -187,6 +188,7 @@ static void mps_costs(const GpuModel *m, ShareCosts *out)
         .launch_ns = m->mps_client_launch_ns,
         .node_ns = m->mps_client_node_ns,
         .kernel_ns = m->mps_client_kernel_ns,
+        .fetch_ns = m->mps_func_fetch_ns,
     };
 }
 
@@ -406,4 +408,62 @@ const ShareOps *share_ops_for(Engine *E, const Proc *P)
         return &share_own;
     }
     return m->mps_volta ? &share_mps_volta : &share_mps_prevolta;
+}
+
+/* ------------------------------------------------------------------------
+ * A client's cost per kernel, and the function fetch
+ * ------------------------------------------------------------------------
+ *
+ * Measured on the H100 (FINDINGS §31 and its addendum, mpspct/var/
+ * funcmem*): a lone MPS client's 1-block kernels cost what they cost in a
+ * context of their own; a kernel of >= 2 blocks pays mps_client_kernel.
+ * A graph-launched kernel of >= 2 blocks right after the client's 1-block
+ * kernel pays more when its function is more than ~4 distinct functions
+ * old in that client, none after a wide kernel, most of it gone with
+ * stream launches; it grows with the memory system's load.  Read as a
+ * fetch of the function's state that the narrow kernel's idle SMs must
+ * make through the memory system: mps_func_fetch x w(d) x L(P), w a table
+ * of the model by LRU distance d, L the loaded DRAM latency at the
+ * kernel's own pressure alone plus its context's now (engine_dram.c).
+ * Function identity is the kernel's name, as traces give it.
+ */
+
+uint32_t eng_func_lru_touch(FuncLru *lru, const char *name)
+{
+    uint32_t d = 0;
+    while (d < lru->n && lru->names[d] != name &&
+           !(name && lru->names[d] && strcmp(lru->names[d], name) == 0))
+        d++;
+    uint32_t dist = d < lru->n ? d : SIM_MAX_FUNC_LRU;
+    if (d == lru->n && lru->n < SIM_MAX_FUNC_LRU)
+        lru->n++;
+    if (d == lru->n) /* full and not found: the oldest drops out */
+        d--;
+    memmove(&lru->names[1], &lru->names[0], d * sizeof lru->names[0]);
+    lru->names[0] = name;
+    return dist;
+}
+
+double eng_func_weight(const GpuModel *m, uint32_t d)
+{
+    uint32_t n = m->n_mps_func_lru_weight;
+    return n ? m->mps_func_lru_weight[MIN(d, n - 1)] : 0.0;
+}
+
+SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
+{
+    Proc *P = k->proc;
+    const ShareCosts *c = &P->cost;
+    if (!c->kernel_ns && !c->fetch_ns)
+        return 0; /* a context of its own: nothing to track */
+    uint32_t d = eng_func_lru_touch(&P->funcs, k->inst->op->u.kernel.name);
+    bool after_narrow = P->last_blocks == 1;
+    P->last_blocks = k->blocks;
+    if (k->blocks < 2)
+        return 0;
+    SimTime t = c->kernel_ns;
+    if (after_narrow && k->inst->gnode && c->fetch_ns)
+        t += (SimTime)llround((double)c->fetch_ns * eng_func_weight(E->m, d) *
+                              dram_launch_load(E, P->ctx, k));
+    return t;
 }

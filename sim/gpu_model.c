@@ -118,6 +118,7 @@ static const FieldSpec model_fields[] = {
     {"mps_client_node_us", F_TIME_US, OFF(mps_client_node_ns), 0, 1e4, NULL},
     {"mps_client_kernel_us", F_TIME_US, OFF(mps_client_kernel_ns), 0, 1e4,
      NULL},
+    {"mps_func_fetch_us", F_TIME_US, OFF(mps_func_fetch_ns), 0, 1e4, NULL},
     {"preemption", F_ENUM, OFF(preemption), 0, 0, preemption_names},
     {"timeslice_us", F_TIME_US, OFF(timeslice_ns), 1, 1e7, NULL},
     {"context_switch_us", F_TIME_US, OFF(context_switch_ns), 0, 1e6, NULL},
@@ -169,6 +170,7 @@ static const char *const special_fields[] = {"schema",
                                              "compute_capability",
                                              "smem_carveouts_kib",
                                              "smem_carveouts_rule_skips_kib",
+                                             "mps_func_lru_weight",
                                              "dispatch_order",
                                              "source",
                                              "host_cores",
@@ -319,6 +321,37 @@ static bool load_rule_skips(const SimJsonDoc *doc, const cJSON *root,
     return true;
 }
 
+/* "mps_func_lru_weight": the share of mps_func_fetch a kernel pays at
+ * each LRU distance of its function, 0, 1, ...; the last entry stands for
+ * every larger distance (and a function the client has not run yet). */
+static bool load_lru_weights(const SimJsonDoc *doc, const cJSON *root,
+                             GpuModel *m, GError **error)
+{
+    const char *key = "mps_func_lru_weight";
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!a)
+        return sim_json_fail(doc, root, error, "missing field '%s'", key);
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1 ||
+        cJSON_GetArraySize(a) > SIM_MAX_FUNC_LRU)
+        return sim_json_fail(doc, a, error,
+                             "field '%s': expected an array of 1 to %d "
+                             "weights (LRU distance 0, 1, ...)",
+                             key, SIM_MAX_FUNC_LRU);
+    const cJSON *it;
+    m->n_mps_func_lru_weight = 0;
+    cJSON_ArrayForEach(it, a)
+    {
+        if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) ||
+            it->valuedouble < 0 || it->valuedouble > 100)
+            return sim_json_fail(doc, it, error,
+                                 "field '%s': weights must be numbers in "
+                                 "[0, 100]",
+                                 key);
+        m->mps_func_lru_weight[m->n_mps_func_lru_weight++] = it->valuedouble;
+    }
+    return true;
+}
+
 static bool load_dispatch_order(const SimJsonDoc *doc, const cJSON *root,
                                 GpuModel *m, GError **error)
 {
@@ -404,7 +437,8 @@ static bool check_sources(const SimJsonDoc *doc, const cJSON *root, GpuModel *m,
                                  "source: no provenance for field '%s'",
                                  model_fields[i].key);
     static const char *const sourced_special[] = {"compute_capability",
-                                                  "smem_carveouts_kib", NULL};
+                                                  "smem_carveouts_kib",
+                                                  "mps_func_lru_weight", NULL};
     for (const char *const *s = sourced_special; *s; s++)
         if (!g_hash_table_contains(m->sources, *s))
             return sim_json_fail(doc, src, error,
@@ -515,6 +549,7 @@ GpuModel *sim_gpu_model_load(const char *path, GError **error)
             return NULL;
     if (!load_carveouts(doc, root, m, error) ||
         !load_rule_skips(doc, root, m, error) ||
+        !load_lru_weights(doc, root, m, error) ||
         !load_dispatch_order(doc, root, m, error) ||
         !check_sources(doc, root, m, error) ||
         !check_consistency(doc, root, m, error))
@@ -758,6 +793,15 @@ void sim_gpu_model_describe(const GpuModel *m, GString *out)
                                "smem_carveouts_rule_skips_kib", carve->str,
                                src ? src : "");
     }
+    g_string_truncate(carve, 0);
+    for (uint32_t i = 0; i < m->n_mps_func_lru_weight; i++)
+        g_string_append_printf(carve, "%s%g", i ? "," : "",
+                               m->mps_func_lru_weight[i]);
+    g_string_append_printf(out, "  %-32s %-10s %s\n", "mps_func_lru_weight",
+                           carve->str,
+                           m->sources ? (const char *)g_hash_table_lookup(
+                                            m->sources, "mps_func_lru_weight")
+                                      : "");
     for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++) {
         const FieldSpec *f = &model_fields[i];
         const char *base = (const char *)m + f->offset;

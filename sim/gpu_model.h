@@ -18,6 +18,9 @@
 
 #define SIM_MAX_SMS 512 /* upper bound on sm_count (bitmaps, arrays) */
 #define SIM_MAX_CARVEOUTS 16
+/* Entries of mps_func_lru_weight: LRU distances 0 .. SIM_MAX_FUNC_LRU - 1,
+ * the last one standing for every larger distance. */
+#define SIM_MAX_FUNC_LRU 16
 #define SIM_MAX_SUBPARTITIONS 4
 
 /* How the block dispatcher picks an SM for the next block (see
@@ -160,8 +163,18 @@ typedef struct GpuModel {
     SimTime mps_client_sync_ns;   /* per synchronize */
     SimTime mps_client_launch_ns; /* per kernel launch (latency) */
     SimTime mps_client_node_ns;   /* per graph node (spacing) */
-    SimTime mps_client_kernel_ns; /* per kernel, stream or graph node:
-                                         it reaches the dispatcher later */
+    SimTime mps_client_kernel_ns; /* per kernel of >= 2 blocks, stream
+                                         or graph node: it reaches the
+                                         dispatcher later (1-block kernels
+                                         measured nothing) */
+    /* A graph kernel node of >= 2 blocks right after the client's 1-block
+     * kernel starts mps_func_fetch x w(d) x L(P) later, d its function's
+     * LRU distance in the client (distinct other functions since it last
+     * ran), w = mps_func_lru_weight[min(d, n - 1)], L the loaded DRAM
+     * latency at its own and its context's pressure (engine_share.c). */
+    SimTime mps_func_fetch_ns;
+    double mps_func_lru_weight[SIM_MAX_FUNC_LRU];
+    uint32_t n_mps_func_lru_weight;
 
     /* --- Contexts and time-slicing --- */
     SimPreemption preemption;

@@ -81,6 +81,45 @@ static void test_e2e_spin_one_thread_gpu_util_myth(void **state)
     cJSON_Delete(j);
 }
 
+/* A lone MPS client on the H100 (FINDINGS §31 addendum, traces/measured/
+ * h100/mpspct/var/funcmem3, written as scenarios by harness/
+ * mps_fetch_predict.py into tests/data/mps_fetch/): 32 graph nodes
+ * alternating a 1-block writer and a probe, function i mod F.  The span's
+ * growth per node as the only MPS client, us. */
+static double wp_growth(const char *spec)
+{
+    g_autofree char *rel =
+        g_strdup_printf("tests/data/mps_fetch/%s.json", spec);
+    g_autofree char *f = source_path(rel);
+    cJSON *j = run_hqsim_json("compare", f, "--json", "-", "-q", NULL);
+    double own = jnum(j, "runs.0.makespan_ms");
+    double mps = jnum(j, "runs.1.makespan_ms");
+    cJSON_Delete(j);
+    return (mps - own) * 1000 / (200 * 32);
+}
+
+static void check_growth(double got, double measured, const char *what)
+{
+    if (fabs(got - measured) > 0.03)
+        fail_msg("%s: %+.3f us per node, measured %+.3f", what, got, measured);
+}
+
+/* Measured per node (funcmem3, both passes pooled: python3 harness/
+ * mps_var_summary.py --wp traces/measured/h100/mpspct/var/funcmem3).
+ * Fitted on wpD1m (with wpD0, wpT10, wpG1024): mps_func_fetch_us from its
+ * F8 - F1; predicted: wpG1 (1-block probes pay nothing: no
+ * mps_client_kernel, no fetch) and wpW132 (a 132-block writer: no narrow
+ * kernel before the probe, no fetch). */
+static void test_e2e_mps_lone_client_function_fetch(void **state)
+{
+    (void)state;
+    check_growth(wp_growth("wpD1mF8") - wp_growth("wpD1mF1"), 0.085,
+                 "wpD1m F8 - F1 (fitted)");
+    check_growth(wp_growth("wpG1F8"), 0.027, "wpG1F8");
+    check_growth(wp_growth("wpW132F8") - wp_growth("wpW132F1"), -0.003,
+                 "wpW132 F8 - F1");
+}
+
 /* A published Titan V measurement (traces/titanv-1block.json): a one-block
  * kernel of 3518 ms alone.  Two processes without MPS took 6854 and 6838
  * ms, with MPS 3467 ms each; four without MPS about 13950 ms, with MPS
@@ -349,6 +388,7 @@ int main(void)
                                         e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test(test_e2e_default_mps_helps_small_kernels),
         cmocka_unit_test(test_e2e_latency_spread_and_host_cores),
+        cmocka_unit_test(test_e2e_mps_lone_client_function_fetch),
         cmocka_unit_test_setup_teardown(test_e2e_bad_input_is_reported,
                                         e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_e2e_start_times_survive_loading,

@@ -1790,6 +1790,49 @@ static void test_engine_event_budget_follows_work(void **state)
     assert_int_equal(sim_limit_events_for(2), def);
 }
 
+/* The LRU distance of a kernel's function in its client: distinct other
+ * functions since it last ran (names compared as strings). */
+static void test_engine_func_lru_distance(void **state)
+{
+    (void)state;
+    FuncLru lru = {0};
+    char b2[] = "b"; /* the same name at another address */
+    assert_int_equal(eng_func_lru_touch(&lru, "a"), SIM_MAX_FUNC_LRU);
+    assert_int_equal(eng_func_lru_touch(&lru, "b"), SIM_MAX_FUNC_LRU);
+    assert_int_equal(eng_func_lru_touch(&lru, "c"), SIM_MAX_FUNC_LRU);
+    assert_int_equal(eng_func_lru_touch(&lru, "a"), 2);
+    assert_int_equal(eng_func_lru_touch(&lru, "a"), 0);
+    assert_int_equal(eng_func_lru_touch(&lru, b2), 2);
+    assert_int_equal(eng_func_lru_touch(&lru, NULL), SIM_MAX_FUNC_LRU);
+    assert_int_equal(eng_func_lru_touch(&lru, NULL), 0);
+    assert_int_equal(lru.n, 4);
+    /* the oldest of more than SIM_MAX_FUNC_LRU functions drops out */
+    char names[SIM_MAX_FUNC_LRU + 1][8];
+    for (uint32_t i = 0; i <= SIM_MAX_FUNC_LRU; i++) {
+        snprintf(names[i], sizeof names[i], "k%u", i);
+        eng_func_lru_touch(&lru, names[i]);
+    }
+    assert_int_equal(lru.n, SIM_MAX_FUNC_LRU);
+    assert_int_equal(eng_func_lru_touch(&lru, "k0"), SIM_MAX_FUNC_LRU);
+    assert_int_equal(eng_func_lru_touch(&lru, "k2"), SIM_MAX_FUNC_LRU - 1);
+}
+
+/* w(d) is the model's table, its last entry for every larger d. */
+static void test_engine_func_weight_table(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = test_model(4);
+    assert_true(eng_func_weight(m, 0) == 0); /* no table: no fetch */
+    const double w[] = {0, 0, 0, 0, 0.13, 0.25, 0.6, 1};
+    memcpy(m->mps_func_lru_weight, w, sizeof w);
+    m->n_mps_func_lru_weight = G_N_ELEMENTS(w);
+    assert_true(eng_func_weight(m, 3) == 0);
+    assert_true(eng_func_weight(m, 4) == 0.13);
+    assert_true(eng_func_weight(m, 6) == 0.6);
+    assert_true(eng_func_weight(m, 7) == 1);
+    assert_true(eng_func_weight(m, SIM_MAX_FUNC_LRU) == 1);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -1802,6 +1845,8 @@ int main(void)
         T(test_engine_mps_thread_percentage_caps_sms),
         T(test_engine_timeslice_vs_mps),
         T(test_engine_dram_loaded_launch_latency),
+        T(test_engine_func_lru_distance),
+        T(test_engine_func_weight_table),
         T(test_engine_smem_window_refuses_below_own),
         T(test_engine_smem_window_upper_bound_with_preference),
         T(test_engine_smem_config_bad_value),

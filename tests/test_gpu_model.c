@@ -314,6 +314,31 @@ static void test_gpu_model_rejects_bad_rule_skip(void **state)
                       "the largest carveout (228 KiB) cannot be skipped");
 }
 
+/* mps_func_lru_weight: an array of 1 to SIM_MAX_FUNC_LRU weights in
+ * [0, 100], errors on the offending line. */
+static void test_gpu_model_lru_weights(void **state)
+{
+    Fixture *f = *state;
+    assert_int_equal(f->h100->n_mps_func_lru_weight, 8);
+    assert_true(f->h100->mps_func_lru_weight[3] == 0);
+    assert_true(f->h100->mps_func_lru_weight[7] == 1);
+    const char *line = "\"mps_func_lru_weight\": [\n    0.0,";
+    assert_non_null(strstr(f->text, line));
+    int at = line_of(f->text, "\"mps_func_lru_weight\"");
+    g_autofree char *a =
+        replace_once(f->text, line, "\"mps_func_lru_weight\": [\n    -0.5,");
+    expect_text_error(a, at + 1, "weights must be numbers in [0, 100]");
+    g_autofree char *b =
+        replace_once(f->text, line, "\"mps_func_lru_weight\": [\n    \"x\",");
+    expect_text_error(b, at + 1, "weights must be numbers in [0, 100]");
+    /* the array as a number */
+    const char *start = strstr(f->text, "\"mps_func_lru_weight\": [");
+    const char *end = strchr(start, ']') + 1;
+    g_autofree char *c = g_strdup_printf("%.*s\"mps_func_lru_weight\": 1%s",
+                                         (int)(start - f->text), f->text, end);
+    expect_text_error(c, at, "expected an array of 1 to 16 weights");
+}
+
 /* ------------------------------------------------------------------------
  * Malformed files
  * ------------------------------------------------------------------------ */
@@ -605,6 +630,7 @@ int main(void)
         T(test_gpu_model_copy_is_deep),
         T(test_gpu_model_describe_shows_sources),
         T(test_gpu_model_rejects_bad_rule_skip),
+        T(test_gpu_model_lru_weights),
         T(test_gpu_model_rejects_unknown_field),
         T(test_gpu_model_rejects_missing_field),
         T(test_gpu_model_rejects_out_of_range),

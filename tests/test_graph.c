@@ -402,7 +402,7 @@ static void test_engine_mps_costs(void **state)
     g_autoptr(SimScenario) sc = fork_join();
     SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
     p->ops[1].api_ns = SIM_TIME_NEVER; /* the model's sync time */
-    SimOp k = test_kernel(0, "eager", 1, 32, SIM_US(1));
+    SimOp k = test_kernel(0, "eager", 2, 32, SIM_US(1));
     sim_process_add_op(p, &k);
     g_autoptr(SimResult) a = test_run(m, sc, SIM_SHARE_TIMESLICE);
     g_autoptr(SimResult) b = test_run(m, sc, SIM_SHARE_MPS);
@@ -411,16 +411,158 @@ static void test_engine_mps_costs(void **state)
     /* graph call +0.7 us */
     assert_int_equal(node_rec(b, 0, 0)->issue_ns,
                      node_rec(a, 0, 0)->issue_ns + 700);
-    /* a -> b: one spacing +0.05 us, one kernel +0.1 us */
+    /* a -> b: one spacing +0.05 us; b has one block: no kernel cost */
     assert_int_equal(node_rec(b, 0, 1)->start_ns - node_rec(b, 0, 0)->end_ns,
                      node_rec(a, 0, 1)->start_ns - node_rec(a, 0, 0)->end_ns +
-                         50 + 100);
-    /* the eager kernel after the sync: sync +0.3, call +0.7, launch
-     * latency +0.25, kernel +0.1 */
+                         50);
+    /* the eager kernel (2 blocks) after the sync: sync +0.3, call +0.7,
+     * launch latency +0.25, kernel +0.1 */
     const SimOpRecord *ka = test_op(a, 0, 2), *kb = test_op(b, 0, 2);
     SimTime da = ka->start_ns - node_rec(a, 0, 4)->end_ns;
     SimTime db = kb->start_ns - node_rec(b, 0, 4)->end_ns;
     assert_int_equal(db, da + 300 + 700 + 250 + 100);
+}
+
+/* wp (FINDINGS §31 addendum): @n chained graph nodes alternating a 1-block
+ * writer (2 us) and a @wide-block probe (1 us, @probe_bytes of DRAM),
+ * node j running function j mod @F; as stream kernels with @stream. */
+static const char *const fn_names[] = {"f0", "f1", "f2", "f3",
+                                       "f4", "f5", "f6", "f7"};
+
+static SimScenario *wp_scenario(uint32_t n, uint32_t F, uint32_t wide,
+                                uint64_t probe_bytes, bool stream)
+{
+    SimScenario *sc = sim_scenario_new("wp", "hqsim");
+    SimProcessSpec *p = test_process(sc, "p", 1);
+    SimGraph *g = stream ? NULL : sim_scenario_new_graph(sc);
+    for (uint32_t j = 0; j < n; j++) {
+        bool probe = j % 2;
+        SimOp k = test_kernel(0, fn_names[j % F], probe ? wide : 1, 32,
+                              SIM_US(probe ? 1 : 2));
+        k.api_ns = 0;
+        if (probe)
+            k.u.kernel.dram_bytes = probe_bytes;
+        if (stream) {
+            sim_process_add_op(p, &k);
+            continue;
+        }
+        SimGraphNode nd;
+        memset(&nd, 0, sizeof nd);
+        nd.op = k;
+        nd.kind = SIM_NODE_KERNEL;
+        uint32_t prev = j - 1;
+        sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
+    }
+    if (g) {
+        uint32_t bad;
+        assert_true(sim_graph_finish(g, &bad));
+        SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
+        op.u.graph = g;
+        sim_process_add_op(p, &op);
+    }
+    SimOp sync = test_simple(SIM_OP_STREAM_SYNC, 0, 0);
+    sync.api_ns = 0;
+    sim_process_add_op(p, &sync);
+    return sc;
+}
+
+/* Start of kernel @j minus the end of kernel @j - 1 (graph node or stream
+ * op), MPS client minus own context. */
+static int64_t wp_extra(const SimResult *a, const SimResult *b, uint32_t j,
+                        bool stream)
+{
+    const SimOpRecord *a0 =
+        stream ? test_op(a, 0, j - 1) : node_rec(a, 0, j - 1);
+    const SimOpRecord *a1 = stream ? test_op(a, 0, j) : node_rec(a, 0, j);
+    const SimOpRecord *b0 =
+        stream ? test_op(b, 0, j - 1) : node_rec(b, 0, j - 1);
+    const SimOpRecord *b1 = stream ? test_op(b, 0, j) : node_rec(b, 0, j);
+    return ((int64_t)b1->start_ns - (int64_t)b0->end_ns) -
+           ((int64_t)a1->start_ns - (int64_t)a0->end_ns);
+}
+
+static GpuModel *fetch_model(void)
+{
+    GpuModel *m = graph_model();
+    m->mps_func_fetch_ns = 1000;
+    const double w[] = {0, 0, 0, 0, 0.13, 0.25, 0.6, 1};
+    memcpy(m->mps_func_lru_weight, w, sizeof w);
+    m->n_mps_func_lru_weight = G_N_ELEMENTS(w);
+    return m;
+}
+
+/* The function fetch: a graph probe of >= 2 blocks after the client's
+ * 1-block kernel pays mps_func_fetch x w(d); nothing else does. */
+static void test_engine_mps_fetch(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = fetch_model();
+    struct {
+        uint32_t F, wide;
+        bool stream;
+        SimTime probe, late_probe; /* first probe (function new), node 9 */
+    } cases[] = {
+        {8, 4, false, 1000, 1000}, /* d = 7: all of it */
+        {4, 4, false, 1000, 0},    /* d = 3: nothing once seen */
+        {6, 4, false, 1000, 250},  /* node 9 (f3) last ran at node 3: d = 5 */
+        {8, 1, false, 0, 0},       /* 1-block probes pay nothing */
+        {8, 4, true, 0, 0},        /* stream launches: no fetch */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(SimScenario) sc =
+            wp_scenario(16, cases[i].F, cases[i].wide, 0, cases[i].stream);
+        g_autoptr(SimResult) a = test_run(m, sc, SIM_SHARE_TIMESLICE);
+        g_autoptr(SimResult) b = test_run(m, sc, SIM_SHARE_MPS);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(wp_extra(a, b, 1, cases[i].stream), cases[i].probe);
+        assert_int_equal(wp_extra(a, b, 9, cases[i].stream),
+                         cases[i].late_probe);
+        for (uint32_t j = 2; j < 16; j += 2) /* writers never pay */
+            assert_int_equal(wp_extra(a, b, j, cases[i].stream), 0);
+    }
+}
+
+/* A wide kernel after a wide one pays no fetch, and mps_client_kernel is
+ * paid by every kernel of >= 2 blocks, stream or graph. */
+static void test_engine_mps_fetch_needs_narrow(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = fetch_model();
+    m->mps_client_kernel_ns = 100;
+    g_autoptr(SimScenario) sc = wp_scenario(16, 8, 4, 0, false);
+    SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
+    const SimGraph *g = p->ops[0].u.graph;
+    for (uint32_t j = 0; j < g->n_nodes; j += 2) /* writers 2 blocks too */
+        ((SimGraphNode *)&g->nodes[j])->op.u.kernel.grid[0] = 2;
+    g_autoptr(SimResult) a = test_run(m, sc, SIM_SHARE_TIMESLICE);
+    g_autoptr(SimResult) b = test_run(m, sc, SIM_SHARE_MPS);
+    assert_non_null(a);
+    assert_non_null(b);
+    for (uint32_t j = 1; j < 16; j++)
+        assert_int_equal(wp_extra(a, b, j, false), 100);
+}
+
+/* The fetch grows with the loaded DRAM latency L(P) at the probe's own
+ * pressure alone: share 1/2 of B with n = 2 is r = 0.5 / sqrt(0.75), L =
+ * sqrt(1 + r^2). */
+static void test_engine_mps_fetch_dram(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = fetch_model();
+    m->dram_achievable_gbps = 1000;
+    m->dram_bandwidth_gbps = 1000;
+    m->dram_curve_exponent = 2;
+    /* 500 kB in its 1 us alone: 500 GB/s */
+    g_autoptr(SimScenario) sc = wp_scenario(16, 8, 4, 500000, false);
+    g_autoptr(SimResult) a = test_run(m, sc, SIM_SHARE_TIMESLICE);
+    g_autoptr(SimResult) b = test_run(m, sc, SIM_SHARE_MPS);
+    assert_non_null(a);
+    assert_non_null(b);
+    double r = 0.5 / sqrt(0.75);
+    int64_t want = llround(1000 * sqrt(1 + r * r));
+    assert_int_equal(want, 1155);
+    assert_int_equal(wp_extra(a, b, 9, false), want);
 }
 
 /* A graph kernel node that faults kills its MPS peers, mid-graph, with no
@@ -733,6 +875,9 @@ int main(void)
         cmocka_unit_test(test_engine_sliced_spacing),
         cmocka_unit_test(test_engine_grid_slots),
         cmocka_unit_test(test_engine_mps_costs),
+        cmocka_unit_test(test_engine_mps_fetch),
+        cmocka_unit_test(test_engine_mps_fetch_needs_narrow),
+        cmocka_unit_test(test_engine_mps_fetch_dram),
         cmocka_unit_test(test_engine_fault_in_graph),
         cmocka_unit_test_setup_teardown(test_kineto_graph, tmp_setup,
                                         tmp_teardown),
