@@ -657,6 +657,9 @@ void sm_force_no_join(bool on);
  * simulated (engine_sm.c, sm_block_end_spread): from kernel_launch_latency
  * on. */
 bool early_resolved(const GpuModel *m, double left);
+/* The work left at which @g's next block ends early (engine_sm.c); -1:
+ * none left to end early. */
+double sm_group_early_left(const Engine *E, const Group *g);
 
 /* engine_issue.c: the SM's issue rate shared among its groups by age.
  * Sets every group's speed from sm->load and the list order (youngest

@@ -257,7 +257,9 @@ static SimTime early_offset(const Engine *E, const Group *g)
  * its own groups have no early ends (self_refill_only); a co-runner group
  * on the SM with early ends still due that the steady kernel could take
  * puts the SM's event before the period's end, and such an SM does not
- * enter (slower, not different). */
+ * enter (slower, not different); one whose next early end is further
+ * ahead bounds the periods the SM stands for (steady_periods), as its
+ * completion does. */
 bool early_resolved(const GpuModel *m, double left)
 {
     return left >= (double)m->kernel_launch_latency_ns;
@@ -274,6 +276,11 @@ static double early_left(const Engine *E, const Group *g)
     const double left = E->m->sm_block_end_spread * k->work *
                         (double)(c0 - 1 - g->early) / (double)(c0 - 1);
     return early_resolved(E->m, left) ? left : -1;
+}
+
+double sm_group_early_left(const Engine *E, const Group *g)
+{
+    return early_left(E, g);
 }
 
 static bool sm_allowed(const Ctx *c, const KernelRt *k, const SmRt *sm);

@@ -72,14 +72,15 @@ void sm_force_no_steady(bool on)
 }
 
 /* Whether steady state may be entered at all: not in the step-by-step
- * reference, nor when recording a timeline (every placement is drawn), nor
- * with uneven ends within a wave (sm_block_end_spread): a group's early
- * ends depend on who waits in the context, and an extended cohort takes
- * none (cohort_early_on), so no period repeats bit for bit. */
+ * reference, nor when recording a timeline (every placement is drawn).
+ * Uneven ends within a wave (sm_block_end_spread) keep periods repeating:
+ * the steady kernel heads its context with blocks to spare, so its own
+ * groups, cohorts included, end no block early (engine_sm.c,
+ * self_refill_only), and a co-runner's early ends bound the periods
+ * (steady_periods). */
 static bool steady_allowed(const Engine *E)
 {
-    return !force_off && !E->opt.record_timeline &&
-           !(E->m->sm_block_end_spread > 0);
+    return !force_off && !E->opt.record_timeline;
 }
 
 /* The kernel's group on @sm (the only one: entering requires it). */
@@ -297,6 +298,11 @@ void sm_steady_cohort_try(Engine *E, Ctx *c)
     uint64_t wave = 0;
     for (const Group *g = co->groups; g; g = g->cnext)
         wave += g->count;
+    /* With uneven ends within a wave, blocks placed on an SM shortly after
+     * a group of their kernel there join it (engine_sm.c, spread_join), but
+     * never a group of an extended cohort: two groups of the kernel on one
+     * SM (cohort_sm_repeats) may merge step by step and not here. */
+    const bool joins = E->m->sm_block_end_spread > 0;
     /* Alone in its context, the kernel-alone fast path takes it.  With
      * staggered release a wave of several SMs gives them back one by one
      * and each is placed anew alone: only a cohort of one SM repeats. */
@@ -305,7 +311,8 @@ void sm_steady_cohort_try(Engine *E, Ctx *c)
         c->limited || c->frozen || E->m->placement == SIM_PLACE_ROUND_ROBIN ||
         k->w != nearbyint(k->w) || c->resident_blocks == wave ||
         k->blocks - k->dispatched < margin + S * k->occ ||
-        !(cohort_fills_alone(co) || (co->n == 1 && cohort_sm_repeats(k, co))))
+        !(cohort_fills_alone(co) ||
+          (co->n == 1 && !joins && cohort_sm_repeats(k, co))))
         return;
     /* A fair share of the blocks beyond the margin, as for an SM. */
     const uint64_t ext = (k->blocks - k->dispatched - margin) / (S * k->occ);
@@ -374,8 +381,16 @@ static SimTime cohort_next_boundary(const Engine *E, const Cohort *co)
 void sm_steady_dispatching(Engine *E, KernelRt *k)
 {
     /* Blocks counted ahead: a step-by-step run has them still to
-     * dispatch, and may need them here. */
-    if (k->blocks - k->dispatched < (uint64_t)E->m->sm_count * k->occ) {
+     * dispatch, and may need them here.  With uneven ends within a wave,
+     * its own groups end no block early only while it has more blocks to
+     * place than resident (engine_sm.c, self_refill_only), and the count
+     * ahead must not turn that false where a step-by-step run has it true:
+     * one dispatch places at most S x occ - resident blocks, and at most
+     * S x occ are resident, so 2 x S x occ undispatched before it keeps
+     * more to place than resident after it. */
+    const uint64_t low = (E->m->sm_block_end_spread > 0 ? 2 : 1) *
+                         (uint64_t)E->m->sm_count * k->occ;
+    if (k->blocks - k->dispatched < low) {
         sm_steady_stop_kernel(E, k);
         return;
     }
@@ -458,7 +473,9 @@ static bool steady_candidate(const Engine *E, SmRt *sm, Group *g)
  * keeps 2 x S x occ blocks undispatched (more than any one dispatch can
  * place) and this SM claims at most 1/S of those beyond, and every
  * co-runner keeps at least 3 periods' work left (so the kernel's group
- * stays the first to complete, every period). */
+ * stays the first to complete, every period) before its end or its next
+ * early block end (sm_block_end_spread), which the steady kernel may take
+ * (whether it could depends on the instant: never counted on). */
 static uint64_t steady_periods(const Engine *E, const SmRt *sm, const Group *g,
                                SimTime P)
 {
@@ -474,7 +491,8 @@ static uint64_t steady_periods(const Engine *E, const SmRt *sm, const Group *g,
         const double per = (double)P * sm_group_rate(sm, h);
         if (!(per > 0))
             return 0;
-        const double q = h->remaining / per - 3;
+        const double early = MAX(sm_group_early_left(E, h), 0);
+        const double q = (h->remaining - early) / per - 3;
         n = q < 1 ? 0 : MIN(n, (uint64_t)MIN(q, 1e15));
     }
     return n;

@@ -1588,22 +1588,29 @@ static void test_engine_incremental_dispatch_matches_full_scan(void **state)
  * metric by metric with the step-by-step run (sm_force_no_steady).  Only
  * the event count may differ, and over all cases it must drop (the steady
  * state is entered at all). */
-static void test_engine_steady_matches_step_by_step(void **state)
+/* Runs the 65 random scenarios below with uneven ends within a wave
+ * @spread (sm_block_end_spread), each with and without steady state,
+ * which must agree bit for bit; adds their events to @ev_steady and
+ * @ev_step (by staggered release). */
+static void steady_vs_step(double spread, uint64_t ev_steady[2],
+                           uint64_t ev_step[2])
 {
     const uint32_t sms[] = {4, 8, 12};
-    /* events with and without steady state, without and with staggered
-     * release */
-    uint64_t ev_steady[2] = {0, 0}, ev_step[2] = {0, 0};
-    /* 60 seeds, and two found in a run of 3000 that failed before a fix:
-     * 140 (staggered release: a 4-SM cohort stood for its waves) and 371
+    /* 60 seeds, and five found in runs of 3000 that failed before a fix:
+     * 140 (staggered release: a 4-SM cohort stood for its waves), 371
      * (greedy-then-oldest: a group placed a block at a time passed through
-     * a cohort, its period 1 ns longer than placed at once) */
-    const guint32 extra[] = {140, 371};
+     * a cohort, its period 1 ns longer than placed at once), and with the
+     * spread 63 (a co-runner's early block end fell inside the periods an
+     * SM stood for), 127 (the blocks counted ahead left the kernel fewer
+     * to place than resident: its own blocks ended early) and 2399 (two
+     * groups of the kernel on one SM merge step by step: spread_join) */
+    const guint32 extra[] = {140, 371, 63, 127, 2399};
     for (guint32 r = 0; r < 60 + G_N_ELEMENTS(extra); r++) {
         const guint32 seed = r < 60 ? r + 1 : extra[r - 60];
         GRand *rng = g_rand_new_with_seed(seed);
         g_autoptr(GpuModel) m = test_model(sms[seed % 3]);
         m->sm_full_speed_warps = 4; /* co-resident blocks slow each other */
+        m->sm_block_end_spread = spread;
         if ((seed / 2) % 2) { /* older groups issue first (engine_issue.c) */
             m->sm_saturation_warps = 8;
             m->sm_age_priority_warps = 6;
@@ -1656,6 +1663,14 @@ static void test_engine_steady_matches_step_by_step(void **state)
         assert_true(a->events <= b->events);
         assert_results_identical(a, b);
     }
+}
+
+static void test_engine_steady_matches_step_by_step(void **state)
+{
+    /* events with and without steady state, without and with staggered
+     * release */
+    uint64_t ev_steady[2] = {0, 0}, ev_step[2] = {0, 0};
+    steady_vs_step(0, ev_steady, ev_step);
     /* the steady state was entered, with and without staggered release: a
      * third of the events are gone (not under round-robin placement, whose
      * cursor is state it excludes) */
@@ -1664,6 +1679,17 @@ static void test_engine_steady_matches_step_by_step(void **state)
                       (unsigned long long)ev_step[st],
                       (unsigned long long)ev_steady[st]);
         assert_true(ev_steady[st] * 3 < ev_step[st] * 2);
+    }
+    /* The same with the H100's spread (0.32): a group's early ends depend
+     * only on who waits, so periods still repeat, and the steady state
+     * must stay exact. */
+    uint64_t sp_steady[2] = {0, 0}, sp_step[2] = {0, 0};
+    steady_vs_step(0.32, sp_steady, sp_step);
+    for (int st = 0; st < 2; st++) {
+        print_message("spread 0.32, staggered %d: %llu -> %llu events\n", st,
+                      (unsigned long long)sp_step[st],
+                      (unsigned long long)sp_steady[st]);
+        assert_true(sp_steady[st] * 3 < sp_step[st] * 2);
     }
     (void)state;
 }
