@@ -45,7 +45,10 @@ for fmt in nvprof nsys kineto; do
     python3 bench/big_trace.py "$fmt" "$n" "$f"
     timed "run $fmt: $n kernels" "10^6 kernels < 5 s, < 1 GB" \
         "$HQSIM" run -q $BIG "$f"
-    timed "import $fmt: $n kernels" "" "$HQSIM" import $BIG "$f" -o /dev/null
+    timed "run $fmt --as-recorded (import + one simulation)" \
+        "10^6 kernels < 5 s, < 1 GB" "$HQSIM" run -q $BIG --as-recorded "$f"
+    timed "import $fmt: $n kernels" "" "$HQSIM" import -q $BIG "$f" \
+        -o /dev/null
     rm -f "$f"
 done
 

@@ -23,6 +23,7 @@
 #include "bounds.h"
 #include "error.h"
 #include "json.h"
+#include "json_arena.h"
 #include "occupancy.h"
 #include "trace.h"
 
@@ -232,18 +233,18 @@ static GArray *element_lines(const char *text, size_t len, bool root_array)
     return lines;
 }
 
-/* Parse element @e alone; NULL if it is not exactly one JSON value. */
-static cJSON *parse_elem(const char *text, const Elem *e)
+/* Parse element @e alone into @arena (json_arena.h: its nodes are
+ * dropped together at the next reset); NULL if it is not exactly one
+ * JSON value. */
+static cJSON *parse_elem(SimJsonArena *arena, const char *text, const Elem *e)
 {
     const char *end = NULL;
-    cJSON *v = cJSON_ParseWithLengthOpts(text + e->off, e->len, &end, 0);
+    cJSON *v = sim_json_arena_parse(arena, text + e->off, e->len, &end);
     if (!v)
         return NULL;
     for (; end && end < text + e->off + e->len; end++)
-        if ((unsigned char)*end > 32) {
-            cJSON_Delete(v);
+        if ((unsigned char)*end > 32)
             return NULL;
-        }
     return v;
 }
 
@@ -256,7 +257,9 @@ typedef struct {
     const char *text;  /* streaming mode: the whole text */
     guint i;           /* index of the next element */
     const cJSON *next; /* tree mode */
-    cJSON *owned;      /* streaming mode: the element parsed last */
+    cJSON *owned;      /* streaming mode: the element parsed last, in
+                          arena */
+    SimJsonArena arena;
     uint8_t want;
 } EvIter;
 
@@ -284,13 +287,13 @@ static const cJSON *ev_iter_next(EvIter *it, guint *index, uint32_t *line)
         *line = line_at(kn, it->i++);
         return ev;
     }
-    cJSON_Delete(it->owned);
+    sim_json_arena_reset(&it->arena);
     it->owned = NULL;
     while (it->i < kn->elems->len) {
         const Elem *e = &g_array_index(kn->elems, Elem, it->i++);
         if (it->want && !(e->use & it->want))
             continue;
-        it->owned = parse_elem(it->text, e);
+        it->owned = parse_elem(&it->arena, it->text, e);
         if (!it->owned) {
             kn->reparse = true;
             return NULL;
@@ -304,7 +307,7 @@ static const cJSON *ev_iter_next(EvIter *it, guint *index, uint32_t *line)
 
 static void ev_iter_end(EvIter *it)
 {
-    cJSON_Delete(it->owned);
+    sim_json_arena_clear(&it->arena);
     it->owned = NULL;
 }
 

@@ -304,6 +304,20 @@ static bool control_fail(const char *name, const char *text, size_t len,
     return false;
 }
 
+/* Bytes check_shape looks at: in a string, control bytes, its end and
+ * escapes; outside, newlines and JSON's punctuation. */
+static const bool str_special[256] = {
+    [0] = 1,  [1] = 1,  [2] = 1,  [3] = 1,  [4] = 1,   [5] = 1,    [6] = 1,
+    [7] = 1,  [8] = 1,  [9] = 1,  [10] = 1, [11] = 1,  [12] = 1,   [13] = 1,
+    [14] = 1, [15] = 1, [16] = 1, [17] = 1, [18] = 1,  [19] = 1,   [20] = 1,
+    [21] = 1, [22] = 1, [23] = 1, [24] = 1, [25] = 1,  [26] = 1,   [27] = 1,
+    [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['"'] = 1, ['\\'] = 1,
+};
+static const bool out_special[256] = {
+    ['\n'] = 1, ['"'] = 1, [':'] = 1, ['{'] = 1,
+    ['['] = 1,  ['}'] = 1, [']'] = 1, [','] = 1,
+};
+
 /* Before cJSON builds a tree: refuse nesting cJSON would refuse (with a
  * message that says so, not "syntax error"), more values than the limit (a
  * tree takes ~64 bytes per value, so a few MB of "0," would take GBs), and
@@ -319,22 +333,34 @@ static bool check_shape(const char *name, const char *text, size_t len,
     const char *key = NULL;                           /* last member name */
     size_t key_len = 0;
     for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        /* (a newline in a string is on the line it ends) */
-        if (in_string && (unsigned char)c < 0x20)
-            return control_fail(name, text, len, i, line, key, key_len, error);
-        if (c == '\n')
-            line++;
+        /* Runs of bytes that change nothing are skipped in a tight loop:
+         * most of a trace's text (a newline in a string is a control
+         * byte: it fails before it counts). */
         if (in_string) {
+            while (i < len && !str_special[(unsigned char)text[i]])
+                i++;
+            if (i >= len)
+                break;
+            const char c = text[i];
+            if ((unsigned char)c < 0x20)
+                return control_fail(name, text, len, i, line, key, key_len,
+                                    error);
             if (c == '\\') {
                 i++;
-            } else if (c == '"') {
+            } else { /* '"' */
                 in_string = false;
                 last_str = str_start;
                 last_len = i - str_start;
             }
             continue;
         }
+        while (i < len && !out_special[(unsigned char)text[i]])
+            i++;
+        if (i >= len)
+            break;
+        const char c = text[i];
+        if (c == '\n')
+            line++;
         if (c == '"') {
             in_string = true;
             str_start = i + 1;
