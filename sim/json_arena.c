@@ -36,6 +36,7 @@ static void *arena_alloc(SimJsonArena *a, size_t sz)
     }
     void *p = a->chunks->data + a->used;
     a->used += sz;
+    a->allocs++;
     return p;
 }
 
@@ -77,14 +78,25 @@ cJSON *sim_json_arena_parse(SimJsonArena *a, const char *text, size_t len,
 {
     install_once();
     g_assert(!active); /* not reentrant: cJSON calls no user code */
+    const size_t before = a->allocs;
     active = a;
     cJSON *v = cJSON_ParseWithLengthOpts(text, len, end, 0);
     active = NULL;
+    if (v && a->allocs == before) { /* other hooks than ours (header) */
+        if (!a->foreign)
+            a->foreign = g_ptr_array_new();
+        g_ptr_array_add(a->foreign, v);
+    }
     return v;
 }
 
 void sim_json_arena_reset(SimJsonArena *a)
 {
+    if (a->foreign) {
+        for (guint i = 0; i < a->foreign->len; i++)
+            cJSON_Delete(g_ptr_array_index(a->foreign, i));
+        g_ptr_array_set_size(a->foreign, 0);
+    }
     SimJsonChunk *c = a->chunks;
     if (!c)
         return;
@@ -103,6 +115,9 @@ void sim_json_arena_clear(SimJsonArena *a)
     free(a->chunks);
     a->chunks = NULL;
     a->used = 0;
+    if (a->foreign)
+        g_ptr_array_free(a->foreign, TRUE);
+    a->foreign = NULL;
 }
 
 size_t sim_json_arena_capacity(const SimJsonArena *a)

@@ -13,6 +13,10 @@
  * use of cJSON (any thread) is unchanged.  A free while an arena is active
  * is cJSON dropping part of a tree that failed to parse: a no-op.
  *
+ * A program that sets cJSON's hooks itself after libhqsim is loaded
+ * turns the arena off: a parse that took nothing from the arena is
+ * remembered and given to cJSON_Delete at the reset instead.
+ *
  * Ownership: the arena owns every tree parsed into it; never pass one to
  * cJSON_Delete.  Trees stay valid until the next reset or
  * sim_json_arena_clear.  An arena is used by one thread at a time.
@@ -21,6 +25,7 @@
 #define SIM_JSON_ARENA_H
 
 #include <cjson/cJSON.h>
+#include <glib.h>
 #include <stddef.h>
 
 typedef struct SimJsonChunk SimJsonChunk;
@@ -28,11 +33,13 @@ typedef struct SimJsonChunk SimJsonChunk;
 typedef struct {
     SimJsonChunk *chunks; /* newest first (owned) */
     size_t used;          /* bytes taken from the newest chunk */
+    size_t allocs;        /* allocations taken from the arena, ever */
+    GPtrArray *foreign;   /* cJSON* parsed by other hooks (owned) */
 } SimJsonArena;
 
 #define SIM_JSON_ARENA_INIT                                                    \
     {                                                                          \
-        NULL, 0                                                                \
+        NULL, 0, 0, NULL                                                       \
     }
 
 /* cJSON_ParseWithLengthOpts(@text, @len, @end, false) into @a.

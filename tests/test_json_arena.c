@@ -113,12 +113,36 @@ static void test_arena_failed_parse_and_outside_use(void **state)
     sim_json_arena_clear(&a); /* twice: empty, harmless */
 }
 
+/* A program that sets cJSON's hooks itself (here: back to malloc and
+ * free) turns the arena off: its trees are then cJSON's own, deleted at
+ * the reset (valgrind and ASan check that nothing leaks).  Last: the
+ * hooks stay so. */
+static void test_arena_off_under_other_hooks(void **state)
+{
+    (void)state;
+    cJSON_InitHooks(NULL);
+    SimJsonArena a = SIM_JSON_ARENA_INIT;
+    cJSON *v = sim_json_arena_parse(&a, docs[0], strlen(docs[0]), NULL);
+    assert_true(cJSON_IsObject(v));
+    assert_int_equal(sim_json_arena_capacity(&a), 0);
+    assert_int_equal(a.foreign->len, 1);
+    cJSON *w = sim_json_arena_parse(&a, docs[1], strlen(docs[1]), NULL);
+    assert_int_equal(cJSON_GetArraySize(w), 8);
+    assert_int_equal(a.foreign->len, 2);
+    sim_json_arena_reset(&a);
+    assert_int_equal(a.foreign->len, 0);
+    assert_non_null(sim_json_arena_parse(&a, docs[2], strlen(docs[2]), NULL));
+    sim_json_arena_clear(&a); /* deletes the third */
+    assert_null(a.foreign);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arena_parse_matches_cjson),
         cmocka_unit_test(test_arena_chunks_grow_and_reset),
         cmocka_unit_test(test_arena_failed_parse_and_outside_use),
+        cmocka_unit_test(test_arena_off_under_other_hooks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
