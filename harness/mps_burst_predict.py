@@ -21,7 +21,7 @@ import tempfile
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mps_mixparts_predict import NODES, graph_proc, victim_span  # noqa: E402
+from mps_mixparts_predict import NODES, graph_proc, read_var, victim_span  # noqa: E402
 
 
 def node(name, typ, dur, fresh):
@@ -53,16 +53,7 @@ def main(hqsim, d, tags, ns, work):
             specs[k] = v
         elif line.startswith("fresh "):
             fresh = set(line.split(":", 1)[1].split())
-    rows = list(csv.DictReader(open(os.path.join(d, "var.csv"))))
-    dur = {r["victim"][2:]: [float(x.split(":")[0]) for x in r["types_kern_gap_p50"].split("|")]
-           for r in rows if r["victim"].startswith("L_") and r["mode"] == "nomps"}
-    base_m = statistics.mean(float(r["span_p50_us"]) for r in rows
-                             if r["victim"] == "VT" and r["n"] == "1")
-    meas = defaultdict(list)
-    for r in rows:
-        if r["victim"] == "VT" and r["n"] != "1":
-            n = int(r["n"])
-            meas[(r["aggr"], n)].append((float(r["span_p50_us"]) - base_m) / NODES / (n - 1))
+    _, dur, base_m, meas = read_var(d)
     rate = defaultdict(list)
     for r in csv.DictReader(open(os.path.join(d, "aggr.csv"))):
         if r["rep"] == "1":

@@ -76,7 +76,10 @@ def mix_proc(name, durations, dram):
             "ops": [{"op": "graph", "stream": "s", "nodes": nodes}]}
 
 
-def main(hqsim, d, work):
+def read_var(d):
+    """A campaign directory's var.csv: (its rows, each aggressor's kernel durations alone without
+    MPS, VT's measured span p50 alone, VT's growth per node per other client by (aggr, N), one
+    value per pass)."""
     rows = list(csv.DictReader(open(os.path.join(d, "var.csv"))))
     dur = {r["victim"][2:]: [float(x.split(":")[0]) for x in r["types_kern_gap_p50"].split("|")]
            for r in rows if r["victim"].startswith("L_") and r["mode"] == "nomps"}
@@ -87,6 +90,11 @@ def main(hqsim, d, work):
         if r["victim"] == "VT" and r["n"] != "1":
             n = int(r["n"])
             meas[(r["aggr"], n)].append((float(r["span_p50_us"]) - base_m) / NODES / (n - 1))
+    return rows, dur, base_m, meas
+
+
+def main(hqsim, d, work):
+    _, dur, base_m, meas = read_var(d)
     vt = graph_proc("victim", "g1.b32.t5000", 300)
     base = victim_span(hqsim, work, [vt], "alone")
     print(f"VT alone: span p50 {base:.2f} us")

@@ -760,48 +760,43 @@ uint32_t sim_gpu_model_mps_client_limit(const GpuModel *m, uint32_t connections)
     return (uint32_t)MIN(n, m->mps_max_clients);
 }
 
+/* One line of sim_gpu_model_describe: @key, its value @val and the source
+ * the model file gives for it (none: empty). */
+static void describe_row(const GpuModel *m, GString *out, const char *key,
+                         const char *val)
+{
+    const char *src = m->sources ? g_hash_table_lookup(m->sources, key) : NULL;
+    g_string_append_printf(out, "  %-32s %-10s %s\n", key, val, src ? src : "");
+}
+
 void sim_gpu_model_describe(const GpuModel *m, GString *out)
 {
     g_string_append_printf(out, "%s  (%s)%s\n", m->name, m->display_name,
                            m->calibrated ? "  [calibrated on hardware]" : "");
     g_string_append_printf(out, "  file: %s\n", m->path);
+    const char *cc_src =
+        m->sources ? g_hash_table_lookup(m->sources, "compute_capability")
+                   : NULL;
     g_string_append_printf(out, "  %-32s %d.%d   %s\n", "compute_capability",
-                           m->cc_major, m->cc_minor,
-                           m->sources ? (const char *)g_hash_table_lookup(
-                                            m->sources, "compute_capability")
-                                      : "");
+                           m->cc_major, m->cc_minor, cc_src ? cc_src : "");
     g_autoptr(GString) carve = g_string_new(NULL);
     for (uint32_t i = 0; i < m->n_smem_carveouts; i++)
         g_string_append_printf(carve, "%s%u", i ? "," : "",
                                m->smem_carveouts_kib[i]);
-    g_string_append_printf(out, "  %-32s %-10s %s\n", "smem_carveouts_kib",
-                           carve->str,
-                           m->sources ? (const char *)g_hash_table_lookup(
-                                            m->sources, "smem_carveouts_kib")
-                                      : "");
+    describe_row(m, out, "smem_carveouts_kib", carve->str);
     if (m->smem_rule_skips) {
         g_string_truncate(carve, 0);
         for (uint32_t i = 0; i < m->n_smem_carveouts; i++)
             if (m->smem_rule_skips & (1u << i))
                 g_string_append_printf(carve, "%s%u", carve->len ? "," : "",
                                        m->smem_carveouts_kib[i]);
-        const char *src =
-            m->sources ? g_hash_table_lookup(m->sources,
-                                             "smem_carveouts_rule_skips_kib")
-                       : NULL;
-        g_string_append_printf(out, "  %-32s %-10s %s\n",
-                               "smem_carveouts_rule_skips_kib", carve->str,
-                               src ? src : "");
+        describe_row(m, out, "smem_carveouts_rule_skips_kib", carve->str);
     }
     g_string_truncate(carve, 0);
     for (uint32_t i = 0; i < m->n_mps_func_lru_weight; i++)
         g_string_append_printf(carve, "%s%g", i ? "," : "",
                                m->mps_func_lru_weight[i]);
-    g_string_append_printf(out, "  %-32s %-10s %s\n", "mps_func_lru_weight",
-                           carve->str,
-                           m->sources ? (const char *)g_hash_table_lookup(
-                                            m->sources, "mps_func_lru_weight")
-                                      : "");
+    describe_row(m, out, "mps_func_lru_weight", carve->str);
     for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++) {
         const FieldSpec *f = &model_fields[i];
         const char *base = (const char *)m + f->offset;
@@ -834,10 +829,7 @@ void sim_gpu_model_describe(const GpuModel *m, GString *out)
             snprintf(val, sizeof val, "%s", f->names[*(const int *)base]);
             break;
         }
-        const char *src =
-            m->sources ? g_hash_table_lookup(m->sources, f->key) : NULL;
-        g_string_append_printf(out, "  %-32s %-10s %s\n", f->key, val,
-                               src ? src : "");
+        describe_row(m, out, f->key, val);
     }
 }
 
