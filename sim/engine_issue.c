@@ -247,8 +247,9 @@ static bool spread_evenly(const GpuModel *m, const SmRt *sm)
 /* The speed of each group's warps on scheduler @s (P: the SM as one),
  * the rule of the header applied to the warps that scheduler holds; a
  * group keeps the lowest over its schedulers in g->speed (its blocks end
- * with their slowest warps). */
-static void share_pass(const GpuModel *m, SmRt *sm, uint32_t s, double *turns)
+ * with their slowest warps).  Returns what the pipe-bound blocks ask of
+ * their pipe (the SM's, the same on every pass, as the free turns). */
+static double share_pass(const GpuModel *m, SmRt *sm, uint32_t s, double *turns)
 {
     const IssueSums sum = issue_sums(m, sm, s);
     const double L = s < m->reg_subpartitions ? sum.L : sm->load;
@@ -290,6 +291,7 @@ static void share_pass(const GpuModel *m, SmRt *sm, uint32_t s, double *turns)
         else
             Yo += Di;
     }
+    return sum.pipe;
 }
 
 static bool share_groups(const GpuModel *m, SmRt *sm)
@@ -301,12 +303,12 @@ static bool share_groups(const GpuModel *m, SmRt *sm)
     double turns = 1;
     for (Group *g = sm->groups; g; g = g->next)
         g->speed = INFINITY;
+    double pipe = 0;
     if (spread_evenly(m, sm))
-        share_pass(m, sm, P, &turns);
+        pipe = share_pass(m, sm, P, &turns);
     else
         for (uint32_t s = 0; s < P; s++)
-            share_pass(m, sm, s, &turns);
-    const double pipe = issue_sums(m, sm, P).pipe;
+            pipe = share_pass(m, sm, s, &turns);
     bool slowed = false;
     for (Group *g = sm->groups; g; g = g->next) {
         /* never 0: the group still holds its resources and is timed by a
