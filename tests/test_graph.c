@@ -194,6 +194,25 @@ static SimGraphNode node_kernel(uint32_t stream, const char *name, SimTime dur)
     return n;
 }
 
+/* The op launching @g on stream 0, once its nodes are in (the graph is
+ * finished here and must be valid). */
+static SimOp graph_op(SimGraph *g)
+{
+    uint32_t bad;
+    assert_true(sim_graph_finish(g, &bad));
+    SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
+    op.u.graph = g;
+    return op;
+}
+
+/* A stream synchronize of no host cost at the end of @p's ops. */
+static void add_free_sync(SimProcessSpec *p)
+{
+    SimOp sync = test_simple(SIM_OP_STREAM_SYNC, 0, 0);
+    sync.api_ns = 0;
+    sim_process_add_op(p, &sync);
+}
+
 static SimGraphNode node_memset(uint32_t stream, SimTime dur)
 {
     SimGraphNode n;
@@ -221,14 +240,9 @@ static SimScenario *fork_join(void)
     sim_graph_add_node(g, &c, &zero, 1);
     sim_graph_add_node(g, &mm, &two, 1);
     sim_graph_add_node(g, &d, bd, 2);
-    uint32_t bad;
-    assert_true(sim_graph_finish(g, &bad));
-    SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
-    op.u.graph = g;
+    SimOp op = graph_op(g);
     sim_process_add_op(p, &op);
-    SimOp sync = test_simple(SIM_OP_STREAM_SYNC, 0, 0);
-    sync.api_ns = 0;
-    sim_process_add_op(p, &sync);
+    add_free_sync(p);
     return sc;
 }
 
@@ -288,16 +302,12 @@ static SimScenario *two_chains(void)
         SimGraph *g = sim_scenario_new_graph(sc);
         SimGraphNode a = node_kernel(0, "a", SIM_US(10));
         SimGraphNode b = node_kernel(0, "b", SIM_US(10));
-        uint32_t zero = 0, bad;
+        uint32_t zero = 0;
         sim_graph_add_node(g, &a, NULL, 0);
         sim_graph_add_node(g, &b, &zero, 1);
-        assert_true(sim_graph_finish(g, &bad));
-        SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
-        op.u.graph = g;
+        SimOp op = graph_op(g);
         sim_process_add_op(p, &op);
-        SimOp sync = test_simple(SIM_OP_STREAM_SYNC, 0, 0);
-        sync.api_ns = 0;
-        sim_process_add_op(p, &sync);
+        add_free_sync(p);
     }
     return sc;
 }
@@ -341,10 +351,7 @@ static void test_engine_stream_order(void **state)
     SimGraph *g = sim_scenario_new_graph(sc);
     SimGraphNode x = node_kernel(0, "x", SIM_US(10));
     sim_graph_add_node(g, &x, NULL, 0);
-    uint32_t bad;
-    assert_true(sim_graph_finish(g, &bad));
-    SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
-    op.u.graph = g;
+    SimOp op = graph_op(g);
     sim_process_add_op(p, &op);
     sim_process_add_op(p, &op);
     SimOp after = test_kernel(0, "after", 1, 32, SIM_US(1));
@@ -373,10 +380,7 @@ static void test_engine_grid_slots(void **state)
         SimGraphNode n = node_kernel(0, "w", SIM_US(100 + i));
         sim_graph_add_node(g, &n, NULL, 0);
     }
-    uint32_t bad;
-    assert_true(sim_graph_finish(g, &bad));
-    SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
-    op.u.graph = g;
+    SimOp op = graph_op(g);
     sim_process_add_op(p, &op);
     g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
     assert_non_null(r);
@@ -454,15 +458,10 @@ static SimScenario *wp_scenario(uint32_t n, uint32_t F, uint32_t wide,
         sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
     }
     if (g) {
-        uint32_t bad;
-        assert_true(sim_graph_finish(g, &bad));
-        SimOp op = test_simple(SIM_OP_GRAPH, 0, 0);
-        op.u.graph = g;
+        SimOp op = graph_op(g);
         sim_process_add_op(p, &op);
     }
-    SimOp sync = test_simple(SIM_OP_STREAM_SYNC, 0, 0);
-    sync.api_ns = 0;
-    sim_process_add_op(p, &sync);
+    add_free_sync(p);
     return sc;
 }
 
