@@ -18,8 +18,16 @@ one process each of the 2-process runs), the meta files and ncu.csv, and writes 
   manifest.json      the experiments (included by DATADIR/manifest.json)
   kineto/, ncu.csv.gz  the raw traces and the ncu report, gzip
 
-The few-byte memsets cuBLAS's nvjet kernels issue before each GEMM (0.7-1 us) are left out of the
-replay (validate replays kernels, copies and synchronizes); their count is in the manifest.
+The few-byte memsets cuBLAS's nvjet kernels (and cuDNN's convolution, the reduction) issue before
+their kernel (0.7-1 us) are left out of the one-process replays (their count is in the manifest) and
+kept in the 2-process ones as rows of type `memset` with their op's median memset duration alone:
+there the first memset of an idle process claims the GPU for its context (FINDINGS.md §19, addendum).
+
+  torch_pairs_post.py --processes DATADIR
+
+rebuilds only the 2-process runs' ops CSVs from what DATADIR/dnn keeps (the Kineto traces of each
+process and of the streams run, solo_kernels.csv for the Nsight Compute inputs), checks that every
+kernel row comes out as before, and writes them with their memsets.
 """
 import csv
 import gzip
@@ -39,6 +47,7 @@ HEADER = ["experiment", "process", "pid", "iteration", "op", "type", "stream", "
           "grid", "block", "dyn_smem", "static_smem", "regs_per_thread", "work", "work_unit", "chains", "bytes",
           "host_mem", "launch_ns", "api_ns", "start_ns", "end_ns", "duration_ns", "nsm", "solo_ns", "err",
           "dram_bytes", "sm_issue_pct", "sm_pipe_pct"]
+MEMSET = "|memset"  # solo-table key suffix: an op's memset durations alone
 FAMILY = {"mm_f32": "cublas", "mm_f16": "cublas", "mm_bf16s": "cublas", "gemv": "cublas", "conv": "cudnn",
           "add": "elementwise", "sum": "reduce", "softmax": "softmax", "layernorm": "layernorm"}
 
@@ -187,13 +196,17 @@ class Post:
     # -- solo phase -------------------------------------------------------------------------------
     @staticmethod
     def solo_table(its):
-        """op -> [kernel dict] (launch order) with the solo-phase durations."""
+        """op -> [kernel dict] (launch order) with the solo-phase durations; the memsets' durations
+        of the solo phase go to solo[op + MEMSET]."""
         solo = {}
         for exp, rep, ops, _ in its:
             phase = exp.split("_", 1)[0]
             if phase not in ("solo", "solo2"):
                 continue
             for op, launches in ops:
+                if phase == "solo":
+                    solo.setdefault(op + MEMSET, []).extend(g["dur"] for _, g in launches
+                                                            if g.get("cat") == "gpu_memset")
                 ks = [g for _, g in launches if g.get("cat") == "kernel"]
                 lst = solo.setdefault(op, [])
                 for i, g in enumerate(ks):
@@ -247,7 +260,7 @@ class Post:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(cols)
             for run, solo in solos.items():
-                for op in sorted(solo):
+                for op in sorted(o for o in solo if not o.endswith(MEMSET)):
                     for k in solo[op]:
                         k["solo_ns"] = ns(statistics.median(k["solo"]))
                         w.writerow([run, op, FAMILY[op], k["k"], re.sub(r"[^\w<>:, ]", "", k["kernel"])[:100],
@@ -261,9 +274,10 @@ class Post:
                                     k.get("sm_issue_pct", "")])
 
     # -- concurrent experiments -------------------------------------------------------------------
-    def rows_of(self, exp, proc, tr, its, origin, solo):
-        """ops-CSV rows of one process: per iteration its kernels (solo inputs) and a synchronize of
-        every stream it used at the recorded cudaDeviceSynchronize.  @its: [(rep, ops, sync)]."""
+    def rows_of(self, exp, proc, tr, its, origin, solo, memsets=False):
+        """ops-CSV rows of one process: per iteration its kernels (solo inputs), with @memsets also
+        its memsets (the op's median memset alone), and a synchronize of every stream it used at the
+        recorded cudaDeviceSynchronize.  @its: [(rep, ops, sync)]."""
         rows, streams = [], {}
         for rep, ops, sync in its:
             opi, used = 0, []
@@ -271,6 +285,17 @@ class Post:
                 ks = solo[op]
                 kk = 0
                 for call, g in launches:
+                    if g.get("cat") != "kernel" and memsets:
+                        sid = streams.setdefault(g["args"]["stream"], len(streams))
+                        if sid not in used:
+                            used.append(sid)
+                        rows.append([exp, proc, tr.pid, rep, opi, "memset", sid, 0, f"{chr(65 + j)}_{op}.memset",
+                                     "memset", "", "", "", "", "", "", "", "", g["args"].get("bytes", ""), "",
+                                     ns(call["ts"]) - origin, ns(call["dur"]), ns(g["ts"]) - origin,
+                                     ns(g["ts"] + g["dur"]) - origin, ns(g["dur"]), "",
+                                     ns(statistics.median(solo[op + MEMSET])), 0, "", "", ""])
+                        opi += 1
+                        continue
                     if g.get("cat") != "kernel":
                         self.dropped_memsets += 1
                         continue
@@ -325,7 +350,7 @@ class Post:
             prov = prov or meta["provenance"]
             solo = solos[run] = self.solo_table(its)
             self.attach_ncu(solo)
-            for k in (k for v in solo.values() for k in v):
+            for k in (k for o, v in solo.items() if not o.endswith(MEMSET) for k in v):
                 k["solo_ns"] = ns(statistics.median(k["solo"]))
             by = {}
             for exp, rep, ops, sync in its:
@@ -360,7 +385,7 @@ class Post:
             origin = min(ns(c["ts"]) for its in itss for _, ops, _ in its[:1] for _, ls in ops for c, _ in ls)
             rows, procs = [], []
             for p, (t, its, m) in enumerate(zip(trs, itss, metas)):
-                rows += self.rows_of(mp, p, t, its, origin, solo)
+                rows += self.rows_of(mp, p, t, its, origin, solo, memsets=True)
                 procs.append({"index": p, "command": f"python3 harness/torch_pairs.py proc --op {m['op']} "
                               f"--n {m['n']} --rank {p} --barrier DIR --out RAW/{mp}_p{p}",
                               "env": {"CUDA_MPS_PIPE_DIRECTORY": "/tmp/dnnmps/pipe"} if m["mps"] else {},
@@ -389,12 +414,54 @@ class Post:
             txt = txt[:m.end(1)] + ', "dnn/manifest.json"' + txt[m.end(1):]
             with open(main, "w") as f:
                 f.write(txt)
-        print(f"{len(exps)} experiments, {sum(len(v) for v in solo.values())} kernels alone, "
+        print(f"{len(exps)} experiments, {sum(len(v) for o, v in solo.items() if not o.endswith(MEMSET))} "
+              "kernels alone, "
               f"{self.dropped_memsets} memsets left out")
 
 
+def rebuild_processes(data):
+    """--processes: the 2-process runs' ops CSVs again, from DATA/dnn alone, with their memsets."""
+    dnn = os.path.join(data, "dnn")
+    post = Post(None, data)
+    solo = post.solo_table(Trace(os.path.join(dnn, "kineto", "streams_trace.json.gz")).annotated())
+    # the Nsight Compute inputs as post.attach_ncu gave them (the raw ncu.csv is not kept)
+    for r in csv.DictReader(open(os.path.join(dnn, "solo_kernels.csv"))):
+        if r["run"] == "streams":
+            k = solo[r["op"]][int(r["k"])]
+            k.update({"static_smem": int(r["static_smem"]), "dyn_smem": int(r["dyn_smem"]),
+                      "dram_bytes": r["dram_bytes"], "sm_issue_pct": r["sm_issue_pct"],
+                      "ncu_sm_pct": r["ncu_sm_pct"] or None, "solo_ns": int(r["solo_median_ns"])})
+    man_path = os.path.join(dnn, "manifest.json")
+    man = json.load(open(man_path))
+    kept = 0
+    for e in man["experiments"]:
+        if not re.match(r"l_mp\d", e["id"]):
+            continue
+        mp = e["id"]
+        trs = [Trace(os.path.join(dnn, "kineto", f"{mp}_p{p}_trace.json.gz")) for p in range(e["nproc"])]
+        itss = [[(rep, ops, sync) for _, rep, ops, sync in t.annotated()] for t in trs]
+        origin = min(ns(c["ts"]) for its in itss for _, ops, _ in its[:1] for _, ls in ops for c, _ in ls)
+        rows = [r for p, (t, its) in enumerate(zip(trs, itss))
+                for r in post.rows_of(mp, p, t, its, origin, solo, memsets=True)]
+        old = list(csv.reader(open(os.path.join(data, e["files"]["ops"]))))[1:]
+        strip = [[str(x) for i, x in enumerate(r) if i != 4] for r in rows if r[5] != "memset"]
+        if strip != [[x for i, x in enumerate(r) if i != 4] for r in old if r[5] != "memset"]:
+            raise SystemExit(f"{mp}: the kernel rows rebuilt differ from {e['files']['ops']}")
+        kept += sum(r[5] == "memset" for r in rows) - sum(r[5] == "memset" for r in old)
+        post.write_ops(mp, rows)
+        print(f"{mp}: {sum(r[5] == 'memset' for r in rows)} memsets kept, kernel rows unchanged")
+    if kept:
+        man["memsets_left_out"] -= kept
+        with open(man_path, "w") as f:
+            json.dump(man, f, indent=1)
+            f.write("\n")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) == 3 and sys.argv[1] == "--processes":
+        rebuild_processes(sys.argv[2])
+    elif len(sys.argv) == 3:
+        Post(sys.argv[1], sys.argv[2]).run()
+    else:
         print(__doc__)
         sys.exit(1)
-    Post(sys.argv[1], sys.argv[2]).run()

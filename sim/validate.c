@@ -172,6 +172,8 @@ static bool is_type(const Row *r, const char *a, const char *b)
     return !strcmp(r->type, a) || !strcmp(r->type, b);
 }
 
+/* The rows whose ends are compared: kernels and copies (a memset row is
+ * replayed, not compared). */
 static bool is_gpu_op(const Row *r)
 {
     return !strcmp(r->type, "kernel") || !strcmp(r->type, "h2d") ||
@@ -311,6 +313,30 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
                         return NULL;
                     }
                 }
+            } else if (!strcmp(r->type, "memset")) {
+                /* A stream memset (cudaMemsetAsync, e.g. the few bytes
+                 * cuBLAS clears before each nvjet GEMM) is work of its
+                 * context's graphics engine, not of a copy engine: the
+                 * first one of an idle context claims the GPU for it
+                 * like a kernel (FINDINGS.md §19, addendum: part L's
+                 * 2-process runs), and it runs beside kernels that fill
+                 * every SM (part L's together run: 48 of 135 memsets
+                 * inside a kernel).  So it is replayed as one block of
+                 * one warp taking its solo duration; its end is not
+                 * compared (is_gpu_op: kernels and copies only). */
+                if (r->solo <= 0) {
+                    *why = g_strdup_printf("memset '%s' has no solo duration",
+                                           r->name);
+                    return NULL;
+                }
+                SimKernelSpec *k = &op.u.kernel;
+                op.kind = SIM_OP_KERNEL;
+                k->name = sim_scenario_intern(sc, r->name);
+                k->grid[0] = k->grid[1] = k->grid[2] = 1;
+                k->block[0] = 32;
+                k->block[1] = k->block[2] = 1;
+                k->regs_per_thread = 16;
+                k->duration_ns = (SimTime)r->solo;
             } else if (!strcmp(r->type, "h2d") || !strcmp(r->type, "d2h")) {
                 op.kind = SIM_OP_COPY;
                 op.u.copy.dir = r->type[0] == 'h' ? SIM_COPY_H2D : SIM_COPY_D2H;

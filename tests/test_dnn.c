@@ -87,10 +87,10 @@ static const Entry entries[] = {
     {"ls_quad_mem", 0.026, 0.026},
     {"l_mp2_add_mps", 0.024, 0.026},
     {"l_mp2_add_nomps", 0.020, 0.021},
-    {"l_mp2_conv_sum_mps", 0.028, 0.029},
-    {"l_mp2_conv_sum_nomps", 0.029, 0.026},
-    {"l_mp2_mm16_mps", 0.028, 0.027},
-    {"l_mp2_mm16_nomps", 0.024, 0.577},
+    {"l_mp2_conv_sum_mps", 0.029, 0.028},
+    {"l_mp2_conv_sum_nomps", 0.036, 0.023},
+    {"l_mp2_mm16_mps", 0.022, 0.025},
+    {"l_mp2_mm16_nomps", 0.035, 0.029},
 };
 /* ENTRIES-END */
 

@@ -271,6 +271,77 @@ static void test_validate_generalization(void **state)
         fail_msg("dram_disjoint: median %.2f%% > 3%%", 100 * d.median_abs_err);
 }
 
+/* One 2-process replay (no MPS) in a temporary data set: @memset_solo is
+ * the memset row's solo_ns field ("" for none).  Returns its row. */
+static SimValRow *replay_memset_case(const Fix *f, const char *memset_solo,
+                                     char **dir_out)
+{
+    static const char manifest[] =
+        "{\"experiments\": [{\"id\": \"ms_claim\", \"category\": \"t\", "
+        "\"measures\": \"t\", \"processes\": [{\"index\": 0, \"mps_client\": "
+        "false}, {\"index\": 1, \"mps_client\": false}], \"files\": "
+        "{\"ops\": \"ms_claim_ops.csv\"}}]}";
+    /* p0 clears 4 bytes (a call of 20 us), then launches K0 (visible at
+     * ~50 us); p1's K1 is visible at ~30 us.  "Measured": the memset
+     * takes the idle GPU for p0, so K1 pays a switch (starts at ~172 us)
+     * and K0 follows it after p1 yields (the order and the switches of
+     * l_mp2_mm16_nomps it1, FINDINGS.md §19 addendum). */
+    g_autofree char *ops = g_strdup_printf(
+        "process,iteration,op,type,stream,stream_priority,name,kind,grid,"
+        "block,dyn_smem,static_smem,regs_per_thread,work,work_unit,bytes,"
+        "host_mem,launch_ns,api_ns,start_ns,end_ns,solo_ns,chains\n"
+        "0,0,0,memset,0,0,A.memset,memset,,,,,,,,4,,0,20000,23000,23700,%s,\n"
+        "0,0,1,kernel,0,0,K0,k,132,256,0,0,32,,,,,20000,30000,416000,516000,"
+        "100000,1\n"
+        "1,0,0,kernel,0,0,K1,k,132,256,0,0,32,,,,,10000,20000,172000,272000,"
+        "100000,1\n",
+        memset_solo);
+    g_autofree char *dir = g_dir_make_tmp("hqval-XXXXXX", NULL);
+    assert_non_null(dir);
+    g_autofree char *mp = g_build_filename(dir, "manifest.json", NULL);
+    g_autofree char *op = g_build_filename(dir, "ms_claim_ops.csv", NULL);
+    assert_true(g_file_set_contents(mp, manifest, -1, NULL));
+    assert_true(g_file_set_contents(op, ops, -1, NULL));
+    GError *err = NULL;
+    GPtrArray *rows = sim_validate(dir, f->m, NULL, false, &err);
+    if (!rows)
+        fail_msg("%s", err->message);
+    assert_int_equal(rows->len, 1);
+    SimValRow *r = g_ptr_array_steal_index(rows, 0);
+    g_ptr_array_free(rows, TRUE);
+    g_remove(op);
+    g_remove(mp);
+    *dir_out = g_steal_pointer(&dir);
+    return r;
+}
+
+/* A stream memset is GPU work of its context (sim/validate.c): the one an
+ * idle process issues first claims the GPU, so the other's kernel pays a
+ * switch (without it, K1 would start free at ~30 us and both kernels end
+ * ~139 us early: 27% of the span).  Its own end is not compared; one
+ * without a solo duration is not replayed, and says why. */
+static void test_validate_memset_claims_context(void **state)
+{
+    Fix *f = *state;
+    char *dir = NULL;
+    SimValRow *r = replay_memset_case(f, "700", &dir);
+    g_rmdir(dir);
+    g_free(dir);
+    if (r->skipped)
+        fail_msg("not replayed: %s", r->skipped);
+    assert_int_equal(r->ends, 2); /* K0 and K1, not the memset */
+    assert_int_equal(r->ends_within10, 2);
+    if (r->end_err > 0.01)
+        fail_msg("median end error %.1f%% of the span", 100 * r->end_err);
+    sim_val_row_free(r);
+    r = replay_memset_case(f, "", &dir);
+    g_rmdir(dir);
+    g_free(dir);
+    assert_non_null(r->skipped);
+    assert_non_null(strstr(r->skipped, "A.memset"));
+    sim_val_row_free(r);
+}
+
 /* A manifest that includes a missing or malformed one fails, naming it. */
 static void test_validate_include_errors(void **state)
 {
@@ -312,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_validate_mechanisms),
         cmocka_unit_test(test_validate_generalization),
         cmocka_unit_test(test_validate_include_errors),
+        cmocka_unit_test(test_validate_memset_claims_context),
     };
     const struct CMUnitTest h200[] = {
         cmocka_unit_test(test_validate_h200_replays_the_data_set),
