@@ -46,24 +46,35 @@ struct GraphRt {
     NodeRt nodes[];
 };
 
-/* Device-side spacing between a node of kind @from ending and one of kind
- * @to starting: the model measures memsets apart (their entry and exit cost
- * more than a kernel's); kernels and copies share the kernel spacing, which
+/* Whether @n is a memset the GPU enters and leaves slowly: on an H100 a
+ * memset node of up to 4 KiB costs 0.86-0.90 us before it and 2.6-3.2 us
+ * after it, one of 6 KiB or more (to 1 MiB) 0.06-0.13 us either side, as
+ * kernel nodes do in the same graphs (harness/graph_spacing.py, FINDINGS.md
+ * §35): the larger ones presumably run as kernels. */
+static bool slow_memset(const GpuModel *m, const SimGraphNode *n)
+{
+    return n->kind == SIM_NODE_MEMSET &&
+           n->op.u.copy.bytes <= m->graph_memset_slow_max_bytes;
+}
+
+/* Device-side spacing between node @from ending and node @to starting:
+ * the model measures small memsets apart (their entry and exit cost
+ * more than a kernel's); kernels, copies and large memsets share the kernel spacing, which
  * is shorter once the GPU has switched between contexts (measured on an
  * H100: a graph's span drops 0.33 us per kernel transition while another
  * context takes turns, and stays down while that one idles; a lone
  * context's does not, queued or not: FINDINGS.md §33).  The front end waits
  * longer on a loaded DRAM (dram_launch_delay, FINDINGS §25: a compute-only
  * node's gap grows near DRAM saturation). */
-static SimTime graph_spacing(const Engine *E, const Proc *P, SimNodeKind from,
-                             SimNodeKind to)
+static SimTime graph_spacing(const Engine *E, const Proc *P,
+                             const SimGraphNode *from, const SimGraphNode *to)
 {
     const GpuModel *m = E->m;
     SimTime kk =
         E->sliced ? m->graph_node_spacing_sliced_ns : m->graph_node_spacing_ns;
-    SimTime t = from == SIM_NODE_MEMSET ? m->graph_from_memset_ns
-                : to == SIM_NODE_MEMSET ? m->graph_to_memset_ns
-                                        : kk;
+    SimTime t = slow_memset(m, from) ? m->graph_from_memset_ns
+                : slow_memset(m, to) ? m->graph_to_memset_ns
+                                     : kk;
     return t + P->cost.node_ns + dram_launch_delay(E, P->ctx);
 }
 
@@ -177,13 +188,12 @@ void graph_node_done(Engine *E, OpInst *node_inst)
     const SimGraph *spec = g->spec;
     Proc *P = g->inst->proc;
     n->done = true;
-    SimNodeKind from = spec->nodes[n->index].kind;
+    const SimGraphNode *from = &spec->nodes[n->index];
     uint32_t released = 0;
     for (uint32_t s = spec->succ_off[n->index];
          s < spec->succ_off[n->index + 1]; s++) {
         NodeRt *x = &g->nodes[spec->succ[s]];
-        SimTime t =
-            E->now + graph_spacing(E, P, from, spec->nodes[x->index].kind);
+        SimTime t = E->now + graph_spacing(E, P, from, &spec->nodes[x->index]);
         x->ready = MAX(x->ready, t);
         if (--x->deps_left == 0)
             schedule_node(

@@ -109,6 +109,8 @@ static const FieldSpec model_fields[] = {
     {"graph_to_memset_us", F_TIME_US, OFF(graph_to_memset_ns), 0, 1e4, NULL},
     {"graph_from_memset_us", F_TIME_US, OFF(graph_from_memset_ns), 0, 1e4,
      NULL},
+    {"graph_memset_slow_max_kib", F_U32_KIB, OFF(graph_memset_slow_max_bytes),
+     0, 1 << 20, NULL},
     {"graph_branch_stagger_us", F_TIME_US, OFF(graph_branch_stagger_ns), 0, 1e4,
      NULL},
     {"mps_client_api_us", F_TIME_US, OFF(mps_client_api_ns), 0, 1e4, NULL},

@@ -153,8 +153,11 @@ typedef struct GpuModel {
                                          starts (kernels and copies) */
     /* the same once the GPU has switched between contexts */
     SimTime graph_node_spacing_sliced_ns;
-    SimTime graph_to_memset_ns;      /* the same, before a memset node */
-    SimTime graph_from_memset_ns;    /* the same, after a memset node */
+    SimTime graph_to_memset_ns;   /* the same, before a memset node */
+    SimTime graph_from_memset_ns; /* the same, after a memset node */
+    /* memset nodes of at most this many bytes take the two memset
+     * spacings above; larger ones are spaced like kernel nodes */
+    uint32_t graph_memset_slow_max_bytes;
     SimTime graph_branch_stagger_ns; /* nodes made ready at one instant
                                          start this much apart */
 

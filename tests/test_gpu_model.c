@@ -212,6 +212,7 @@ static void test_gpu_model_h100_values(void **state)
     /* FINDINGS §33 (openloop/tsspan): node spacing once contexts take turns */
     assert_int_equal(m->graph_node_spacing_ns, 420);
     assert_int_equal(m->graph_node_spacing_sliced_ns, 80);
+    assert_int_equal(m->graph_memset_slow_max_bytes, 4096);
     assert_true(m->mps_volta);
     assert_int_equal(m->mps_max_clients, 48);
     assert_int_equal(m->mps_connections_default, 2);
