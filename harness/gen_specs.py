@@ -329,6 +329,18 @@ MPAIRS = {  # name: ((ilp, warps), (ilp, warps)), stream 0 launched first
 for nm, ((ia, wa), (ib, wb)) in MPAIRS.items():
     spec(nm, ["streams 2", mk(0, f"A_i{ia}w{wa}", ia, wa), mk(1, f"B_i{ib}w{wb}", ib, wb)])
 
+# ---------------------------------------------------------------- shared-memory configuration (ncu only)
+# Which configuration the driver gives kernels of the validated experiments that no Nsight Compute export
+# shows (FINDINGS.md §30 addendum, issue 11): the GEMV (36 registers, 6 blocks per SM by registers) and the
+# other part I kernels, lo_carve's K1 / K2 shapes (132 x 64..1024 threads), and 256-thread kernels without
+# shared memory limited by registers to 1..6 blocks per SM (fmaheavy, chains = __launch_bounds__ blocks).
+spec("smem_cfg", ["streams 1"] + [ik(0, k, k) for k in ("gemv132", "tri528", "cpy528", "red528", "sgemm",
+                                                         "smem264", "fma1", "fma4")]
+     + [kern(0, f"gt_b{b}", "gt", 132, b, 0, 20000) for b in (64, 128, 256, 512, 1024)]
+     + [kern(0, "gt_b1024_s40k", "gt", 132, 1024, 40 * KB, 20000)]
+     + [kern(0, f"heavy_lb{c}", "fmaheavy", 132, 256, 0, 20000, c) for c in range(1, 7)]
+     + [kern(0, "heavy_lb4_g528", "fmaheavy", 528, 256, 0, 20000, 4)])
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):

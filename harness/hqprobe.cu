@@ -17,6 +17,8 @@
 //   clk      spin on clock64 for `work` SM cycles (simpleHyperQ style)     [cycles]
 //   fma      dependent FMA chains: `work` iterations x `chains` chains     [iterations]
 //   fmaheavy fma with chains=1 plus ~160 registers kept live (<=256 thr)   [iterations]
+//            (its `chains` field: __launch_bounds__(256, chains) for 2..6, capping the
+//            registers so that 2..6 blocks of 256 threads fit an SM; 1: uncapped, 244)
 //   fmas32   fma chains=1 plus 32 KiB static shared memory                 [iterations]
 //   tslice   spin until the block's own running time reaches `work` ns;
 //            any step of %globaltimer > 2 us is a gap (context switched
@@ -134,8 +136,22 @@ __global__ void k_fma(BRec* rec, long long iters, float b, float c) {
 #define NHEAVY 160
 __device__ float g_heavy[NHEAVY];
 // ~170 registers: NHEAVY values loaded (volatile) before the loop and used after it.
+__device__ __forceinline__ void fmaheavy_body(long long iters, float b, float c);
 __global__ void __launch_bounds__(256) k_fmaheavy(BRec* rec, long long iters, float b, float c) {
   REC_BEGIN
+  fmaheavy_body(iters, b, c);
+  REC_END(0)
+}
+// The same work capped by __launch_bounds__(256, MINB) at the registers that let MINB blocks of
+// 256 threads share an SM (2..6: 128, 80, 64, 48, 40; the rest spills): register-limited kernels
+// without shared memory at 2-6 blocks per SM, for the driver's shared-memory configuration (ncu).
+template <int MINB>
+__global__ void __launch_bounds__(256, MINB) k_fmaheavy_lb(BRec* rec, long long iters, float b, float c) {
+  REC_BEGIN
+  fmaheavy_body(iters, b, c);
+  REC_END(0)
+}
+__device__ __forceinline__ void fmaheavy_body(long long iters, float b, float c) {
   float r[NHEAVY];
   volatile float* src = g_heavy;
 #pragma unroll
@@ -146,7 +162,6 @@ __global__ void __launch_bounds__(256) k_fmaheavy(BRec* rec, long long iters, fl
 #pragma unroll
   for (int i = 0; i < NHEAVY; i++) s = fmaf(r[i], a, s);
   if (s == -1.2345f) g_sink[1] = s;
-  REC_END(0)
 }
 
 __global__ void k_fmas32(BRec* rec, long long iters, float b, float c) {
@@ -403,6 +418,9 @@ static void set_smem_attrs() {
             {(const void*)k_fma<1>, 0},     {(const void*)k_fma<2>, 0},
             {(const void*)k_fma<4>, 0},     {(const void*)k_fma<8>, 0},
             {(const void*)k_fmaheavy, 0},   {(const void*)k_fmas32, 32768},
+            {(const void*)k_fmaheavy_lb<2>, 0}, {(const void*)k_fmaheavy_lb<3>, 0},
+            {(const void*)k_fmaheavy_lb<4>, 0}, {(const void*)k_fmaheavy_lb<5>, 0},
+            {(const void*)k_fmaheavy_lb<6>, 0},
             {(const void*)k_tslice, 0},     {(const void*)k_empty, 0},
             {(const void*)k_triad, 0},      {(const void*)k_copy, 0},
             {(const void*)k_reduce, 128},   {(const void*)k_gemv, 0},
@@ -434,7 +452,17 @@ static cudaError_t launch_kind(int kind, int grid, int block, int smem, long lon
         default: fprintf(stderr, "chains must be 1,2,4,8\n"); exit(1);
       }
       break;
-    case K_FMAHEAVY: k_fmaheavy<<<g, b, smem, s>>>(rec, work, FMA_B, FMA_C); break;
+    case K_FMAHEAVY:
+      switch (chains) {  // chains = the __launch_bounds__ blocks per SM (1: none)
+        case 1: k_fmaheavy<<<g, b, smem, s>>>(rec, work, FMA_B, FMA_C); break;
+        case 2: k_fmaheavy_lb<2><<<g, b, smem, s>>>(rec, work, FMA_B, FMA_C); break;
+        case 3: k_fmaheavy_lb<3><<<g, b, smem, s>>>(rec, work, FMA_B, FMA_C); break;
+        case 4: k_fmaheavy_lb<4><<<g, b, smem, s>>>(rec, work, FMA_B, FMA_C); break;
+        case 5: k_fmaheavy_lb<5><<<g, b, smem, s>>>(rec, work, FMA_B, FMA_C); break;
+        case 6: k_fmaheavy_lb<6><<<g, b, smem, s>>>(rec, work, FMA_B, FMA_C); break;
+        default: fprintf(stderr, "fmaheavy chains must be 1..6\n"); exit(1);
+      }
+      break;
     case K_FMAS32: k_fmas32<<<g, b, smem, s>>>(rec, work, FMA_B, FMA_C); break;
     case K_TSLICE: k_tslice<<<g, b, smem, s>>>(rec, work, gaps, TS_MAXG); break;
     case K_EMPTY: k_empty<<<g, b, smem, s>>>(); break;
@@ -1248,6 +1276,9 @@ static int cmd_info(int argc, char** argv, const std::string& out, Meta& m) {
             {"fma1", (const void*)k_fma<1>},     {"fma2", (const void*)k_fma<2>},
             {"fma4", (const void*)k_fma<4>},     {"fma8", (const void*)k_fma<8>},
             {"fmaheavy", (const void*)k_fmaheavy}, {"fmas32", (const void*)k_fmas32},
+            {"fmaheavy_lb2", (const void*)k_fmaheavy_lb<2>}, {"fmaheavy_lb3", (const void*)k_fmaheavy_lb<3>},
+            {"fmaheavy_lb4", (const void*)k_fmaheavy_lb<4>}, {"fmaheavy_lb5", (const void*)k_fmaheavy_lb<5>},
+            {"fmaheavy_lb6", (const void*)k_fmaheavy_lb<6>},
             {"tslice", (const void*)k_tslice},   {"empty", (const void*)k_empty},
             {"triad", (const void*)k_triad},     {"copy", (const void*)k_copy},
             {"reduce", (const void*)k_reduce},   {"gemv", (const void*)k_gemv},
