@@ -7,6 +7,10 @@
 # again (drift); then ncu (no MPS) of one request of each: issue slots busy, achieved
 # occupancy, SM throughput per kernel. An MPS daemon with pipe/log under /tmp/pctmps is
 # started and always quit here.
+# Env: ONLY (torch_graphs.py --only, default encoder,decoder), PROFS (the settings profiled,
+# default "nomps mps100 mps50 mps25 nomps_again"), NCU_CFGS (";"-separated "model batch" pairs
+# for ncu, default the four above; "" for none). E.g. resnet50 at 100/50/25% without ncu:
+#   ONLY=cnn PROFS="nomps mps100 mps50 mps25" NCU_CFGS= harness/mps_pct_campaign.sh OUTDIR
 set -u
 OUTDIR=${1:?outdir}; DRY=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -44,19 +48,21 @@ trap 'exit 143' TERM INT
 cat "$RAW/info.txt"
 prof() { # tag [env...]
   local tag=$1 t0=$SECONDS; shift
-  env "$@" timeout 120 $PY "$HERE/torch_graphs.py" --profile-all "$RAW/$tag" --only encoder,decoder \
+  env "$@" timeout 120 $PY "$HERE/torch_graphs.py" --profile-all "$RAW/$tag" --only ${ONLY:-encoder,decoder} \
     --modes graph --nprof 16 > "$RAW/$tag.log" 2>&1
   echo "prof $tag rc=$? $((SECONDS - t0))s"
 }
-prof nomps
-mps_start; echo "mps start rc=$?"
 M=(CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log)
-prof mps100 "${M[@]}"
-prof mps50 "${M[@]}" CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
-prof mps25 "${M[@]}" CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
+for p in ${PROFS:-nomps mps100 mps50 mps25 nomps_again}; do
+  case $p in
+    nomps*) mps_stop; prof "$p";;
+    mps*) [ $MPSON = 1 ] || { mps_start; echo "mps start rc=$?"; }
+          pct=${p#mps}; prof "$p" "${M[@]}" $([ "$pct" != 100 ] && echo CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct);;
+  esac
+done
 mps_stop
-prof nomps_again
-for cfg in "encoder 1" "encoder 8" "decoder 16" "decoder 1"; do
+IFS=';' read -r -a NCFG <<< "${NCU_CFGS-encoder 1;encoder 8;decoder 16;decoder 1}"
+for cfg in "${NCFG[@]}"; do
   set -- $cfg; t0=$SECONDS
   [ $SECONDS -gt ${BUDGET:-420} ] && { echo "ncu $1 $2 skipped (time)"; continue; }
   timeout 100 $NCU --csv --page details --section SpeedOfLight --section LaunchStats --section Occupancy \

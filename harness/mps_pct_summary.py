@@ -24,7 +24,8 @@ REQ, SKIP = 16, 2
 def main(raw, out, settings=None):
     settings = settings.split(",") if settings else SETTINGS
     rows = []
-    for cfg in ("encoder_b1_graph", "encoder_b8_graph", "decoder_b1_graph", "decoder_b16_graph"):
+    for cfg in ("encoder_b1_graph", "encoder_b8_graph", "decoder_b1_graph", "decoder_b16_graph",
+                "cnn_b1_graph", "cnn_b8_graph"):
         for s in settings:
             p = os.path.join(raw, s, cfg + ".json.gz")
             if not os.path.exists(p):
