@@ -135,10 +135,15 @@ struct KernelRt {
     uint64_t *smset; /* bitmap of SMs that ran a block */
     uint32_t sms_used;
     SimEvent ev;           /* EV_ADMIT */
+    double first;          /* its fixed part (kernel_fixed_us), work the
+                              first blocks it places on an SM carry besides
+                              their block work (engine_sm.c) */
     KernelRt *prev, *next; /* ctx pending list, ordered (priority, seq) */
     bool in_pending;
     bool faulted;
     Cohort *last_cohort;  /* the cohort of its latest placement instant */
+    Cohort *first_cohort; /* the same for its blocks that carry the fixed
+                             part (first on their SM) */
     Cohort *late_cohort;  /* the same for its blocks that start late
                              (engine_sm.c, late_split) */
     uint64_t steady_out;  /* blocks its SMs in steady state counted ahead

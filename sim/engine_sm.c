@@ -491,6 +491,8 @@ static void cohort_release(Engine *E, Cohort *co)
         co->k->last_cohort = NULL;
     if (co->k->late_cohort == co)
         co->k->late_cohort = NULL;
+    if (co->k->first_cohort == co)
+        co->k->first_cohort = NULL;
     if (co->early_listed) {
         if (co->eprev)
             co->eprev->enext = co->enext;
@@ -658,13 +660,22 @@ static SimTime late_delay(const GpuModel *m, uint32_t sms)
 /* The cohort of @k's blocks placed now, those that start at once or
  * (@late) those that start late; a late cohort's end moves with its count
  * of SMs (one reschedule per SM, no event of its own per block). */
-static void cohort_join(Engine *E, KernelRt *k, Group *g, bool late)
+static void cohort_join(Engine *E, KernelRt *k, Group *g, bool late, bool first)
 {
-    Cohort **slot = late ? &k->late_cohort : &k->last_cohort;
-    if (!*slot || (*slot)->placed != E->now)
+    Cohort **slot = late    ? &k->late_cohort
+                    : first ? &k->first_cohort
+                            : &k->last_cohort;
+    const bool made = !*slot || (*slot)->placed != E->now;
+    if (made)
         *slot = cohort_new(E, k);
     Cohort *co = *slot;
     cohort_add(E, co, g);
+    if (first && made) { /* its blocks carry the fixed part too */
+        co->end = co->placed + (SimTime)ceil(k->work + k->first);
+        co->abs_end = co->end;
+        sim_eventq_schedule(&E->q, &co->ev, co->end);
+        cohort_early_schedule(E, co);
+    }
     if (!late)
         return;
     co->end = co->placed + (SimTime)ceil(k->work) + late_delay(E->m, co->n);
@@ -769,11 +780,14 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
         g = sm->groups;
     }
     dram_add(E, sm, k, n, fresh);
+    /* the kernel's first blocks on this SM carry its fixed part */
+    const bool first = fresh && k->first > 0 &&
+                       !(k->smset[sm->id / 64] & (1ull << (sm->id % 64)));
     if (fresh) {
         g = group_new(E);
         g->k = k;
         g->sm = sm;
-        g->remaining = k->work;
+        g->remaining = k->work + (first ? k->first : 0);
         g->placed = E->now;
         g->late = late;
         g->next = sm->groups;
@@ -844,7 +858,7 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
         E->resched[E->n_resched++] = sm;
     }
     if (!g->cohort && !joined && (k->fixed_time || !slowed)) {
-        cohort_join(E, k, g, late);
+        cohort_join(E, k, g, late, first);
         COST(COST_PLACE_COHORT);
     }
     sm->free_blocks -= n;
@@ -1059,8 +1073,20 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
                           ? MIN(o, k->blocks)
                           : MIN(o, (k->blocks + S - 1) / S);
     uint64_t waves = (k->blocks + S * o - 1) / (S * o);
-    k->work = ks->duration_ns ? (double)ks->duration_ns / (double)waves
-                              : (double)ks->block_time_ns;
+    /* A recorded duration holds a part that does not grow with the
+     * kernel's waves (kernel_fixed_us; measured: resnet50's kernels at
+     * 25/50/100% of the SMs, FINDINGS.md §35): the first blocks it places
+     * on each SM carry it besides their block work, and only the rest of
+     * the duration is divided among its waves (at most half of a short
+     * kernel's duration is fixed: how short ones split is not measured).
+     * Alone on all SMs it still takes its duration; one wave is as
+     * before. */
+    k->first = ks->duration_ns && !ks->wall_clock && !ks->self_timed
+                   ? (double)MIN(m->kernel_fixed_ns, ks->duration_ns / 2)
+                   : 0;
+    const double busy = (double)ks->duration_ns - k->first;
+    k->work =
+        ks->duration_ns ? busy / (double)waves : (double)ks->block_time_ns;
     /* Its load on one SM when it runs alone: its warps, or the warps at
      * which the SM issues its given share of the saturated rate (its
      * issue-slot share over the share a saturated SM keeps busy).  A
@@ -1102,10 +1128,11 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     k->greedy = issue_greedy(m, alone, (double)(per_sm * occ.needs.warps));
     k->issue_slots = ks->sm_intensity / (double)per_sm;
     k->pipe_slots = pipe ? ks->sm_pipe_share / (double)per_sm : 0;
-    dram_prepare_kernel(E, k, k->work * (double)waves, MIN(k->blocks, S * o));
+    dram_prepare_kernel(E, k, k->work * (double)waves + k->first,
+                        MIN(k->blocks, S * o));
     if (ks->duration_ns) /* a faster partial last wave (engine_dram.c) */
-        k->work = dram_work(E, k, (double)ks->duration_ns, k->blocks / (S * o),
-                            k->blocks % (S * o));
+        k->work =
+            dram_work(E, k, busy, k->blocks / (S * o), k->blocks % (S * o));
     k->fixed_time = ks->wall_clock || ks->self_timed;
     k->start = SIM_TIME_NEVER;
     k->stuck_epoch = UINT64_MAX;

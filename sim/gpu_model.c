@@ -92,6 +92,7 @@ static const FieldSpec model_fields[] = {
     {"submit_latency_us", F_TIME_US, OFF(submit_latency_ns), 0, 1e5, NULL},
     {"kernel_launch_latency_us", F_TIME_US, OFF(kernel_launch_latency_ns), 0,
      1e5, NULL},
+    {"kernel_fixed_us", F_TIME_US, OFF(kernel_fixed_ns), 0, 1e4, NULL},
     {"launch_api_us", F_TIME_US, OFF(launch_api_ns), 0, 1e5, NULL},
     {"copy_api_us", F_TIME_US, OFF(copy_api_ns), 0, 1e5, NULL},
     {"sync_api_us", F_TIME_US, OFF(sync_api_ns), 0, 1e5, NULL},

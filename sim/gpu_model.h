@@ -143,6 +143,9 @@ typedef struct GpuModel {
                                          cudaStreamWaitEvent */
 
     /* --- CUDA graphs (engine_graph.c) --- */
+    /* part of a kernel's recorded duration that does not grow with its
+       waves: it completes this long after its last block (engine_sm.c) */
+    SimTime kernel_fixed_ns;
     SimTime graph_launch_api_ns;     /* host time of cudaGraphLaunch ... */
     SimTime graph_node_api_ns;       /* ... plus this per node */
     SimTime graph_launch_latency_ns; /* graph visible at an idle queue

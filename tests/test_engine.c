@@ -222,6 +222,75 @@ static void test_engine_mps_thread_percentage_caps_sms(void **state)
     (void)f;
 }
 
+/* A kernel's fixed part (kernel_fixed_us, FINDINGS.md §35): of a recorded
+ * duration D, min(fixed, D / 2) does not grow with its waves.  8 SMs, fixed
+ * 100 us; 8 fat blocks of a 1 ms kernel (one per SM) in one MPS client at
+ * 100 / 50 / 25% run in 1 / 2 / 4 waves of 900 us: 1.0 / 1.9 / 3.7 ms (1,
+ * 2, 4 ms without the fixed part).  A 150 us kernel keeps 75 us fixed: 4
+ * waves take 75 + 4 x 75 = 375 us.  Timer blocks (wall_clock) have none:
+ * 4 ms. */
+static SimTime fixed_part_end(const GpuModel *m, double pct, SimTime d,
+                              bool wall)
+{
+    g_autoptr(SimScenario) sc = sim_scenario_new("fixed", "test");
+    SimProcessSpec *p = test_process(sc, "client", 1);
+    p->mps = true;
+    p->active_thread_pct = pct;
+    SimOp a = fat(0, "k", 8, d);
+    a.u.kernel.wall_clock = wall;
+    sim_process_add_op(p, &a);
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
+    assert_non_null(r);
+    return test_op(r, 0, 0)->end_ns - test_op(r, 0, 0)->start_ns;
+}
+
+static void test_engine_kernel_fixed_part(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(GpuModel) m = test_model(8);
+    m->kernel_fixed_ns = US(100);
+    assert_int_equal(fixed_part_end(m, 100, MS(1), false), MS(1));
+    assert_int_equal(fixed_part_end(m, 50, MS(1), false), US(1900));
+    assert_int_equal(fixed_part_end(m, 25, MS(1), false), US(3700));
+    assert_int_equal(fixed_part_end(m, 25, US(150), false), US(375));
+    assert_int_equal(fixed_part_end(m, 25, MS(1), true), MS(4));
+    m->kernel_fixed_ns = 0;
+    assert_int_equal(fixed_part_end(m, 25, MS(1), false), MS(4));
+    (void)f;
+}
+
+/* The fixed part is carried by the first blocks a kernel places on each
+ * SM, so it holds their SMs: a second 8-block fat kernel on another stream
+ * waits for room until the first one's blocks end at 1 ms (its work 900 us
+ * + the fixed 100 us), then takes 1 ms itself.  16 blocks on 8 SMs (2
+ * waves, 2 ms alone: work (2000 - 100) / 2 = 950 us) end at 1050 (the
+ * first wave) and 2000 us (the second, without the fixed part). */
+static void test_engine_kernel_fixed_part_holds_sms(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(GpuModel) m = test_model(8);
+    m->kernel_fixed_ns = US(100);
+    g_autoptr(SimScenario) sc = sim_scenario_new("fixed2", "test");
+    SimProcessSpec *p = test_process(sc, "p", 2);
+    SimOp a = fat(0, "a", 8, MS(1));
+    SimOp b = fat(1, "b", 8, MS(1));
+    sim_process_add_op(p, &a);
+    sim_process_add_op(p, &b);
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_TIMESLICE);
+    assert_non_null(r);
+    assert_int_equal(test_op(r, 0, 0)->end_ns, MS(1));
+    assert_int_equal(test_op(r, 0, 1)->start_ns, MS(1));
+    assert_int_equal(test_op(r, 0, 1)->end_ns, MS(2));
+    g_autoptr(SimScenario) sc2 = sim_scenario_new("fixed3", "test");
+    SimProcessSpec *p2 = test_process(sc2, "p", 1);
+    SimOp two = fat(0, "two", 16, MS(2));
+    sim_process_add_op(p2, &two);
+    g_autoptr(SimResult) r2 = test_run(m, sc2, SIM_SHARE_TIMESLICE);
+    assert_non_null(r2);
+    assert_int_equal(test_op(r2, 0, 0)->end_ns, MS(2));
+    (void)f;
+}
+
 /* Two processes, each one tiny kernel of 10 ms.  Time-sliced with 1 ms
  * slices they alternate: 20 slices of work and 19 switches of 10 us (plus
  * a few ns to save and restore one 1-warp block's registers), so about
@@ -1869,6 +1938,8 @@ int main(void)
         T(test_engine_leftover_policy),
         T(test_engine_priority_orders_dispatch),
         T(test_engine_mps_thread_percentage_caps_sms),
+        T(test_engine_kernel_fixed_part),
+        T(test_engine_kernel_fixed_part_holds_sms),
         T(test_engine_timeslice_vs_mps),
         T(test_engine_dram_loaded_launch_latency),
         T(test_engine_func_lru_distance),

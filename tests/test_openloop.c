@@ -22,6 +22,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,6 +299,174 @@ static void test_open_loop_is_a_queue(void **state)
     assert_true(fabs(o50 / q[4] - 1) < 0.05);
 }
 
+/* ------------------------------------------------------------------------
+ * A lone MPS client's kernels under a thread percentage (FINDINGS.md §35,
+ * room10): resnet50's kernels measured at 100, 50 and 25% of the threads
+ * (traces/measured/h100/mpspct/cnn/kernels.csv, one request's distinct
+ * kernels: name cut to 60, grid, launches per request, median us) against
+ * hqsim's run of the one profile (all SMs, no MPS) with its ncu file.  Kept:
+ * kernels that run as often per request in all three settings (the
+ * libraries choose other kernels for fewer SMs).  Compared: the kept
+ * kernels' time per request over its own at 100% (the lone client's cost at
+ * 100% is another parameter's).  kernel_fixed_us is fitted on b1; b8 is
+ * predicted.  With kernel_fixed_us 0 (the shipped model's, for now) b1
+ * fails here already at 50%: 1.282 against 1.202 measured (+6.7%). */
+#define MPSPCT HQSIM_SOURCE_DIR "/traces/measured/h100/mpspct/"
+
+typedef struct {
+    char *key;     /* name (60 characters) '|' blocks */
+    double n;      /* launches per request */
+    double us[3];  /* median at 100, 50, 25% (measured) */
+    double sim[3]; /* summed over the request (hqsim) */
+    int seen[3];   /* hqsim launches per request */
+} PctKernel;
+
+static GHashTable *pct_measured(const char *config)
+{
+    g_autofree char *text = NULL;
+    if (!g_file_get_contents(MPSPCT "cnn/kernels.csv", &text, NULL, NULL))
+        fail_msg("cannot read " MPSPCT "cnn/kernels.csv");
+    GHashTable *h =
+        g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+    static const char *const settings[3] = {"mps100", "mps50", "mps25"};
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    for (int i = 1; lines[i] && lines[i][0]; i++) {
+        /* config,setting,kernel,grid,block,per_request,median: a name
+         * with commas is in quotes (Python's csv) */
+        g_auto(GStrv) head = g_strsplit(lines[i], ",", 3);
+        if (g_strv_length(head) < 3 || strcmp(head[0], config))
+            continue;
+        const char *nm = head[2], *end;
+        if (nm[0] == '"') {
+            nm++;
+            end = strchr(nm, '"');
+        } else {
+            end = strchr(nm, ',');
+        }
+        if (!end || !end[0] || !end[1])
+            continue;
+        g_auto(GStrv) tail = g_strsplit(end + (end[0] == '"' ? 2 : 1), ",", -1);
+        if (g_strv_length(tail) < 4)
+            continue;
+        int s = 0;
+        while (s < 3 && strcmp(head[1], settings[s]))
+            s++;
+        if (s == 3)
+            continue;
+        g_auto(GStrv) g = g_strsplit(tail[0], "x", 3);
+        if (g_strv_length(g) != 3)
+            continue; /* the "(all kernels)" rows */
+        uint64_t blocks = g_ascii_strtoull(g[0], NULL, 10) *
+                          g_ascii_strtoull(g[1], NULL, 10) *
+                          g_ascii_strtoull(g[2], NULL, 10);
+        g_autofree char *name = g_strndup(nm, (gsize)(end - nm));
+        char *key = g_strdup_printf("%s|%" PRIu64, name, blocks);
+        PctKernel *k = g_hash_table_lookup(h, key);
+        if (!k) {
+            k = g_new0(PctKernel, 1);
+            k->key = key;
+            k->n = -1;
+            g_hash_table_insert(h, key, k);
+        } else {
+            g_free(key);
+        }
+        double n = atof(tail[2]);
+        k->n = s == 0 ? n : (fabs(k->n - n) < 0.01 ? k->n : -2);
+        k->us[s] = atof(tail[3]);
+    }
+    return h;
+}
+
+/* hqsim's third request of @config alone at @pct: kernel time per key. */
+static void pct_simulate(const char *config, int s, double pct, GHashTable *h,
+                         SimTime fixed)
+{
+    g_autofree char *trace = g_strdup_printf(TRACES "%s.json.gz", config);
+    g_autofree char *ncu = g_strdup_printf(MPSPCT "ncu/%s.csv.gz", config);
+    PrepOptions po = {.loop_request = true,
+                      .iterations = 3,
+                      .host_scale = host_scale(config)};
+    GError *err = NULL;
+    char *files[] = {trace, ncu};
+    g_autoptr(SimScenario) base = prep_load(files, 2, &po, &err);
+    if (!base)
+        fail_msg("%s", err->message);
+    g_autoptr(GpuModel) m = sim_gpu_model_find(base->gpu, NULL, &err);
+    assert_non_null(m);
+    m->kernel_fixed_ns = fixed;
+    g_autoptr(SimScenario) sc = prep_target(base, m, 1, &po, NULL, &err);
+    assert_non_null(sc);
+    SimOptions o;
+    sim_options_init(&o);
+    o.mode = SIM_SHARE_MPS;
+    o.active_thread_pct = pct < 100 ? pct : 0;
+    o.seed = 1;
+    o.record_ops = true;
+    g_autoptr(SimResult) r = sim_engine_run(m, sc, &o, &err);
+    if (!r)
+        fail_msg("%s", err->message);
+    for (guint i = 0; i < r->ops->len; i++) {
+        const SimOpRecord *op = &g_array_index(r->ops, SimOpRecord, i);
+        if (op->kind != SIM_OP_KERNEL || op->iteration != 2)
+            continue;
+        g_autofree char *name = g_strndup(op->name, 60);
+        g_autofree char *key =
+            g_strdup_printf("%s|%" PRIu64, name, (uint64_t)op->blocks);
+        PctKernel *k = g_hash_table_lookup(h, key);
+        if (!k)
+            continue;
+        k->sim[s] += (double)(op->end_ns - op->start_ns) / 1e3;
+        k->seen[s]++;
+    }
+}
+
+/* Growth of the kept kernels' time at 50 and 25% over 100%: measured and
+ * hqsim's; fails if hqsim's is off by more than @limit (relative). */
+static void pct_growth(const char *config, double limit, SimTime fixed)
+{
+    g_autoptr(GHashTable) h = pct_measured(config);
+    const double pct[3] = {100, 50, 25};
+    for (int s = 0; s < 3; s++)
+        pct_simulate(config, s, pct[s], h, fixed);
+    double meas[3] = {0}, sim[3] = {0};
+    int kept = 0;
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init(&it, h);
+    while (g_hash_table_iter_next(&it, NULL, &v)) {
+        const PctKernel *k = v;
+        if (k->n <= 0 || k->us[1] <= 0 || k->us[2] <= 0 ||
+            k->seen[0] != (int)lround(k->n) || k->seen[1] != k->seen[0] ||
+            k->seen[2] != k->seen[0])
+            continue;
+        kept++;
+        for (int s = 0; s < 3; s++) {
+            meas[s] += k->n * k->us[s];
+            sim[s] += k->sim[s];
+        }
+    }
+    assert_true(kept >= 30);
+    for (int s = 1; s < 3; s++) {
+        double gm = meas[s] / meas[0], gs = sim[s] / sim[0];
+        print_message("%s at %.0f%%: %d kernels, growth measured %.3f, hqsim "
+                      "%.3f (%+.1f%%)\n",
+                      config, pct[s], kept, gm, gs, 100 * (gs / gm - 1));
+        if (fabs(gs / gm - 1) > limit)
+            fail_msg("%s at %.0f%%: growth %.3f against %.3f measured", config,
+                     pct[s], gs, gm);
+    }
+}
+
+static void test_thread_pct_kernel_growth(void **state)
+{
+    (void)state;
+    if (g_getenv("HQSIM_VALGRIND"))
+        skip();
+    /* the fitted 2.0 us (not yet in models/h100-sxm.json: FINDINGS §35) */
+    pct_growth("cnn_b1_graph", 0.04, SIM_US(2)); /* fitted: +1.7 / +0.9% */
+    pct_growth("cnn_b8_graph", 0.20, SIM_US(2)); /* predicted: +11.4/+16.8% */
+}
+
 static void test_openloop_entries(void **state)
 {
     (void)state;
@@ -354,6 +523,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spread_file_errors),
         cmocka_unit_test(test_open_loop_is_a_queue),
+        cmocka_unit_test(test_thread_pct_kernel_growth),
         cmocka_unit_test(test_openloop_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
