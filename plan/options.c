@@ -83,6 +83,11 @@ static const PlanOption rows[] = {
      "Ignore the workload's jitter (and --loop-request's per-request "
      "spread): every request as specified",
      false},
+    {"sm-sample", 0, RUN | VALIDATE, PLAN_ARG_INT, AT(sm_sample), "M",
+     "Approximate model of a busy GPU, for speed: simulate 1 SM in M, each "
+     "kernel with 1/M of its blocks (README \"Sampled SMs\"); 1: every "
+     "SM (default)",
+     false},
     {"time-limit-ms", 0, ALL, PLAN_ARG_DOUBLE, AT(time_limit_ms), "MS",
      "Give up on a run (in a sweep: on that configuration) with an error "
      "after this much simulated time",
@@ -406,6 +411,7 @@ void plan_settings_sim(const PlanSettings *s, SimOptions *so)
     so->host_cores = (uint32_t)s->host_cores;
     so->no_jitter = s->no_jitter;
     so->time_limit_ns = time_limit_ns(s);
+    so->sm_sample = (uint32_t)s->sm_sample;
     so->record_ops = true;
     /* Only the Perfetto trace and the pictures draw the per-SM timeline
      * (it changes no number). */
@@ -469,7 +475,7 @@ bool plan_run_is_solo_run(const SimOptions *so, const SimScenario *sc)
            so->record_timeline == d.record_timeline &&
            so->time_limit_ns == d.time_limit_ns &&
            so->check_invariants == d.check_invariants &&
-           so->event_budget == d.event_budget;
+           so->sm_sample == d.sm_sample && so->event_budget == d.event_budget;
 }
 
 /* Load every file of @list (NULL-terminated) as one workload each. */
@@ -621,8 +627,10 @@ GPtrArray *plan_settings_validate(const PlanSettings *s, const char *dir,
     *model =
         sim_gpu_model_find(s->gpu ? s->gpu : "h100-sxm", s->models_dir, error);
     GPtrArray *exps =
-        *model ? sim_validate(dir, *model, s->filter, s->measured_blocks, error)
-               : NULL;
+        *model
+            ? sim_validate_sampled(dir, *model, s->filter, s->measured_blocks,
+                                   (uint32_t)s->sm_sample, error)
+            : NULL;
     if (!exps)
         g_clear_pointer(model, sim_gpu_model_free);
     return exps;

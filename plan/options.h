@@ -73,6 +73,7 @@ typedef struct {
     int host_cores;    /* 0: the scenario's, else the model's */
     bool no_jitter;
     double time_limit_ms; /* 0: none */
+    int sm_sample;        /* 0 or 1: every SM; else SimOptions.sm_sample */
     bool as_recorded, loop_request;
     bool recorded_clocks; /* traces recorded apart keep their clocks */
     int iterations;       /* 0: as the workload says */

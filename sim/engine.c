@@ -1155,6 +1155,17 @@ static void result_finish(Engine *E)
     }
     r->makespan_ns = end;
     r->events = E->n_events;
+    if (E->m != E->full)
+        sim_result_note(
+            r,
+            "approximate (--sm-sample %u): %u of the %u SMs simulated, each "
+            "kernel with its blocks scaled alike; %llu of %llu kernel "
+            "launches had a block count that does not scale to a whole "
+            "number (rounded at random: the error of this mode, README "
+            "\"Sampled SMs\")",
+            E->opt.sm_sample, E->m->sm_count, E->full->sm_count,
+            (unsigned long long)E->sampled_rounded,
+            (unsigned long long)E->sampled_kernels);
     r->n_contexts = E->ctxs->len;
     r->contexts = g_new0(SimContextResult, E->ctxs->len);
     for (guint i = 0; i < E->ctxs->len; i++) {
@@ -1243,6 +1254,8 @@ static void engine_free(Engine *E)
     met_free(E);
     sim_eventq_destroy(&E->q);
     g_free(E->procs);
+    if (E->m != E->full)
+        sim_gpu_model_free((GpuModel *)E->m); /* sample_model's */
 }
 
 /* GPU ops the workload will issue: per process, its GPU ops per iteration
@@ -1328,6 +1341,64 @@ static bool over_limits(Engine *E, const SimScenario *sc, const SimEvent *ev,
     return true;
 }
 
+/* ------------------------------------------------------------------------
+ * Sampled SMs (SimOptions.sm_sample = M > 1): an approximate model of a
+ * busy GPU.  The engine pays per SM-wave (README, Performance), so it
+ * simulates S' = round(S / M) of the S SMs, and every kernel with its
+ * blocks scaled by S'/S (rounded at random, unbiased, at least one): its
+ * blocks per SM, and so its waves, its load on each SM and its time, stay
+ * what they are on the whole GPU, and so do the shares of the GPU that
+ * kernels of several processes take.  DRAM pressure is per resident block
+ * over a full wave (engine_dram.c), so it scales with the wave.  MPS SM
+ * limits are the whole GPU's scaled (eng_sampled_sms), a context's state
+ * bytes are scaled back up for its switch time (engine_ctx.c).  What it
+ * approximates: block counts rounded to a multiple of S/S' (a kernel of
+ * fewer blocks than SMs takes a share of the GPU rounded to one SM in S';
+ * a kernel's last, partial wave rounded likewise), and the SM-level
+ * outputs (SMs used, per-SM timelines) are the sampled GPU's.
+ * ------------------------------------------------------------------------ */
+
+static GpuModel *sample_model(const GpuModel *m, uint32_t M)
+{
+    GpuModel *s = sim_gpu_model_copy(m);
+    const uint32_t S = MAX(1u, (m->sm_count + M / 2) / M);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->sm_count; i++)
+        if (m->dispatch_order[i] < S) /* the same order, among S SMs */
+            s->dispatch_order[n++] = m->dispatch_order[i];
+    s->sm_count = S;
+    return s;
+}
+
+uint32_t eng_sampled_sms(const Engine *E, uint32_t sms)
+{
+    if (E->m == E->full)
+        return sms;
+    const double x = (double)sms * E->m->sm_count / E->full->sm_count;
+    return MIN(E->m->sm_count, MAX(1u, (uint32_t)llround(x)));
+}
+
+uint64_t eng_sampled_blocks(Engine *E, const OpInst *in, uint64_t n)
+{
+    if (E->m == E->full)
+        return n;
+    const uint64_t num = n * E->m->sm_count, S = E->full->sm_count;
+    E->sampled_kernels++;
+    if (num % S == 0 && num >= S)
+        return num / S; /* a whole number: as on the whole GPU */
+    E->sampled_rounded++;
+    const double x = (double)num / (double)S, lo = floor(x);
+    uint64_t h = E->seed ^ ((uint64_t)in->proc->index << 40) ^
+                 ((uint64_t)in->op_index << 12) ^ (uint64_t)in->node ^
+                 ((uint64_t)in->iteration * 0xd6e8feb86659fd93ull);
+    h += 0x9e3779b97f4a7c15ull;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    const double u = (double)(h >> 11) * 0x1p-53;
+    return MAX(1u, (uint64_t)lo + (u < x - lo));
+}
+
 SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
                           const SimOptions *opt, GError **error)
 {
@@ -1346,12 +1417,14 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
     }
     Engine E;
     memset(&E, 0, sizeof E);
-    E.m = m;
+    E.m = E.full = m;
     E.sc = sc;
     if (opt)
         E.opt = *opt;
     else
         sim_options_init(&E.opt);
+    if (E.opt.sm_sample > 1)
+        E.m = sample_model(m, E.opt.sm_sample);
     uint64_t seed = E.opt.seed ? E.opt.seed : sc->seed;
     E.seed = seed;
     E.jitter = !E.opt.no_jitter;

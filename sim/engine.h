@@ -65,6 +65,11 @@ typedef struct {
                                   request as specified (sim/jitter.h) */
     bool check_invariants;    /* verify the engine's internal invariants
                                   after every instant (tests; slow) */
+    uint32_t sm_sample;       /* 0 or 1: every SM (the default).  M > 1:
+                                  the approximate model of a busy GPU that
+                                  simulates 1 SM in M, each kernel with
+                                  1/M of its blocks (engine.c, "Sampled
+                                  SMs") */
     /* Optional hook (NULL: none), called from the event loop every
      * SIM_PROGRESS_EVENTS events and once at the end, with @progress_data.
      * It observes only: it must not touch the engine or the scenario.  It

@@ -129,7 +129,9 @@ static void start_switch(Engine *E, Ctx *next, uint64_t saved, bool preempted)
     E->next = next;
     E->sliced = true;
     E->res->context_switches++;
-    double bytes = (double)saved + (double)next->state_bytes;
+    /* sampled SMs (engine.c): the whole GPU's state */
+    double bytes = ((double)saved + (double)next->state_bytes) *
+                   E->full->sm_count / E->m->sm_count;
     SimTime move = (SimTime)(bytes / E->m->context_state_gbps + 0.5);
     SimTime fixed =
         preempted ? E->m->context_switch_ns : E->m->context_switch_idle_ns;

@@ -491,12 +491,17 @@ typedef struct {
 
 struct Engine {
     const GpuModel *m;
+    const GpuModel *full; /* the model asked for: m unless SMs are sampled
+                             (opt.sm_sample), m's sampled copy then */
     const SimScenario *sc;
     SimOptions opt;
     SimResult *res;
     SimEventQ q;
     SimTime now;
     uint64_t n_events;
+    /* sampled SMs (eng_sampled_blocks): kernel launches prepared, and those
+     * whose blocks did not scale to a whole number (rounded) */
+    uint64_t sampled_kernels, sampled_rounded;
     uint32_t n_steady;            /* SMs in steady state (engine_steady.c) */
     bool settling;                /* in settle(): this instant's events are
                                  all handled */
@@ -758,5 +763,11 @@ void met_sm_warps(Engine *E, uint32_t sm, uint32_t warps);
 void met_kernel_started(Engine *E);
 void met_kernel_ended(Engine *E);
 void met_finish(Engine *E);
+
+/* Sampled SMs (engine.c; identity when opt.sm_sample <= 1): @sms SMs of
+ * the whole GPU on the sampled one, and @n blocks of @in's kernel there
+ * (rounded at random, unbiased, at least 1). */
+uint32_t eng_sampled_sms(const Engine *E, uint32_t sms);
+uint64_t eng_sampled_blocks(Engine *E, const OpInst *in, uint64_t n);
 
 #endif /* SIM_ENGINE_INTERNAL_H */

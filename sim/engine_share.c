@@ -305,12 +305,14 @@ static void volta_attach(Engine *E, Proc *P, SimProcResult *r)
     double pct = mps_pct(E, P);
     uint32_t cap = m->sm_count;
     if (pct < 100) {
-        cap = sim_gpu_model_mps_sm_limit(m, pct);
+        const GpuModel *full = E->full; /* the whole GPU's limit */
+        const uint32_t sms = sim_gpu_model_mps_sm_limit(full, pct);
+        cap = eng_sampled_sms(E, sms);
         sim_result_note(E->res,
                         "MPS client '%s': active thread percentage %g%% "
                         "-> %u of %u SMs (rounded %s to whole TPCs of %u)",
-                        P->spec->name, pct, cap, m->sm_count,
-                        sim_gpu_model_rounding_phrase(m), m->sms_per_tpc);
+                        P->spec->name, pct, sms, full->sm_count,
+                        sim_gpu_model_rounding_phrase(full), full->sms_per_tpc);
     }
     mps_limit(E, P, r, cap, pct);
     P->queue_base = c->queues->len;

@@ -1065,7 +1065,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     k->carveout = win.own;
     k->win_lo = win.lo;
     k->win_hi = win.hi;
-    k->blocks = sim_kernel_blocks(ks);
+    k->blocks = eng_sampled_blocks(E, k->inst, sim_kernel_blocks(ks));
     uint64_t o = occ.blocks_per_sm;
     uint64_t S = m->sm_count;
     /* Blocks of this kernel that share one SM when it runs alone. */

@@ -22,6 +22,7 @@ static const SimOptRange ranges[] = {
     {"seed", 0, EXACT_MAX, false, true},
     {"host-cores", 0, 1048576, false, true},
     {"time-limit-ms", 0, 1e12, true, false},
+    {"sm-sample", 1, 1024, false, true},
     {"host-scale", 0, 1000, true, false},
     {"iterations", 1, 1e8, false, true},
     {"mem-mib", 0, 16777216, false, false}, /* 16 TiB */

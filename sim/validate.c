@@ -402,7 +402,7 @@ static GHashTable *load_block_medians(const char *path)
 static SimValRow *replay(const char *dir, const cJSON *exp, const GpuModel *m,
                          GHashTable *calib, GHashTable *excluded,
                          GHashTable *solos, bool measured_blocks,
-                         GError **error)
+                         uint32_t sm_sample, GError **error)
 {
     SimValRow *row = g_new0(SimValRow, 1);
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(exp, "id");
@@ -447,6 +447,7 @@ static SimValRow *replay(const char *dir, const cJSON *exp, const GpuModel *m,
     }
     SimOptions o;
     sim_options_init(&o);
+    o.sm_sample = sm_sample;
     GError *err = NULL;
     g_autoptr(SimResult) res = sim_engine_run(m, sc, &o, &err);
     if (!res) {
@@ -672,6 +673,13 @@ static cJSON *all_experiments(const char *dir, const SimJsonDoc *doc,
 GPtrArray *sim_validate(const char *dir, const GpuModel *m, const char *filter,
                         bool measured_blocks, GError **error)
 {
+    return sim_validate_sampled(dir, m, filter, measured_blocks, 0, error);
+}
+
+GPtrArray *sim_validate_sampled(const char *dir, const GpuModel *m,
+                                const char *filter, bool measured_blocks,
+                                uint32_t sm_sample, GError **error)
+{
     g_autofree char *mpath = g_build_filename(dir, "manifest.json", NULL);
     g_autoptr(SimJsonDoc) doc = sim_json_doc_load(mpath, error);
     if (!doc)
@@ -734,8 +742,8 @@ GPtrArray *sim_validate(const char *dir, const GpuModel *m, const char *filter,
             continue;
         if (re && !g_regex_match(re, id->valuestring, 0, NULL))
             continue;
-        SimValRow *r =
-            replay(dir, e, m, calib, excluded, solos, measured_blocks, error);
+        SimValRow *r = replay(dir, e, m, calib, excluded, solos,
+                              measured_blocks, sm_sample, error);
         if (!r) {
             g_ptr_array_free(rows, TRUE);
             return NULL;

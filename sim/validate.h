@@ -45,6 +45,11 @@ void sim_val_row_free(SimValRow *r);
  * the input from errors of the scheduling model. */
 GPtrArray *sim_validate(const char *dir, const GpuModel *m, const char *filter,
                         bool measured_blocks, GError **error);
+/* The same with SimOptions.sm_sample = @sm_sample (0 or 1: every SM, as
+ * sim_validate): the sampled model's predictions against the same data. */
+GPtrArray *sim_validate_sampled(const char *dir, const GpuModel *m,
+                                const char *filter, bool measured_blocks,
+                                uint32_t sm_sample, GError **error);
 
 /* Summary over replayed rows with the given role: count, median and
  * largest |err|, and how many are above 5% and 15%. */
