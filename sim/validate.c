@@ -10,6 +10,14 @@
 #include "json.h"
 #include "scenario.h"
 
+/* Bytes one block of a replayed device-to-device copy moves (see the
+ * "d2d" rows in build()). */
+#define D2D_BLOCK_BYTES (32u * 1024u)
+/* Share of an SM's issue slots a replayed device-to-device copy uses alone
+ * (it waits on DRAM): fitted on k_d2d_fma (0.02 / 0.05 / 0.1 / 0.2 gave
+ * -2.2 / -0.8 / +1.3 / +5.3% beside the ILP-1 FMA kernel). */
+#define D2D_SM_INTENSITY 0.05
+
 void sim_val_row_free(SimValRow *r)
 {
     if (!r)
@@ -177,7 +185,7 @@ static bool is_type(const Row *r, const char *a, const char *b)
 static bool is_gpu_op(const Row *r)
 {
     return !strcmp(r->type, "kernel") || !strcmp(r->type, "h2d") ||
-           !strcmp(r->type, "d2h");
+           !strcmp(r->type, "d2d") || !strcmp(r->type, "d2h");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -337,6 +345,31 @@ static SimScenario *build(const char *id, const cJSON *exp, GArray *rows,
                 k->block[1] = k->block[2] = 1;
                 k->regs_per_thread = 16;
                 k->duration_ns = (SimTime)r->solo;
+            } else if (!strcmp(r->type, "d2d")) {
+                /* On the H100 a device-to-device cudaMemcpyAsync runs as
+                 * a kernel on the SMs, not on a copy engine (FINDINGS.md
+                 * §17, part K): issued first it held a triad back until
+                 * its last blocks ran (k_tri_d2d), beside kernels it
+                 * shares DRAM (k_d2d_gemv, k_d2d_tri).  Replayed as a
+                 * grid of D2D_BLOCK_BYTES chunks, 256-thread blocks that
+                 * fill an SM 8 at a time, moving 2 x bytes (read +
+                 * write) in its solo duration. */
+                if (r->solo <= 0 || r->bytes == 0) {
+                    *why = g_strdup_printf("d2d copy has no solo duration");
+                    return NULL;
+                }
+                SimKernelSpec *k = &op.u.kernel;
+                op.kind = SIM_OP_KERNEL;
+                k->name = sim_scenario_intern(sc, "d2d");
+                uint64_t blocks =
+                    (r->bytes + D2D_BLOCK_BYTES - 1) / D2D_BLOCK_BYTES;
+                k->grid[0] = (uint32_t)MIN(blocks, (uint64_t)1 << 30);
+                k->block[0] = 256;
+                k->grid[1] = k->grid[2] = k->block[1] = k->block[2] = 1;
+                k->regs_per_thread = 32;
+                k->dram_bytes = 2 * r->bytes;
+                k->duration_ns = (SimTime)r->solo;
+                k->sm_intensity = D2D_SM_INTENSITY;
             } else if (!strcmp(r->type, "h2d") || !strcmp(r->type, "d2h")) {
                 op.kind = SIM_OP_COPY;
                 op.u.copy.dir = r->type[0] == 'h' ? SIM_COPY_H2D : SIM_COPY_D2H;

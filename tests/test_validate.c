@@ -219,6 +219,14 @@ static void test_validate_mechanisms(void **state)
         {"i_ilp2_w2", 0.03},
         {"i_ilp2_w4", 0.03},
         {"ct_mix_w1_w32", 0.03},
+        /* a device-to-device copy is a kernel on the SMs with DRAM demand
+         * (sim/validate.c, FINDINGS.md §17): issued first it holds a
+         * triad back until its last blocks run (started at once, the
+         * triad would end near its 1.12 ms alone: -39%), beside a triad
+         * or a GEMV they share DRAM (none replayed before) */
+        {"k_tri_d2d", 0.02},
+        {"k_d2d_tri", 0.05},
+        {"k_d2d_gemv", 0.05},
     };
     for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
         const SimValRow *hit = NULL;
