@@ -36,7 +36,6 @@ SimCsvRow *sim_csv_row_new(void)
     SimCsvRow *row = g_new0(SimCsvRow, 1);
     row->buf = g_string_sized_new(256);
     row->offs = g_array_new(FALSE, FALSE, sizeof(guint32));
-    row->quoted = g_array_new(FALSE, FALSE, sizeof(gboolean));
     return row;
 }
 
@@ -46,7 +45,6 @@ void sim_csv_row_free(SimCsvRow *row)
         return;
     g_string_free(row->buf, TRUE);
     g_array_free(row->offs, TRUE);
-    g_array_free(row->quoted, TRUE);
     g_free(row);
 }
 
@@ -63,20 +61,26 @@ bool sim_csv_split(const SimCsv *csv, const char *line, size_t len,
                    uint32_t lineno, SimCsvRow *row, const SimCsvRow *header,
                    GError **error)
 {
-    g_string_truncate(row->buf, 0);
-    g_array_set_size(row->offs, 0);
-    g_array_set_size(row->quoted, 0);
+    /* Room for the worst case, so that the loop writes without checks: a
+     * field takes at most its bytes and a NUL, and there are at most len + 1
+     * fields (every byte a comma), so 2 len + 1 bytes and len + 1 offsets. */
+    g_string_set_size(row->buf, 2 * len + 1);
+    g_array_set_size(row->offs, (guint)len + 1);
+    char *out = row->buf->str;
+    guint32 *offs = &g_array_index(row->offs, guint32, 0);
+    size_t w = 0;
     row->n = 0;
     row->line = lineno;
     size_t i = 0;
     for (;;) {
-        guint32 off = (guint32)row->buf->len;
-        gboolean quoted = FALSE;
+        offs[row->n] = (guint32)w;
         if (i < len && line[i] == '"') {
-            quoted = TRUE;
             i++;
             for (;;) {
-                if (i >= len) {
+                const char *q = i < len ? memchr(line + i, '"', len - i) : NULL;
+                if (!q) {
+                    g_string_set_size(row->buf, w);
+                    g_array_set_size(row->offs, row->n);
                     g_autofree char *f = field_label(header, row->n);
                     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                                 "%s:%u: %s: unterminated quote (truncated "
@@ -84,19 +88,20 @@ bool sim_csv_split(const SimCsv *csv, const char *line, size_t len,
                                 csv->name, lineno, f);
                     return false;
                 }
-                if (line[i] == '"') {
-                    if (i + 1 < len && line[i + 1] == '"') {
-                        g_string_append_c(row->buf, '"');
-                        i += 2;
-                        continue;
-                    }
+                size_t end = (size_t)(q - line);
+                memcpy(out + w, line + i, end - i);
+                w += end - i;
+                i = end + 1;
+                if (i < len && line[i] == '"') { /* a doubled quote */
+                    out[w++] = '"';
                     i++;
-                    break;
+                    continue;
                 }
-                g_string_append_c(row->buf, line[i]);
-                i++;
+                break;
             }
             if (i < len && line[i] != ',') {
+                g_string_set_size(row->buf, w);
+                g_array_set_size(row->offs, row->n);
                 g_autofree char *f = field_label(header, row->n);
                 g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                             "%s:%u: %s: unexpected text after a closing "
@@ -105,17 +110,20 @@ bool sim_csv_split(const SimCsv *csv, const char *line, size_t len,
                 return false;
             }
         } else {
-            while (i < len && line[i] != ',')
-                g_string_append_c(row->buf, line[i++]);
+            const char *comma = i < len ? memchr(line + i, ',', len - i) : NULL;
+            size_t end = comma ? (size_t)(comma - line) : len;
+            memcpy(out + w, line + i, end - i);
+            w += end - i;
+            i = end;
         }
-        g_string_append_c(row->buf, '\0');
-        g_array_append_val(row->offs, off);
-        g_array_append_val(row->quoted, quoted);
+        out[w++] = '\0';
         row->n++;
         if (i >= len)
             break;
         i++; /* the comma */
     }
+    g_string_set_size(row->buf, w);
+    g_array_set_size(row->offs, row->n);
     return true;
 }
 
@@ -147,8 +155,63 @@ int sim_csv_find(const SimCsvRow *header, const char *name)
     return -1;
 }
 
+/* Whether @c may appear in a number sim_csv_parse_double reads. */
+static bool number_char(char c)
+{
+    return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' ||
+           c == 'e' || c == 'E';
+}
+
+/* @s (@n bytes, all number_char) as a double without strtod, when that is
+ * exact: an optional sign, digits and at most one point (no exponent),
+ * whose significant digits make an integer m <= 2^53 and with at most 22
+ * digits after the point.  Then m and 10^k are both exact doubles and one
+ * IEEE division rounds their quotient correctly, which is what strtod
+ * returns (Clinger's fast path).  False for anything else: the caller
+ * asks strtod. */
+static bool decimal_exact(const char *s, size_t n, double *out)
+{
+    static const double pow10[23] = {
+        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t i = 0;
+    bool neg = false, dot = false, any = false;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        neg = s[i++] == '-';
+    uint64_t m = 0;
+    unsigned sig = 0, frac = 0;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (dot)
+                return false;
+            dot = true;
+            continue;
+        }
+        if (c < '0' || c > '9')
+            return false; /* an exponent, a second sign */
+        any = true;
+        frac += dot;
+        if (m == 0 && c == '0')
+            continue; /* a leading zero is not significant */
+        if (++sig > 19)
+            return false;
+        m = m * 10 + (uint64_t)(c - '0');
+    }
+    if (!any || m > (UINT64_C(1) << 53) || frac > 22)
+        return false;
+    double d = (double)m / pow10[frac];
+    *out = neg ? -d : d;
+    return true;
+}
+
 bool sim_csv_parse_double(const char *s, double *out)
 {
+    /* A plain field (no blanks, separators or exponent; shorter than the
+     * copy below allows) needs no copy. */
+    size_t raw = strlen(s);
+    if (raw < 63 && decimal_exact(s, raw, out))
+        return true;
     char tmp[64];
     size_t n = 0;
     while (*s == ' ' || *s == '\t')
@@ -168,8 +231,10 @@ bool sim_csv_parse_double(const char *s, double *out)
     /* Only decimal notation: g_ascii_strtod would also take "inf", "nan"
      * and hexadecimal. */
     for (size_t i = 0; i < n; i++)
-        if (!strchr("0123456789+-.eE", tmp[i]))
+        if (!number_char(tmp[i]))
             return false;
+    if (decimal_exact(tmp, n, out))
+        return true;
     char *end = NULL;
     double d = g_ascii_strtod(tmp, &end);
     if (end != tmp + n || !isfinite(d))

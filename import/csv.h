@@ -23,10 +23,9 @@
  * two allocations however many fields it has, and is reused across lines. */
 typedef struct {
     GString *buf;
-    GArray *offs;   /* guint32 offset of field i in buf */
-    GArray *quoted; /* gboolean: field i was quoted */
-    uint32_t n;     /* number of fields */
-    uint32_t line;  /* 1-based line it came from */
+    GArray *offs;  /* guint32 offset of field i in buf */
+    uint32_t n;    /* number of fields */
+    uint32_t line; /* 1-based line it came from */
 } SimCsvRow;
 
 typedef struct {

@@ -196,8 +196,20 @@ char *sim_read_file(const char *path, size_t *len_out, GError **error)
 bool sim_check_utf8(const char *name, const char *text, size_t len,
                     GError **error)
 {
+    /* ASCII without NUL, 8 bytes at a time (a word with a byte >= 0x80
+     * or a zero byte sets a high bit of (w - 0x01..01) | w); g_utf8_validate
+     * goes on from the first word that may hold anything else, a character
+     * boundary. */
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, text + i, 8);
+        if (((w - UINT64_C(0x0101010101010101)) | w) &
+            UINT64_C(0x8080808080808080))
+            break;
+    }
     const gchar *end = NULL;
-    if (g_utf8_validate(text, (gssize)len, &end))
+    if (g_utf8_validate(text + i, (gssize)(len - i), &end))
         return true;
     int line = 1;
     for (const char *p = text; p < end; p++)

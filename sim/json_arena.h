@@ -7,14 +7,19 @@
  * a tree's nodes and strings come from the arena's chunks and a reset
  * drops every tree parsed since, without a walk.
  *
- * How: cJSON's allocation hooks (global) are set once, at program start,
+ * Most values are parsed without cJSON: a parser of the common shape
+ * (strings without escapes, numbers that convert exactly without strtod:
+ * json_arena.c) builds the same tree, node for node, and leaves anything
+ * else to cJSON, so cJSON's answers and failures stay the reference.
+ *
+ * How (cJSON): cJSON's allocation hooks (global) are set once, at program start,
  * to functions that allocate from this thread's active arena while
  * sim_json_arena_parse runs and call malloc/free otherwise, so every other
  * use of cJSON (any thread) is unchanged.  A free while an arena is active
  * is cJSON dropping part of a tree that failed to parse: a no-op.
  *
  * A program that sets cJSON's hooks itself after libhqsim is loaded
- * turns the arena off: a parse that took nothing from the arena is
+ * turns the arena off for what cJSON parses: such a parse that took nothing from the arena is
  * remembered and given to cJSON_Delete at the reset instead.
  *
  * Ownership: the arena owns every tree parsed into it; never pass one to
@@ -34,12 +39,13 @@ typedef struct {
     SimJsonChunk *chunks; /* newest first (owned) */
     size_t used;          /* bytes taken from the newest chunk */
     size_t allocs;        /* allocations taken from the arena, ever */
+    size_t fast;          /* parses done without cJSON, ever (tests) */
     GPtrArray *foreign;   /* cJSON* parsed by other hooks (owned) */
 } SimJsonArena;
 
 #define SIM_JSON_ARENA_INIT                                                    \
     {                                                                          \
-        NULL, 0, 0, NULL                                                       \
+        NULL, 0, 0, 0, NULL                                                    \
     }
 
 /* cJSON_ParseWithLengthOpts(@text, @len, @end, false) into @a.

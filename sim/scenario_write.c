@@ -13,22 +13,59 @@
 #include "outfile.h"
 #include "scenario.h"
 
+/* Append @n bytes of @s: a copy into the room GString already has, or
+ * g_string_append_len when there is none (the writer appends tens of
+ * short pieces per op; g_string_append of a literal measures it and goes
+ * through g_string_insert_len every time). */
+static inline void put_len(GString *o, const char *s, size_t n)
+{
+    if (o->len + n < o->allocated_len) {
+        memcpy(o->str + o->len, s, n);
+        o->len += n;
+        o->str[o->len] = '\0';
+    } else {
+        g_string_append_len(o, s, (gssize)n);
+    }
+}
+
+/* A string literal (its length known at compile time). */
+#define put_lit(o, lit) put_len((o), "" lit, sizeof(lit) - 1)
+
+/* @v in decimal, as "%llu" prints it (without printf's parsing of the
+ * format: imports write millions of these). */
+static void put_u64(GString *o, uint64_t v)
+{
+    char buf[20];
+    size_t i = sizeof buf;
+    do {
+        buf[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put_len(o, buf + i, sizeof buf - i);
+}
+
 static void put_str(GString *o, const char *s)
 {
     g_string_append_c(o, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    const unsigned char *p = (const unsigned char *)s;
+    for (;;) {
+        /* The run of bytes that need no escape, appended at once. */
+        const unsigned char *q = p;
+        while (*q >= 0x20 && *q != '"' && *q != '\\')
+            q++;
+        put_len(o, (const char *)p, (size_t)(q - p));
+        p = q;
+        if (!*p)
+            break;
         switch (*p) {
-        case '"': g_string_append(o, "\\\""); break;
-        case '\\': g_string_append(o, "\\\\"); break;
-        case '\n': g_string_append(o, "\\n"); break;
-        case '\r': g_string_append(o, "\\r"); break;
-        case '\t': g_string_append(o, "\\t"); break;
-        default:
-            if (*p < 0x20)
-                g_string_append_printf(o, "\\u%04x", *p);
-            else
-                g_string_append_c(o, (char)*p);
+        case '"': put_lit(o, "\\\""); break;
+        case '\\': put_lit(o, "\\\\"); break;
+        case '\n': put_lit(o, "\\n"); break;
+        case '\r': put_lit(o, "\\r"); break;
+        case '\t': put_lit(o, "\\t"); break;
+        default: g_string_append_printf(o, "\\u%04x", *p);
         }
+        p++;
     }
     g_string_append_c(o, '"');
 }
@@ -36,14 +73,15 @@ static void put_str(GString *o, const char *s)
 /* Microseconds, exact to the nanosecond, without trailing zeros. */
 static void put_us(GString *o, SimTime ns)
 {
-    g_string_append_printf(o, "%llu", (unsigned long long)(ns / 1000));
+    put_u64(o, (uint64_t)(ns / 1000));
     unsigned frac = (unsigned)(ns % 1000);
     if (frac) {
-        char buf[8];
-        snprintf(buf, sizeof buf, "%03u", frac);
-        for (int i = 2; i > 0 && buf[i] == '0'; i--)
-            buf[i] = 0;
-        g_string_append_printf(o, ".%s", buf);
+        char buf[4] = {'.', (char)('0' + frac / 100),
+                       (char)('0' + frac / 10 % 10), (char)('0' + frac % 10)};
+        size_t n = 4;
+        while (buf[n - 1] == '0')
+            n--;
+        put_len(o, buf, n);
     }
 }
 
@@ -58,7 +96,7 @@ static void put_mib(GString *o, uint64_t bytes)
 static void put_dim3(GString *o, const uint32_t d[3])
 {
     if (d[1] == 1 && d[2] == 1)
-        g_string_append_printf(o, "%u", d[0]);
+        put_u64(o, d[0]);
     else
         g_string_append_printf(o, "[%u, %u, %u]", d[0], d[1], d[2]);
 }
@@ -66,11 +104,12 @@ static void put_dim3(GString *o, const uint32_t d[3])
 /* A kernel's fields after its name and stream. */
 static void put_kernel(GString *o, const SimKernelSpec *k)
 {
-    g_string_append(o, ", \"grid\": ");
+    put_lit(o, ", \"grid\": ");
     put_dim3(o, k->grid);
-    g_string_append(o, ", \"block\": ");
+    put_lit(o, ", \"block\": ");
     put_dim3(o, k->block);
-    g_string_append_printf(o, ", \"regs_per_thread\": %u", k->regs_per_thread);
+    put_lit(o, ", \"regs_per_thread\": ");
+    put_u64(o, k->regs_per_thread);
     if (k->static_smem_bytes)
         g_string_append_printf(o, ", \"static_smem_bytes\": %u",
                                k->static_smem_bytes);
@@ -83,10 +122,10 @@ static void put_kernel(GString *o, const SimKernelSpec *k)
     if (k->has_carveout_pct)
         g_string_append_printf(o, ", \"carveout_pct\": %u", k->carveout_pct);
     if (k->duration_ns) {
-        g_string_append(o, ", \"duration_us\": ");
+        put_lit(o, ", \"duration_us\": ");
         put_us(o, k->duration_ns);
     } else {
-        g_string_append(o, ", \"block_time_us\": ");
+        put_lit(o, ", \"block_time_us\": ");
         put_us(o, k->block_time_ns);
     }
     if (k->sm_intensity > 0)
@@ -103,11 +142,11 @@ static void put_kernel(GString *o, const SimKernelSpec *k)
         g_string_append_printf(o, ", \"dram_bytes\": %llu",
                                (unsigned long long)k->dram_bytes);
     if (k->faults)
-        g_string_append(o, ", \"faults\": true");
+        put_lit(o, ", \"faults\": true");
     if (k->wall_clock)
-        g_string_append(o, ", \"wall_clock\": true");
+        put_lit(o, ", \"wall_clock\": true");
     if (k->self_timed)
-        g_string_append(o, ", \"self_timed\": true");
+        put_lit(o, ", \"self_timed\": true");
 }
 
 /* A copy's fields after its stream; a memset node has no direction. */
@@ -119,9 +158,9 @@ static void put_copy(GString *o, const SimCopySpec *c, bool memset)
     g_string_append_printf(o, ", \"bytes\": %llu",
                            (unsigned long long)c->bytes);
     if (!c->pinned && !memset)
-        g_string_append(o, ", \"pinned\": false");
+        put_lit(o, ", \"pinned\": false");
     if (c->duration_ns) {
-        g_string_append(o, ", \"duration_us\": ");
+        put_lit(o, ", \"duration_us\": ");
         put_us(o, c->duration_ns);
     }
 }
@@ -149,26 +188,26 @@ static void put_graph(GString *o, const SimGraph *g)
     bool chain = true;
     for (uint32_t i = 0; i < g->n_nodes; i++)
         chain &= default_deps(g, i);
-    g_string_append(o, ", \"nodes\": [");
+    put_lit(o, ", \"nodes\": [");
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         const SimGraphNode *n = &g->nodes[i];
         g_string_append(o, i ? ",\n          " : "\n          ");
         g_string_append_printf(o, "{\"op\": \"%s\"", kinds[n->kind]);
         if (n->id || !chain) {
-            g_string_append(o, ", \"id\": ");
+            put_lit(o, ", \"id\": ");
             put_node_id(o, g, i);
         }
         if (!default_deps(g, i)) {
-            g_string_append(o, ", \"after\": [");
+            put_lit(o, ", \"after\": [");
             for (uint32_t d = 0; d < n->n_deps; d++) {
                 if (d)
-                    g_string_append(o, ", ");
+                    put_lit(o, ", ");
                 put_node_id(o, g, n->deps[d]);
             }
             g_string_append_c(o, ']');
         }
         if (n->op.kind == SIM_OP_KERNEL) {
-            g_string_append(o, ", \"name\": ");
+            put_lit(o, ", \"name\": ");
             put_str(o, n->op.u.kernel.name);
             put_kernel(o, &n->op.u.kernel);
         } else {
@@ -176,58 +215,61 @@ static void put_graph(GString *o, const SimGraph *g)
         }
         g_string_append_c(o, '}');
     }
-    g_string_append(o, "]");
+    put_lit(o, "]");
 }
 
 static void put_op(GString *o, const SimProcessSpec *p, const SimOp *op)
 {
-    g_string_append_printf(o, "{\"op\": \"%s\"", sim_op_kind_name(op->kind));
+    put_lit(o, "{\"op\": \"");
+    const char *kind = sim_op_kind_name(op->kind);
+    put_len(o, kind, strlen(kind));
+    g_string_append_c(o, '"');
     switch (op->kind) {
     case SIM_OP_KERNEL:
-        g_string_append(o, ", \"name\": ");
+        put_lit(o, ", \"name\": ");
         put_str(o, op->u.kernel.name);
-        g_string_append(o, ", \"stream\": ");
+        put_lit(o, ", \"stream\": ");
         put_str(o, p->streams[op->stream].name);
         put_kernel(o, &op->u.kernel);
         break;
     case SIM_OP_COPY:
-        g_string_append(o, ", \"stream\": ");
+        put_lit(o, ", \"stream\": ");
         put_str(o, p->streams[op->stream].name);
         put_copy(o, &op->u.copy, false);
         break;
     case SIM_OP_GRAPH:
-        g_string_append(o, ", \"stream\": ");
+        put_lit(o, ", \"stream\": ");
         put_str(o, p->streams[op->stream].name);
         put_graph(o, op->u.graph);
         break;
     case SIM_OP_HOST_GAP:
-        g_string_append(o, ", \"duration_us\": ");
+        put_lit(o, ", \"duration_us\": ");
         put_us(o, op->u.gap_ns);
         break;
     case SIM_OP_STREAM_SYNC:
-        g_string_append(o, ", \"stream\": ");
+        put_lit(o, ", \"stream\": ");
         put_str(o, p->streams[op->stream].name);
         break;
     case SIM_OP_DEVICE_SYNC: break;
     case SIM_OP_EVENT_RECORD:
     case SIM_OP_EVENT_WAIT:
-        g_string_append(o, ", \"event\": ");
+        put_lit(o, ", \"event\": ");
         put_str(o, p->event_names[op->event]);
-        g_string_append(o, ", \"stream\": ");
+        put_lit(o, ", \"stream\": ");
         put_str(o, p->streams[op->stream].name);
         break;
     case SIM_OP_EVENT_SYNC:
-        g_string_append(o, ", \"event\": ");
+        put_lit(o, ", \"event\": ");
         put_str(o, p->event_names[op->event]);
         break;
     default: break;
     }
     if (op->api_ns != SIM_TIME_NEVER) {
-        g_string_append(o, ", \"api_us\": ");
+        put_lit(o, ", \"api_us\": ");
         put_us(o, op->api_ns);
     }
     if (op->at_ns) {
-        g_string_append(o, ", \"at_us\": ");
+        put_lit(o, ", \"at_us\": ");
         put_us(o, op->at_ns);
     }
     g_string_append_c(o, '}');
@@ -272,28 +314,28 @@ static bool same_op(const SimOp *a, const SimOp *b)
 
 static void put_process(GString *o, const SimProcessSpec *p)
 {
-    g_string_append(o, "    {\n      \"name\": ");
+    put_lit(o, "    {\n      \"name\": ");
     put_str(o, p->name);
-    g_string_append(o, ",\n");
+    put_lit(o, ",\n");
     if (p->start_ns) {
-        g_string_append(o, "      \"start_us\": ");
+        put_lit(o, "      \"start_us\": ");
         put_us(o, p->start_ns);
-        g_string_append(o, ",\n");
+        put_lit(o, ",\n");
     }
     if (p->mps)
-        g_string_append(o, "      \"mps\": true,\n");
+        put_lit(o, "      \"mps\": true,\n");
     if (p->active_thread_pct != 100)
         g_string_append_printf(o, "      \"active_thread_pct\": %.6g,\n",
                                p->active_thread_pct);
     if (p->device_mem_bytes) {
-        g_string_append(o, "      \"device_mem_mib\": ");
+        put_lit(o, "      \"device_mem_mib\": ");
         put_mib(o, p->device_mem_bytes);
-        g_string_append(o, ",\n");
+        put_lit(o, ",\n");
     }
     if (p->mps_mem_limit_bytes) {
-        g_string_append(o, "      \"mps_mem_limit_mib\": ");
+        put_lit(o, "      \"mps_mem_limit_mib\": ");
         put_mib(o, p->mps_mem_limit_bytes);
-        g_string_append(o, ",\n");
+        put_lit(o, ",\n");
     }
     if (p->connections)
         g_string_append_printf(o, "      \"connections\": %u,\n",
@@ -302,13 +344,13 @@ static void put_process(GString *o, const SimProcessSpec *p)
         g_string_append_printf(o, "      \"iterations\": %u,\n", p->iterations);
     const SimArrivals *a = &p->arrivals;
     if (a->kind == SIM_ARRIVALS_LIST) {
-        g_string_append(o, "      \"arrivals\": {\"times_us\": [");
+        put_lit(o, "      \"arrivals\": {\"times_us\": [");
         for (uint32_t i = 0; i < a->n_times; i++) {
             if (i)
-                g_string_append(o, ", ");
+                put_lit(o, ", ");
             put_us(o, a->times_ns[i]);
         }
-        g_string_append(o, "]},\n");
+        put_lit(o, "]},\n");
     } else if (a->kind != SIM_ARRIVALS_NONE) {
         g_string_append_printf(
             o,
@@ -318,31 +360,31 @@ static void put_process(GString *o, const SimProcessSpec *p)
             a->kind == SIM_ARRIVALS_UNIFORM ? "uniform" : "poisson");
     }
     if (p->jitter) {
-        g_string_append(o, "      \"jitter\": ");
+        put_lit(o, "      \"jitter\": ");
         sim_jitter_to_json(p->jitter, o);
-        g_string_append(o, ",\n");
+        put_lit(o, ",\n");
     }
-    g_string_append(o, "      \"streams\": [");
+    put_lit(o, "      \"streams\": [");
     for (uint32_t i = 0; i < p->n_streams; i++) {
         g_string_append(o, i ? ",\n        " : "\n        ");
-        g_string_append(o, "{\"name\": ");
+        put_lit(o, "{\"name\": ");
         put_str(o, p->streams[i].name);
         if (p->streams[i].priority)
             g_string_append_printf(o, ", \"priority\": %d",
                                    p->streams[i].priority);
         g_string_append_c(o, '}');
     }
-    g_string_append(o, "\n      ],\n");
+    put_lit(o, "\n      ],\n");
     if (p->n_events) {
-        g_string_append(o, "      \"events\": [");
+        put_lit(o, "      \"events\": [");
         for (uint32_t i = 0; i < p->n_events; i++) {
             if (i)
-                g_string_append(o, ", ");
+                put_lit(o, ", ");
             put_str(o, p->event_names[i]);
         }
-        g_string_append(o, "],\n");
+        put_lit(o, "],\n");
     }
-    g_string_append(o, "      \"ops\": [");
+    put_lit(o, "      \"ops\": [");
     uint32_t i = 0;
     bool first = true;
     while (i < p->n_ops) {
@@ -357,39 +399,39 @@ static void put_process(GString *o, const SimProcessSpec *p)
                                    "\"ops\": [",
                                    j - i);
             put_op(o, p, &p->ops[i]);
-            g_string_append(o, "]}");
+            put_lit(o, "]}");
         } else {
             put_op(o, p, &p->ops[i]);
         }
         i = j;
     }
-    g_string_append(o, "\n      ]\n    }");
+    put_lit(o, "\n      ]\n    }");
 }
 
 char *sim_scenario_to_json(const SimScenario *sc)
 {
     GString *o = g_string_new("{\n  \"hqsim_scenario\": 1,\n");
     if (sc->description) {
-        g_string_append(o, "  \"description\": ");
+        put_lit(o, "  \"description\": ");
         put_str(o, sc->description);
-        g_string_append(o, ",\n");
+        put_lit(o, ",\n");
     }
     if (sc->gpu) {
-        g_string_append(o, "  \"gpu\": ");
+        put_lit(o, "  \"gpu\": ");
         put_str(o, sc->gpu);
-        g_string_append(o, ",\n");
+        put_lit(o, ",\n");
     }
     g_string_append_printf(o, "  \"seed\": %llu,\n",
                            (unsigned long long)sc->seed);
     if (sc->host_cores)
         g_string_append_printf(o, "  \"host_cores\": %u,\n", sc->host_cores);
-    g_string_append(o, "  \"processes\": [\n");
+    put_lit(o, "  \"processes\": [\n");
     for (guint i = 0; i < sc->processes->len; i++) {
         if (i)
-            g_string_append(o, ",\n");
+            put_lit(o, ",\n");
         put_process(o, g_ptr_array_index(sc->processes, i));
     }
-    g_string_append(o, "\n  ]\n}\n");
+    put_lit(o, "\n  ]\n}\n");
     return g_string_free(o, FALSE);
 }
 

@@ -4,6 +4,7 @@
  * parses, and cJSON used outside an arena (malloc and free) unchanged. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -114,26 +115,185 @@ static void test_arena_failed_parse_and_outside_use(void **state)
 }
 
 /* A program that sets cJSON's hooks itself (here: back to malloc and
- * free) turns the arena off: its trees are then cJSON's own, deleted at
- * the reset (valgrind and ASan check that nothing leaks).  Last: the
- * hooks stay so. */
+ * free) turns the arena off for what cJSON parses (docs[1] has escapes
+ * and docs[3] 20 digits, which the arena's own parser leaves to cJSON):
+ * those trees are cJSON's own, deleted at the reset (valgrind and ASan
+ * check that nothing leaks).  Last: the hooks stay so. */
 static void test_arena_off_under_other_hooks(void **state)
 {
     (void)state;
     cJSON_InitHooks(NULL);
     SimJsonArena a = SIM_JSON_ARENA_INIT;
-    cJSON *v = sim_json_arena_parse(&a, docs[0], strlen(docs[0]), NULL);
-    assert_true(cJSON_IsObject(v));
+    cJSON *v = sim_json_arena_parse(&a, docs[1], strlen(docs[1]), NULL);
+    assert_int_equal(cJSON_GetArraySize(v), 8);
     assert_int_equal(sim_json_arena_capacity(&a), 0);
     assert_int_equal(a.foreign->len, 1);
-    cJSON *w = sim_json_arena_parse(&a, docs[1], strlen(docs[1]), NULL);
-    assert_int_equal(cJSON_GetArraySize(w), 8);
+    cJSON *w = sim_json_arena_parse(&a, docs[3], strlen(docs[3]), NULL);
+    assert_true(cJSON_IsNumber(w));
+    assert_int_equal(a.foreign->len, 2);
+    /* The arena's own parser does not use the hooks. */
+    cJSON *x = sim_json_arena_parse(&a, docs[0], strlen(docs[0]), NULL);
+    assert_true(cJSON_IsObject(x));
+    assert_true(sim_json_arena_capacity(&a) > 0);
     assert_int_equal(a.foreign->len, 2);
     sim_json_arena_reset(&a);
     assert_int_equal(a.foreign->len, 0);
-    assert_non_null(sim_json_arena_parse(&a, docs[2], strlen(docs[2]), NULL));
+    assert_non_null(sim_json_arena_parse(&a, docs[1], strlen(docs[1]), NULL));
     sim_json_arena_clear(&a); /* deletes the third */
     assert_null(a.foreign);
+}
+
+/* Field by field, bit for bit: the same nodes, linked the same way
+ * (cJSON_Compare would not see prev links, valueint or -0.0). */
+static void same_list(const cJSON *x, const cJSON *y)
+{
+    const cJSON *px = NULL, *py = NULL;
+    for (; x || y; px = x, py = y, x = x->next, y = y->next) {
+        assert_non_null(x);
+        assert_non_null(y);
+        if (px) {
+            assert_ptr_equal(x->prev, px);
+            assert_ptr_equal(y->prev, py);
+        }
+        assert_int_equal(x->type, y->type);
+        assert_int_equal(x->valueint, y->valueint);
+        assert_memory_equal(&x->valuedouble, &y->valuedouble, sizeof(double));
+        assert_int_equal(!x->string, !y->string);
+        if (x->string)
+            assert_string_equal(x->string, y->string);
+        assert_int_equal(!x->valuestring, !y->valuestring);
+        if (x->valuestring)
+            assert_string_equal(x->valuestring, y->valuestring);
+        assert_int_equal(!x->child, !y->child);
+        if (x->child) {
+            same_list(x->child, y->child);
+            const cJSON *lx = x->child, *ly = y->child;
+            while (lx->next)
+                lx = lx->next;
+            while (ly->next)
+                ly = ly->next;
+            assert_ptr_equal(x->child->prev, lx); /* the first's prev: */
+            assert_ptr_equal(y->child->prev, ly); /* the last */
+        }
+    }
+}
+
+static const char *const pieces[] = {
+    "0",
+    "-0",
+    "7",
+    "-12",
+    "007",
+    "1.5",
+    "-0.25",
+    "1000.125",
+    "2.",
+    ".5",
+    "-",
+    "1e3",
+    "2.5E-4",
+    "1e400",
+    "0.1",
+    "123456789012345678",
+    "9007199254740993",
+    "12345678901234567890",
+    "2147483647",
+    "2147483648",
+    "-2147483649",
+    "1700000000123.456",
+    "1234567890123456.789",
+    "9007199254740993.25",
+    "0.1234567890123456789",
+    "0.0000000000000000000000001",
+    "1-2",
+    "1.2.3",
+    "\"\"",
+    "\"kern0\"",
+    "\"a b\"",
+    "\"tab\there\"",
+    "\"q\\\"q\"",
+    "\"\\u00e9\"",
+    "\"\x01raw\"",
+    "\"unterminated",
+    "true",
+    "false",
+    "null",
+    "tru",
+    "nul",
+    "truex",
+    "[]",
+    "{}",
+    "[1,]",
+    "{\"a\":}",
+    "{\"a\" 1}",
+    "\xef\xbb\xbf"
+    "1",
+};
+
+/* A random JSON-ish text: containers of pieces, with whitespace (every
+ * byte <= 32 is whitespace to cJSON) and duplicate keys. */
+static void gen(GRand *r, GString *o, int depth)
+{
+    static const char *const ws[] = {"", " ", "\n", "\t ", "\x01", "\r\n"};
+    static const char *const keys[] = {"ts", "dur", "name", "args", "", "a b"};
+    const int k = g_rand_int_range(r, 0, depth < 4 ? 10 : 6);
+    g_string_append(o, ws[g_rand_int_range(r, 0, 6)]);
+    if (k < 6) {
+        g_string_append(o,
+                        pieces[g_rand_int_range(
+                            r, 0, (gint32)(sizeof pieces / sizeof *pieces))]);
+    } else {
+        const bool obj = k < 8;
+        g_string_append_c(o, obj ? '{' : '[');
+        const int n = g_rand_int_range(r, 0, 5);
+        for (int i = 0; i < n; i++) {
+            if (i)
+                g_string_append_c(o, ',');
+            if (obj)
+                g_string_append_printf(
+                    o, "%s\"%s\"%s:", ws[g_rand_int_range(r, 0, 6)],
+                    keys[g_rand_int_range(r, 0, 6)],
+                    ws[g_rand_int_range(r, 0, 6)]);
+            gen(r, o, depth + 1);
+        }
+        g_string_append(o, ws[g_rand_int_range(r, 0, 6)]);
+        g_string_append_c(o, obj ? '}' : ']');
+    }
+    g_string_append(o, ws[g_rand_int_range(r, 0, 6)]);
+}
+
+/* The arena's parse gives what cJSON gives, on random texts, some cut
+ * short: the same tree or both NULL, and the same end. */
+static void test_arena_parse_matches_cjson_random(void **state)
+{
+    (void)state;
+    GRand *r = g_rand_new_with_seed(7);
+    SimJsonArena a = SIM_JSON_ARENA_INIT;
+    GString *o = g_string_new(NULL);
+    for (int k = 0; k < 20000; k++) {
+        g_string_truncate(o, 0);
+        gen(r, o, 0);
+        size_t len = o->len;
+        if (g_rand_int_range(r, 0, 8) == 0)
+            len = (size_t)g_rand_int_range(r, 0, (gint32)len + 1);
+        const char *e1 = NULL, *e2 = NULL;
+        const cJSON *x = sim_json_arena_parse(&a, o->str, len, &e1);
+        cJSON *y = cJSON_ParseWithLengthOpts(o->str, len, &e2, 0);
+        assert_int_equal(!x, !y);
+        if (y) {
+            assert_ptr_equal(e1, e2);
+            assert_null(x->prev);
+            same_list(x, y);
+            cJSON_Delete(y);
+        }
+        if (k % 64 == 0)
+            sim_json_arena_reset(&a);
+    }
+    assert_true(a.fast > 2000);  /* the arena's own parser took many */
+    assert_true(a.fast < 18000); /* and left many to cJSON */
+    g_string_free(o, TRUE);
+    sim_json_arena_clear(&a);
+    g_rand_free(r);
 }
 
 int main(void)
@@ -142,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_arena_parse_matches_cjson),
         cmocka_unit_test(test_arena_chunks_grow_and_reset),
         cmocka_unit_test(test_arena_failed_parse_and_outside_use),
+        cmocka_unit_test(test_arena_parse_matches_cjson_random),
         cmocka_unit_test(test_arena_off_under_other_hooks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
