@@ -63,6 +63,19 @@ typedef struct {
     uint64_t n_other_device, n_unlinked_syncs;
 } Kineto;
 
+/* cJSON_GetObjectItemCaseSensitive(@obj, @key), the same answer (the
+ * first member of that name; none past a nameless child), with the first
+ * byte compared before strcmp: an event is looked up twenty-odd times. */
+static inline cJSON *member(const cJSON *obj, const char *key)
+{
+    if (!obj || !key)
+        return NULL;
+    for (cJSON *c = obj->child; c && c->string; c = c->next)
+        if (c->string[0] == key[0] && strcmp(c->string, key) == 0)
+            return c;
+    return NULL;
+}
+
 static uint32_t line_at(const Kineto *kn, guint i)
 {
     return i < kn->lines->len ? g_array_index(kn->lines, uint32_t, i) : 0;
@@ -97,6 +110,13 @@ typedef void (*ElemFn)(const Elem *e, void *data);
  * once: the elements' places and one element's tree).  Whitespace is
  * every byte <= 32, as for cJSON; the first "traceEvents" key of the root
  * object is the one cJSON returns. */
+/* Bytes scan_events must look at: in a string, its end, an escape and a
+ * line break; outside, structure and line breaks. */
+static const bool str_stop[256] = {['"'] = true, ['\\'] = true, ['\n'] = true};
+static const bool scan_stop[256] = {
+    ['"'] = true, [':'] = true, ['['] = true, ['{'] = true,
+    [']'] = true, ['}'] = true, [','] = true, ['\n'] = true};
+
 static bool scan_events(const char *text, size_t len, bool root_array,
                         uint64_t max_values, ElemFn fn, void *data,
                         size_t *open, size_t *close)
@@ -111,6 +131,14 @@ static bool scan_events(const char *text, size_t len, bool root_array,
     uint64_t values = 0, n_elems = 0;
     Elem cur = {0, 0, 0, 0};
     for (size_t i = 0; i < len; i++) {
+        /* Bytes that change nothing (unless an element may start here)
+         * are skipped in a tight loop: numbers, literals, blanks. */
+        if (!expect) {
+            while (i < len && !scan_stop[(unsigned char)text[i]])
+                i++;
+            if (i >= len)
+                break;
+        }
         char c = text[i];
         if (c == '\n')
             line++;
@@ -132,10 +160,17 @@ static bool scan_events(const char *text, size_t len, bool root_array,
         switch (c) {
         case '"': {
             size_t st = ++i;
-            while (i < len && text[i] != '"') {
-                if (text[i] == '\n')
+            for (;;) {
+                while (i < len && !str_stop[(unsigned char)text[i]])
+                    i++;
+                if (i >= len || text[i] == '"')
+                    break;
+                if (text[i] == '\n') {
                     line++;
-                i += text[i] == '\\' ? 2 : 1;
+                    i++;
+                } else {
+                    i += 2; /* a backslash and the byte it escapes */
+                }
             }
             if (i >= len)
                 return false;
@@ -351,7 +386,7 @@ static bool get_num(const Kineto *kn, uint32_t line, const char *name,
                     const cJSON *obj, const char *key, bool required,
                     double *out, bool *present, GError **error)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = member(obj, key);
     if (present)
         *present = v != NULL;
     if (!v) {
@@ -403,7 +438,7 @@ static bool get_times(const Kineto *kn, uint32_t line, const char *name,
 /* An integer argument (args.KEY); @dflt if absent or not an integer. */
 static int64_t arg_int(const cJSON *args, const char *key, int64_t dflt)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+    const cJSON *v = member(args, key);
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
         fabs(v->valuedouble) > 9e15)
         return dflt;
@@ -427,7 +462,7 @@ static int64_t event_stream(const cJSON *ev, const cJSON *args)
     int64_t s = arg_int(args, "stream", -1);
     if (s >= 0)
         return s;
-    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
+    const cJSON *tid = member(ev, "tid");
     int64_t id;
     if (json_id(tid, &id) && id >= 0)
         return id;
@@ -445,7 +480,7 @@ static int64_t event_stream(const cJSON *ev, const cJSON *args)
 
 static int64_t event_pid(const cJSON *ev)
 {
-    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+    const cJSON *pid = member(ev, "pid");
     int64_t id;
     if (json_id(pid, &id))
         return id;
@@ -464,8 +499,8 @@ typedef enum { K_OTHER, K_KERNEL, K_MEMCPY, K_MEMSET, K_API, K_SYNC } Cat;
 
 static Cat category(const cJSON *ev)
 {
-    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(ev, "ph");
-    const cJSON *cat = cJSON_GetObjectItemCaseSensitive(ev, "cat");
+    const cJSON *ph = member(ev, "ph");
+    const cJSON *cat = member(ev, "cat");
     if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") ||
         !cJSON_IsString(cat))
         return K_OTHER;
@@ -489,7 +524,7 @@ static Cat category(const cJSON *ev)
 
 static const char *ev_name(const cJSON *ev)
 {
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(ev, "name");
+    const cJSON *n = member(ev, "name");
     return cJSON_IsString(n) ? n->valuestring : "";
 }
 
@@ -518,11 +553,11 @@ static bool api_event(Kineto *kn, const cJSON *ev, guint index, uint32_t line,
     Elem *e = kn->elems ? &g_array_index(kn->elems, Elem, index) : NULL;
     if (e && !strcmp(ev_name(ev), "[memory]"))
         e->use |= USE_MEMORY;
-    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(ev, "ph");
+    const cJSON *ph = member(ev, "ph");
     if (cJSON_IsString(ph) && !strcmp(ph->valuestring, "M") &&
         !strcmp(ev_name(ev), "process_name")) {
-        const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
-        const cJSON *n = cJSON_GetObjectItemCaseSensitive(args, "name");
+        const cJSON *args = member(ev, "args");
+        const cJSON *n = member(args, "name");
         int64_t pid = event_pid(ev);
         if (cJSON_IsString(n) && pid >= 0)
             g_hash_table_replace(kn->pnames, g_memdup2(&pid, sizeof pid),
@@ -530,7 +565,7 @@ static bool api_event(Kineto *kn, const cJSON *ev, guint index, uint32_t line,
         return true;
     }
     Cat c = category(ev);
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    const cJSON *args = member(ev, "args");
     if (e && (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET || c == K_SYNC))
         e->use |= USE_GPU;
     if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
@@ -644,7 +679,7 @@ static bool get_dim3(const Kineto *kn, uint32_t line, const char *name,
                      const cJSON *args, const char *key, uint32_t out[3],
                      GError **error)
 {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, key);
+    const cJSON *a = member(args, key);
     if (!a)
         return ev_fail(kn, line, name, error, "missing field 'args.%s'", key);
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3)
@@ -688,7 +723,7 @@ static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
                       GError **error)
 {
     const char *name = ev_name(ev);
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    const cJSON *args = member(ev, "args");
     if (gpu_device(ev, args) != kn->device) {
         kn->n_other_device++;
         kn->tr->n_skipped++;
@@ -798,7 +833,7 @@ static bool sync_event(Kineto *kn, const cJSON *ev, uint32_t line,
                        GError **error)
 {
     const char *name = ev_name(ev);
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    const cJSON *args = member(ev, "args");
     int64_t start, end;
     if (!get_times(kn, line, name, ev, &start, &end, error))
         return false;
@@ -808,8 +843,7 @@ static bool sync_event(Kineto *kn, const cJSON *ev, uint32_t line,
     if (a && kind < 0 && strstr(a->name, "Query"))
         return true; /* cudaEventQuery / cudaStreamQuery do not block */
     if (kind < 0) {
-        const cJSON *k =
-            cJSON_GetObjectItemCaseSensitive(args, "cuda_sync_kind");
+        const cJSON *k = member(args, "cuda_sync_kind");
         const char *s = cJSON_IsString(k) ? k->valuestring : name;
         kind = !strcmp(s, "Event Sync")          ? SIM_TRACE_EVENT_SYNC
                : !strcmp(s, "Stream Wait Event") ? SIM_TRACE_EVENT_WAIT
@@ -909,7 +943,7 @@ static uint64_t memory_events(Kineto *kn, const char *text)
     while ((ev = ev_iter_next(&it, &i, &line))) {
         if (strcmp(ev_name(ev), "[memory]") != 0)
             continue;
-        const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+        const cJSON *args = member(ev, "args");
         if (arg_int(args, "Device Type", -1) != KINETO_DEVICE_CUDA ||
             arg_int(args, "Device Id", -1) != kn->device)
             continue;
@@ -945,8 +979,7 @@ static uint64_t memory_events(Kineto *kn, const char *text)
 
 static int64_t base_time(const SimJsonDoc *doc)
 {
-    const cJSON *b =
-        cJSON_GetObjectItemCaseSensitive(doc->root, "baseTimeNanoseconds");
+    const cJSON *b = member(doc->root, "baseTimeNanoseconds");
     if (!cJSON_IsNumber(b))
         return 0;
     const char *key = strstr(doc->text, "\"baseTimeNanoseconds\"");
@@ -1024,7 +1057,7 @@ static bool tree_open(Kineto *kn, const char *text, size_t len, GError **error)
             return sim_json_fail(doc, doc->root, error,
                                  "expected a JSON object with "
                                  "'traceEvents'");
-        events = cJSON_GetObjectItemCaseSensitive(doc->root, "traceEvents");
+        events = member(doc->root, "traceEvents");
         if (!events)
             return sim_json_fail(doc, doc->root, error,
                                  "missing field 'traceEvents' (not a "
@@ -1058,14 +1091,13 @@ static void kineto_clear(Kineto *kn)
 static void device_properties(Kineto *kn)
 {
     const cJSON *props = cJSON_IsObject(kn->doc->root)
-                             ? cJSON_GetObjectItemCaseSensitive(
-                                   kn->doc->root, "deviceProperties")
+                             ? member(kn->doc->root, "deviceProperties")
                              : NULL;
     const cJSON *d;
     cJSON_ArrayForEach(d, props)
     {
-        const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
+        const cJSON *id = member(d, "id");
+        const cJSON *name = member(d, "name");
         int64_t idv;
         if (json_id(id, &idv) && idv == kn->device) {
             if (cJSON_IsString(name))
@@ -1092,7 +1124,7 @@ static bool pass_gpu(Kineto *kn, const char *text, GError **error)
         if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
             ok = gpu_event(kn, ev, c, line, error);
             any_gpu = true;
-            const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+            const cJSON *ts = member(ev, "ts");
             if (cJSON_IsNumber(ts))
                 ts_max = MAX(ts_max, ts->valuedouble);
         } else if (c == K_SYNC) {

@@ -122,8 +122,9 @@ static cJSON *fast_node(Fast *f)
  * arena; NULL for anything else. */
 static char *fast_string(Fast *f)
 {
+    static const bool stop[256] = {['"'] = true, ['\\'] = true};
     const unsigned char *s = f->p + 1, *q = s;
-    while (q < f->end && *q != '"' && *q != '\\')
+    while (q < f->end && !stop[*q])
         q++;
     if (q >= f->end || *q != '"')
         return NULL;
