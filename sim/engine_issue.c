@@ -42,6 +42,19 @@
  * per-warp speed is R_i / L_i; its rate (engine_sm.c) is that over its
  * kernel's speed alone, at most 1.
  *
+ * Ranks (FINDINGS.md §34 addendum).  Greedy warps go first below
+ * saturation too: with one ILP-4 and one ILP-1 (or ILP-2) warp per
+ * scheduler the ILP-4 warps ran at 0.97-0.98 of their speed alone and the
+ * others at 0.16-0.26 while they overlapped (part M, either launch order),
+ * where the blend above (f ~ 0.03 at that load) shared in proportion.  So
+ * the groups on a scheduler are ranked (KernelRt.rank: 0 for dependent
+ * chains, a greedy kernel's load per warp for one of known ILP, the more
+ * independent work the higher), a rank's groups share what the higher
+ * ranks leave of T(L) after their demand alone, and the rule above (the
+ * blend, age within the rank) applies inside each rank.  With one rank on
+ * a scheduler it is the rule above bit for bit; a model with lambda 0 has
+ * no ranks either.
+ *
  * A kernel is greedy when its load alone (from its SM intensity) makes the
  * SM issue more than GREEDY_MARGIN times what dependent-chain (ILP-1)
  * warps of the same number would: Nsight Compute measured ILP-1 FMA at
@@ -244,6 +257,90 @@ static bool spread_evenly(const GpuModel *m, const SmRt *sm)
     return true;
 }
 
+double issue_rank(bool greedy, double sm_intensity, double wq)
+{
+    if (!greedy)
+        return 0;
+    return sm_intensity > 0 ? 1 : MAX(wq, 1.0);
+}
+
+/* Whether the groups on scheduler @s (P: the SM) are of more than one
+ * rank: then the higher ranks issue first (share_ranked).  Not for a
+ * model without greedy-then-oldest (sm_age_priority_warps 0: proportional
+ * sharing). */
+static bool ranks_mixed(const GpuModel *m, const SmRt *sm, uint32_t s)
+{
+    if (m->sm_age_priority_warps <= 0)
+        return false;
+    const Group *first = NULL;
+    for (const Group *g = sm->groups; g; g = g->next) {
+        if (sub_share(m, g, s) <= 0)
+            continue;
+        if (!first)
+            first = g;
+        else if (g->k->rank != first->k->rank)
+            return true;
+    }
+    return false;
+}
+
+/* share_pass for groups of several ranks on scheduler @s: a rank's groups
+ * share, by the rule of the header, what the higher ranks leave of T(L)
+ * (@T): the load ranked above a group takes its demand alone first, at
+ * any load (part M: an ILP-4 warp beside an ILP-1 or ILP-2 warp on one
+ * scheduler ran at 0.97-0.98 of its speed alone, the other at 0.16-0.26
+ * while they overlapped).  Age orders a rank's groups as before (weight
+ * @f).  A non-greedy group beside greedy ones holding free turns
+ * (@beside_turns; engine_sm.c applies the turns) is ranked as before. */
+static void share_ranked(const GpuModel *m, SmRt *sm, uint32_t s, double T,
+                         double f, double To, bool beside_turns,
+                         const IssueSums *sum)
+{
+    const double L = s < m->reg_subpartitions ? sum->L : sm->load;
+    double Yo = 0; /* non-greedy demand younger than g */
+    for (Group *g = sm->groups; g; g = g->next) {
+        const double a = sub_share(m, g, s);
+        if (a <= 0)
+            continue;
+        const double Li = a * (g->count * g->k->w), Di = a * demand(g);
+        if (!g->k->greedy)
+            Yo += Di;
+        if (Li <= 1e-12)
+            continue;
+        const bool beside = beside_turns && !g->k->greedy && g->k->dram_p > 0;
+        if (beside) { /* the rule before ranks, free turns at To */
+            const double S = sum->D - sum->Dg - Yo;
+            const double strict = MIN(Di, MAX(To - MAX(S, 0.0), 0.0));
+            g->speed = MIN(g->speed, (1 - f) * T / L + f * strict / Li);
+            continue;
+        }
+        /* demand of higher ranks, load of g's rank, demand of its older */
+        double H = 0, Lc = 0, O = 0;
+        bool older = false;
+        for (const Group *j = sm->groups; j; j = j->next) {
+            const double aj = sub_share(m, j, s);
+            if (j == g)
+                older = true;
+            if (aj <= 0)
+                continue;
+            if (j->k->rank > g->k->rank)
+                H += aj * demand(j);
+            else if (j->k->rank == g->k->rank) {
+                Lc += aj * (j->count * j->k->w);
+                if (older && j != g)
+                    O += aj * demand(j);
+            }
+        }
+        const double cap = MAX(T - H, 0.0);
+        double speed = cap / Lc;
+        if (f > 0) {
+            const double strict = MIN(Di, MAX(cap - O, 0.0));
+            speed = (1 - f) * speed + f * strict / Li;
+        }
+        g->speed = MIN(g->speed, speed);
+    }
+}
+
 /* The speed of each group's warps on scheduler @s (P: the SM as one),
  * the rule of the header applied to the warps that scheduler holds; a
  * group keeps the lowest over its schedulers in g->speed (its blocks end
@@ -266,6 +363,10 @@ static double share_pass(const GpuModel *m, SmRt *sm, uint32_t s, double *turns)
                                  : T;
     /* Demand alone of the greedy groups and of all groups. */
     const double Dg = sum.Dg, D = sum.D;
+    if (ranks_mixed(m, sm, s)) {
+        share_ranked(m, sm, s, T, f, To, *turns < 1, &sum);
+        return sum.pipe;
+    }
     /* The list runs youngest first: Yg and Yo are the greedy and other
      * demand younger than g. */
     double Yg = 0, Yo = 0;

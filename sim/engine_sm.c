@@ -1126,6 +1126,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
             ? sim_gpu_model_issue_rate_knee(m, busiest, k->knee) / busiest
             : 1.0;
     k->greedy = issue_greedy(m, alone, (double)(per_sm * occ.needs.warps));
+    k->rank = issue_rank(k->greedy, ks->sm_intensity, k->wq);
     k->issue_slots = ks->sm_intensity / (double)per_sm;
     k->pipe_slots = pipe ? ks->sm_pipe_share / (double)per_sm : 0;
     dram_prepare_kernel(E, k, k->work * (double)waves + k->first,

@@ -173,6 +173,7 @@ static const char *const special_fields[] = {"schema",
                                              "compute_capability",
                                              "smem_carveouts_kib",
                                              "smem_carveouts_rule_skips_kib",
+                                             "sm_ilp_saturation_warps",
                                              "mps_func_lru_weight",
                                              "dispatch_order",
                                              "source",
@@ -324,6 +325,39 @@ static bool load_rule_skips(const SimJsonDoc *doc, const cJSON *root,
     return true;
 }
 
+/* "sm_ilp_saturation_warps" (optional): the saturated rate of ILP 2, 4,
+ * 8, ... warps, each family alone (lone-warp speeds per SM), measured;
+ * each at most the ILP-1 curve's (a warp of more ILP is never lighter than
+ * an ILP-1 warp). */
+static bool load_ilp_saturation(const SimJsonDoc *doc, const cJSON *root,
+                                GpuModel *m, GError **error)
+{
+    const char *key = "sm_ilp_saturation_warps";
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+    m->n_sm_ilp_saturation_warps = 0;
+    if (!a)
+        return true;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1 ||
+        cJSON_GetArraySize(a) > SIM_MAX_ILP_SAT)
+        return sim_json_fail(doc, a, error,
+                             "field '%s': expected an array of 1 to %d "
+                             "rates (ILP 2, 4, 8, ...)",
+                             key, SIM_MAX_ILP_SAT);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+    {
+        if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) ||
+            it->valuedouble < 0.5 || it->valuedouble > m->sm_saturation_warps)
+            return sim_json_fail(doc, it, error,
+                                 "field '%s': rates must be numbers in "
+                                 "[0.5, sm_saturation_warps (%g)]",
+                                 key, m->sm_saturation_warps);
+        m->sm_ilp_saturation_warps[m->n_sm_ilp_saturation_warps++] =
+            it->valuedouble;
+    }
+    return true;
+}
+
 /* "mps_func_lru_weight": the share of mps_func_fetch a kernel pays at
  * each LRU distance of its function, 0, 1, ...; the last entry stands for
  * every larger distance (and a function the client has not run yet). */
@@ -446,6 +480,11 @@ static bool check_sources(const SimJsonDoc *doc, const cJSON *root, GpuModel *m,
         if (!g_hash_table_contains(m->sources, *s))
             return sim_json_fail(doc, src, error,
                                  "source: no provenance for field '%s'", *s);
+    if (m->n_sm_ilp_saturation_warps &&
+        !g_hash_table_contains(m->sources, "sm_ilp_saturation_warps"))
+        return sim_json_fail(doc, src, error,
+                             "source: no provenance for field '%s'",
+                             "sm_ilp_saturation_warps");
     return true;
 }
 
@@ -552,6 +591,7 @@ GpuModel *sim_gpu_model_load(const char *path, GError **error)
             return NULL;
     if (!load_carveouts(doc, root, m, error) ||
         !load_rule_skips(doc, root, m, error) ||
+        !load_ilp_saturation(doc, root, m, error) ||
         !load_lru_weights(doc, root, m, error) ||
         !load_dispatch_order(doc, root, m, error) ||
         !check_sources(doc, root, m, error) ||
@@ -698,11 +738,29 @@ double sim_gpu_model_issue_rate_knee(const GpuModel *m, double L, double knee)
     return issue_rate_at(L, MAX(L0, MIN(knee, Tmax)), Tmax);
 }
 
+/* Ts_ilp from the measured table: linear in log2(ilp) between ILP 1 (the
+ * curve's Ts) and the entries at ILP 2, 4, ..., the last beyond them. */
+static double ilp_saturation_measured(const GpuModel *m, uint32_t ilp)
+{
+    const uint32_t n = m->n_sm_ilp_saturation_warps;
+    const double x = log2((double)ilp);
+    if (x >= n)
+        return m->sm_ilp_saturation_warps[n - 1];
+    const uint32_t i = (uint32_t)x; /* between ILP 2^i and 2^(i+1) */
+    const double lo =
+        i ? m->sm_ilp_saturation_warps[i - 1] : m->sm_saturation_warps;
+    return lo + (x - i) * (m->sm_ilp_saturation_warps[i] - lo);
+}
+
 double sim_gpu_model_ilp_warp_load(const GpuModel *m, uint32_t ilp)
 {
     const double a = m->sm_ilp_room_exponent;
     const double L0 = m->sm_full_speed_warps, Tmax = m->sm_saturation_warps;
-    if (ilp <= 1 || a <= 0 || L0 >= Tmax)
+    if (ilp <= 1)
+        return 1;
+    if (m->n_sm_ilp_saturation_warps)
+        return Tmax / ilp_saturation_measured(m, ilp);
+    if (a <= 0 || L0 >= Tmax)
         return 1;
     return Tmax / (L0 + (Tmax - L0) * pow((double)ilp, -a));
 }

@@ -18,6 +18,8 @@
 
 #define SIM_MAX_SMS 512 /* upper bound on sm_count (bitmaps, arrays) */
 #define SIM_MAX_CARVEOUTS 16
+/* Entries of sm_ilp_saturation_warps: ILP 2, 4, ... 2^SIM_MAX_ILP_SAT. */
+#define SIM_MAX_ILP_SAT 6
 /* Entries of mps_func_lru_weight: LRU distances 0 .. SIM_MAX_FUNC_LRU - 1,
  * the last one standing for every larger distance. */
 #define SIM_MAX_FUNC_LRU 16
@@ -92,47 +94,53 @@ typedef struct GpuModel {
 
     /* --- Block execution and contention --- */
     SimPlacement placement;
-    uint32_t *dispatch_order;         /* sm_count SM ids, first to last */
-    double sm_saturation_warps;       /* Tmax: an SM's saturated issue
+    uint32_t *dispatch_order;        /* sm_count SM ids, first to last */
+    double sm_saturation_warps;      /* Tmax: an SM's saturated issue
                                          rate, in warps of a lone-warp
                                          kernel's speed */
-    double sm_full_speed_warps;       /* L0: warps an SM runs each at a
+    double sm_full_speed_warps;      /* L0: warps an SM runs each at a
                                          lone warp's speed (latency fully
                                          hidden); >= Tmax: a hard knee */
-    bool sm_release_staggered;        /* a wave's SMs go back to the
+    bool sm_release_staggered;       /* a wave's SMs go back to the
                                          dispatcher one at a time, in a
                                          seeded order (engine_sm.c) */
-    double sm_block_end_spread;       /* s: blocks of one kernel placed
+    double sm_block_end_spread;      /* s: blocks of one kernel placed
                                          together on a saturated SM end
                                          spread over the last s of their
                                          time while another kernel waits
                                          (engine_sm.c); 0: together */
-    double sm_late_start_warps;       /* a fixed-time block placed on an
+    double sm_late_start_warps;      /* a fixed-time block placed on an
                                          SM already holding this many
                                          resident warps starts late
                                          (engine_sm.c, late_split); 0: off */
-    SimTime sm_late_start_tick_ns;    /* the period of those late starts */
-    double sm_late_start_phase_min;   /* a late block's first warp starts
+    SimTime sm_late_start_tick_ns;   /* the period of those late starts */
+    double sm_late_start_phase_min;  /* a late block's first warp starts
                                          a uniform [min, 1] of a tick after
                                          its placement, its other warps one
                                          tick later */
-    double sm_age_priority_warps;     /* lambda: load beyond saturation
+    double sm_age_priority_warps;    /* lambda: load beyond saturation
                                          over which older warps take
                                          priority (engine_issue.c); 0: off,
                                          proportional sharing */
-    double sm_issue_share_max;        /* share of issue slots busy of a kernel
+    double sm_issue_share_max;       /* share of issue slots busy of a kernel
                                   whose warps never stall (0: unknown) */
-    double sm_issue_share_saturated;  /* share of issue slots busy (as
+    double sm_issue_share_saturated; /* share of issue slots busy (as
                                          Nsight Compute counts them) when
                                          the SM is saturated: a kernel's
                                          sm_intensity over it is its share
                                          of the saturated rate */
-    double sm_ilp_room_exponent;      /* a: a warp scheduler's room for a
+    double sm_ilp_room_exponent;     /* a: a warp scheduler's room for a
                                          second warp beyond one at full
                                          speed shrinks as ILP^-a from the
                                          ILP-1 curve's (kernels with an ilp
                                          and no sm_intensity; 0: off, every
                                          warp counts as ILP 1) */
+    double sm_ilp_saturation_warps[SIM_MAX_ILP_SAT]; /* the saturated rate
+                                         of ILP 2, 4, 8, ... warps alone, in
+                                         their lone-warp speeds per SM,
+                                         measured (optional; where given it
+                                         replaces the exponent) */
+    uint32_t n_sm_ilp_saturation_warps;
     SimTime submit_latency_ns;        /* API return -> op visible at its
                                          hardware queue */
     SimTime kernel_launch_latency_ns; /* queue head -> first block */
@@ -280,8 +288,10 @@ double sim_gpu_model_issue_rate_knee(const GpuModel *m, double L, double knee);
 
 /* The load, in ILP-1 warps, of one warp of a kernel of @ilp independent
  * chains: the saturated rate of ILP-1 warps over that of such warps,
- * Ts / (L0 + (Ts - L0) ilp^-a) with a = sm_ilp_room_exponent; 1 for ilp <= 1
- * or a = 0. */
+ * Ts / Ts_ilp.  Ts_ilp from sm_ilp_saturation_warps where the model gives
+ * it (linear in log2(ilp) between ILP 1 (Ts) and the entries, the last
+ * entry beyond them), else L0 + (Ts - L0) ilp^-a with a =
+ * sm_ilp_room_exponent; 1 for ilp <= 1 or neither given. */
 double sim_gpu_model_ilp_warp_load(const GpuModel *m, uint32_t ilp);
 
 /* exp(@x) bit for bit, from a per-thread table of recent arguments (the

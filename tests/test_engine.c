@@ -1134,6 +1134,58 @@ static void test_engine_issue_per_scheduler(void **state)
     }
 }
 
+/* Warps of different ILP on one scheduler (engine_issue.c, share_ranked):
+ * the higher rank issues first at any load.  H100 curve (4, 7.9), lambda
+ * 18, a = 1.387 (ILP 2: 1.43880, ILP 4: 1.72860 ILP-1
+ * warps), two 1 ms kernels of one 4-warp block per SM (one warp of each
+ * per scheduler; each alone at full speed).
+ *  - ILP 1 + ILP 4: L = 4 + 6.9144, knee 6.9144: T = 7.9 - 0.9856
+ *    e^(-4.0 / 0.9856) = 7.88297.  The ILP-4 block takes its demand (6.9144,
+ *    rate 1) and ends at 1 ms; the ILP-1 block gets 0.96857 over its 4
+ *    warps, rate 0.242143 until then, and ends at 1 + (1 - 0.242143) =
+ *    1.757857 ms.  Either launch order (one block per class: the age
+ *    weight, 0.027 at this load, changes nothing).  Shared in proportion
+ *    (the rule before; part M measured ILP-4 at 1.02x, ILP-1 at 1.95x)
+ *    both run at T / L = 0.722253 and end at 1.384557 ms: so they do
+ *    with lambda 0 (a model without greedy-then-oldest).
+ *  - ILP 2 + ILP 4: L = 5.7552 + 6.9144: T = 7.89713; the ILP-2 block
+ *    gets 0.98273 over 5.7552, rate 0.170756: 1.829244 ms. */
+static void test_engine_issue_ilp_ranks(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_full_speed_warps = 4;
+    f->m->sm_saturation_warps = 7.9;
+    f->m->sm_ilp_room_exponent = 1.387;
+    const struct {
+        uint32_t ilp_a, ilp_b;
+        double lambda;
+        SimTime end_a, end_b; /* ns, +-1 us */
+    } cases[] = {
+        {1, 4, 18, 1757857, 1000000},
+        {4, 1, 18, 1000000, 1757857},
+        {2, 4, 18, 1829244, 1000000},
+        {1, 4, 0, 1384557, 1384557},
+    };
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        f->m->sm_age_priority_warps = cases[c].lambda;
+        g_autoptr(SimScenario) sc = sim_scenario_new("t", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp ka = test_kernel(0, "a", f->m->sm_count, 128, MS(1));
+        SimOp kb = test_kernel(1, "b", f->m->sm_count, 128, MS(1));
+        ka.u.kernel.ilp = cases[c].ilp_a;
+        kb.u.kernel.ilp = cases[c].ilp_b;
+        sim_process_add_op(p, &ka);
+        sim_process_add_op(p, &kb);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        const SimTime a = test_op(r, 0, 0)->end_ns,
+                      b = test_op(r, 0, 1)->end_ns;
+        if (a + 1000 < cases[c].end_a || a > cases[c].end_a + 1000 ||
+            b + 1000 < cases[c].end_b || b > cases[c].end_b + 1000)
+            fail_msg("case %zu: ends %llu and %llu ns", c,
+                     (unsigned long long)a, (unsigned long long)b);
+    }
+}
+
 /* issue_share remembers, per kernel, what it set for an SM holding one
  * group of that kernel alone (engine_issue.c): the remembered answer must
  * be bit for bit the one computed anew, for every kernel kind (plain,
@@ -2067,6 +2119,7 @@ int main(void)
         T(test_engine_smem_config_bad_value),
         T(test_engine_free_turns_beside_greedy),
         T(test_engine_issue_per_scheduler),
+        T(test_engine_issue_ilp_ranks),
         T(test_engine_pipe_bound_kernels_share_the_pipe),
         T(test_engine_issue_share_memo_matches_fresh),
         T(test_engine_block_boundary_preemption),

@@ -315,6 +315,27 @@ static void test_gpu_model_rejects_bad_rule_skip(void **state)
                       "the largest carveout (228 KiB) cannot be skipped");
 }
 
+/* sm_ilp_saturation_warps: an array of 1 to SIM_MAX_ILP_SAT rates, each
+ * in [0.5, sm_saturation_warps]; errors on the offending line. */
+static void test_gpu_model_rejects_bad_ilp_saturation(void **state)
+{
+    Fixture *f = *state;
+    const char *line = "\"sm_ilp_saturation_warps\": [5.544, 4.561, 4.973]";
+    assert_non_null(strstr(f->text, line));
+    const int at = line_of(f->text, "\"sm_ilp_saturation_warps\"");
+    g_autofree char *a = replace_once(
+        f->text, line, "\"sm_ilp_saturation_warps\": [5.544, 9.5, 4.973]");
+    expect_text_error(a, at,
+                      "rates must be numbers in [0.5, "
+                      "sm_saturation_warps (7.9)]");
+    g_autofree char *b =
+        replace_once(f->text, line, "\"sm_ilp_saturation_warps\": 5.544");
+    expect_text_error(b, at, "expected an array of 1 to 6 rates");
+    g_autofree char *c =
+        replace_once(f->text, line, "\"sm_ilp_saturation_warps\": []");
+    expect_text_error(c, at, "expected an array of 1 to 6 rates");
+}
+
 /* mps_func_lru_weight: an array of 1 to SIM_MAX_FUNC_LRU weights in
  * [0, 100], errors on the offending line. */
 static void test_gpu_model_lru_weights(void **state)
@@ -554,22 +575,33 @@ static void test_gpu_model_mps_client_limit(void **state)
     assert_int_equal(sim_gpu_model_mps_client_limit(h100, 32), 3);
 }
 
-/* The ILP rule (gpu_model.h): an ILP-k warp counts as Ts / (L0 + (Ts -
- * L0) k^-a) ILP-1 warps; with the H100's curve (4, 7.9) and a = 1.387
- * that is 1.4387 at ILP 2 and 1.7286 at ILP 4 (harness/fit_ilp_room.py);
- * ILP 1, unknown (0) or a = 0 count as 1.  The curve with a knee at K is
+/* The ILP rule (gpu_model.h).  The H100 model's measured table
+ * (sm_ilp_saturation_warps 5.544, 4.561, 4.973 at ILP 2, 4, 8;
+ * harness/fit_ilp_room.py): an ILP-k warp counts as Ts / Ts_k ILP-1 warps,
+ * 7.9 / 5.544 = 1.424964 at ILP 2, 1.732076 at 4, 1.588578 at 8 and
+ * beyond; ILP 3 between 2 and 4, linear in log2: Ts_3 = 5.544 -
+ * 0.584963 x 0.983 = 4.968982, 1.589862.  Without the table the exponent:
+ * Ts / (L0 + (Ts - L0) k^-a), with the curve (4, 7.9) and a = 1.387 1.4387
+ * at ILP 2 and 1.7286 at ILP 4; ILP 1, unknown (0) or a = 0 count as 1.  The curve with a knee at K is
  * L up to K and the usual curve's form beyond, never below L0's knee nor
  * beyond Ts; at K = L0 it is the usual curve bit for bit. */
 static void test_gpu_model_ilp_warp_load_and_knee(void **state)
 {
     Fixture *f = *state;
     const GpuModel *m = f->h100; /* 4, 7.9, a = 1.387 */
-    assert_float_equal(m->sm_ilp_room_exponent, 1.387, 0);
+    assert_int_equal(m->n_sm_ilp_saturation_warps, 3);
     assert_float_equal(sim_gpu_model_ilp_warp_load(m, 0), 1, 0);
     assert_float_equal(sim_gpu_model_ilp_warp_load(m, 1), 1, 0);
-    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 2), 1.4387, 1e-4);
-    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 4), 1.7286, 1e-4);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 2), 1.424964, 1e-6);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 3), 1.589862, 1e-6);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 4), 1.732076, 1e-6);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 8), 1.588578, 1e-6);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(m, 64), 1.588578, 1e-6);
     GpuModel off = *m; /* read only: a shallow copy */
+    off.n_sm_ilp_saturation_warps = 0;
+    assert_float_equal(off.sm_ilp_room_exponent, 1.387, 0);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(&off, 2), 1.4387, 1e-4);
+    assert_float_equal(sim_gpu_model_ilp_warp_load(&off, 4), 1.7286, 1e-4);
     off.sm_ilp_room_exponent = 0;
     assert_float_equal(sim_gpu_model_ilp_warp_load(&off, 4), 1, 0);
     for (double L = 0.5; L < 40; L += 0.75)
@@ -631,6 +663,7 @@ int main(void)
         T(test_gpu_model_copy_is_deep),
         T(test_gpu_model_describe_shows_sources),
         T(test_gpu_model_rejects_bad_rule_skip),
+        T(test_gpu_model_rejects_bad_ilp_saturation),
         T(test_gpu_model_lru_weights),
         T(test_gpu_model_rejects_unknown_field),
         T(test_gpu_model_rejects_missing_field),
