@@ -340,6 +340,18 @@ spec("smem_cfg", ["streams 1"] + [ik(0, k, k) for k in ("gemv132", "tri528", "cp
      + [kern(0, "gt_b1024_s40k", "gt", 132, 1024, 40 * KB, 20000)]
      + [kern(0, f"heavy_lb{c}", "fmaheavy", 132, 256, 0, 20000, c) for c in range(1, 7)]
      + [kern(0, "heavy_lb4_g528", "fmaheavy", 528, 256, 0, 20000, 4)])
+# ---------------------------------------------------------------- N: ILP ranks on one warp scheduler
+# New mixes to test the ranks of FINDINGS.md §34's addendum (hqsim predicts them; nothing is fitted on
+# them): ILP 2 beside ILP 1 at 1 + 1 and 2 + 2 warps per scheduler in both launch orders, ILP 4 beside an
+# older ILP 1 at 2 + 2, ILP 8 beside ILP 1 and beside ILP 4, and ILP 1 + 2 + 4 on one scheduler.
+NMIXES = {  # name: [(ilp, warps), ...], stream i launched i-th
+    "n_i1w4_i2w4": [(1, 4), (2, 4)], "n_i2w4_i1w4": [(2, 4), (1, 4)],
+    "n_i1w8_i2w8": [(1, 8), (2, 8)], "n_i2w8_i1w8": [(2, 8), (1, 8)],
+    "n_i1w8_i4w8": [(1, 8), (4, 8)], "n_i1w4_i8w4": [(1, 4), (8, 4)],
+    "n_i4w4_i8w4": [(4, 4), (8, 4)], "n_i1w4_i2w4_i4w4": [(1, 4), (2, 4), (4, 4)],
+}
+for nm, ks in NMIXES.items():
+    spec(nm, [f"streams {len(ks)}"] + [mk(i, f"{'ABC'[i]}_i{k}w{w}", k, w) for i, (k, w) in enumerate(ks)])
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)

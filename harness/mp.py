@@ -706,6 +706,18 @@ def part_M(c, only):
             c.run1(spec, spec, reps=3)
 
 
+def part_N(c, only):
+    """Ranks on one warp scheduler (issue 11, FINDINGS.md §34 addendum): new FMA ILP mixes, ILP 2 beside
+    ILP 1 in both orders at 1 + 1 and 2 + 2 warps per scheduler, ILP 8 beside ILP 1 and ILP 4, ILP 1 + 2 + 4;
+    no ncu (predicted from the families alone)."""
+    if sel(only, "n_info"):
+        c.group("n_info", [{"args": ["info", "--out", "{out}"]}])
+    for f in sorted(glob.glob(os.path.join(SPECS, "n_*.spec"))):
+        spec = os.path.basename(f)[:-5]
+        if sel(only, spec):
+            c.run1(spec, spec, reps=3)
+
+
 def main():
     global MOCK
     ap = argparse.ArgumentParser()
@@ -729,7 +741,7 @@ def main():
     try:
         {"check": part_check, "A": part_A, "B": part_B, "C": part_C, "D": part_D, "E": part_E, "F": part_F,
          "G": part_G, "H": part_H, "I": part_I, "J": part_J, "K": part_K,
-         "M": part_M}[a.part](c, a.only)
+         "M": part_M, "N": part_N}[a.part](c, a.only)
     finally:
         if c.mps is not None:
             c.mps.stop("emergency")

@@ -35,7 +35,7 @@ MS = 1e6
 class Raw:
     def __init__(self, tardir):
         self.parts = {}
-        for part in "ABCDEFGHIJKM":
+        for part in "ABCDEFGHIJKMN":
             p = os.path.join(tardir, f"part{part}.tar.gz")
             if os.path.exists(p):
                 self.parts[part] = tarfile.open(p, "r:gz")
@@ -151,6 +151,9 @@ CATS = [
     # part M: warps of different ILP on one warp scheduler
     (r"^m_info$", "generalize/alone"),
     (r"^m_", "generalize/ilp_mix"),
+    # part N: ranks on one warp scheduler (new ILP mixes)
+    (r"^n_info$", "generalize/alone"),
+    (r"^n_", "generalize/ilp_mix"),
     (r"^k_", "generalize/copies"),
 ]
 
@@ -178,12 +181,13 @@ def describe_i(name):
         what["order"] = "kernels started at different times on the same SMs; a kernel queued behind a draining wave"
         what["quads"] = "four FMA kernels (ILP 1, 2, 4; 8 and 32 warps) on four streams"
     part = {"j": "J (issue 11, items 3, 4)", "k": "K (issue 11, copies and DRAM)",
-            "m": "M (issue 11, item 2: per-scheduler issue)"}.get(name[0], "I (issue 11)")
+            "m": "M (issue 11, item 2: per-scheduler issue)",
+            "n": "N (issue 11: ranks on one warp scheduler)"}.get(name[0], "I (issue 11)")
     return f"part {part}: " + what.get(category(name).split("/")[-1], name)
 
 
 def describe(name):
-    if name.startswith(("i_", "j_", "k_", "m_")):
+    if name.startswith(("i_", "j_", "k_", "m_", "n_")):
         return describe_i(name)
     d = {
         "info": "device properties, %globaltimer resolution, SM clock under a 1-thread spin, kernel register/smem use",
