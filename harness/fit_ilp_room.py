@@ -57,7 +57,7 @@ a = -sum(x * y for x, y in zip(xs, ys)) / sum(x * x for x in xs)
 print(f'sm_ilp_room_exponent a = {a:.3f} (ILP 8 by it: a warp counts as '
       f'{Ts / (L0 + (Ts - L0) * 8 ** -a):.3f} ILP-1 warps)')
 
-# What part M's pairs did while both ran (nothing here is fitted on them):
+# What parts M's and N's pairs did while both ran (nothing here is fitted on them):
 # the kernel that ends first ran at its solo time over its duration; the
 # other did its solo time less the time it ran alone after that, over the
 # overlap (medians of the repetitions).  Pairs that overlapped for less
@@ -66,8 +66,9 @@ import glob
 import os
 import statistics
 mix_dir = os.path.dirname(ops8)
-print('part M: rate of each kernel (its speed alone = 1) while both ran')
-for path in sorted(glob.glob(os.path.join(mix_dir, 'm_*_ops.csv'))):
+print('parts M, N: rate of each kernel (its speed alone = 1) while both ran')
+for path in sorted(glob.glob(os.path.join(mix_dir, 'm_*_ops.csv')) +
+                   glob.glob(os.path.join(mix_dir, 'n_*_ops.csv'))):
     reps = {}
     for r in csv.DictReader(open(path)):
         if r['type'] == 'kernel':

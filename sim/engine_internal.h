@@ -113,10 +113,6 @@ struct KernelRt {
     bool greedy;             /* its warps issue more than dependent chains
                              would: they hold the SM's schedulers
                              (engine_issue.c) */
-    double rank;             /* its warps' claim on a scheduler: 0 for
-                             dependent chains, above for greedy warps, the
-                             more independent work a warp has the higher;
-                             a higher rank issues first (engine_issue.c) */
     double issue_slots;      /* share of an SM's issue slots one block keeps
                              busy alone (its SM intensity over its blocks
                              per SM; 0: unknown) */
@@ -684,11 +680,10 @@ bool issue_share(const GpuModel *m, SmRt *sm);
 /* Whether a kernel whose blocks put @alone_load warps' worth of load on
  * an SM holding @warps of its warps issues like greedy warps. */
 bool issue_greedy(const GpuModel *m, double alone_load, double warps);
-/* A kernel's rank on a warp scheduler (KernelRt.rank): 0 unless @greedy;
- * a greedy kernel's load per warp @wq (ILP-1 warps) when it comes from
- * its ILP, 1 when from an SM intensity (@sm_intensity > 0: a share that
- * does not tell how greedy its warps are). */
-double issue_rank(bool greedy, double sm_intensity, double wq);
+/* Whether a warp of load @wq (ILP-1 warps, from its kernel's ilp) holds
+ * its scheduler: alone it takes more than GREEDY_WARP_SHARE of what the
+ * scheduler issues saturated (engine_issue.c). */
+bool issue_greedy_warp(const GpuModel *m, double wq);
 bool issue_pipe_bound(double sm_intensity, double pipe_share);
 
 /* engine_dram.c: device memory bandwidth shared by running kernels. */

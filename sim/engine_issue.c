@@ -42,18 +42,19 @@
  * per-warp speed is R_i / L_i; its rate (engine_sm.c) is that over its
  * kernel's speed alone, at most 1.
  *
- * Ranks (FINDINGS.md §34 addendum).  Greedy warps go first below
- * saturation too: with one ILP-4 and one ILP-1 (or ILP-2) warp per
- * scheduler the ILP-4 warps ran at 0.97-0.98 of their speed alone and the
- * others at 0.16-0.26 while they overlapped (part M, either launch order),
- * where the blend above (f ~ 0.03 at that load) shared in proportion.  So
- * the groups on a scheduler are ranked (KernelRt.rank: 0 for dependent
- * chains, a greedy kernel's load per warp for one of known ILP, the more
- * independent work the higher), a rank's groups share what the higher
- * ranks leave of T(L) after their demand alone, and the rule above (the
- * blend, age within the rank) applies inside each rank.  With one rank on
- * a scheduler it is the rule above bit for bit; a model with lambda 0 has
- * no ranks either.
+ * Greedy first at any load (FINDINGS.md §34 addendum).  With one ILP-4
+ * and one ILP-1 (or ILP-2) warp per scheduler the ILP-4 warps ran at
+ * 0.97-0.98 of their speed alone and the others at 0.16-0.26 while they
+ * overlapped (part M, either launch order), where the blend above
+ * (f ~ 0.03 at that load) shared in proportion.  So on a scheduler that
+ * holds both, the greedy groups share T(L) by the rule above, the others
+ * what the greedy ones leave after their demand alone (the rule above,
+ * age first, inside each kind).  With one kind on a scheduler it is the
+ * rule above bit for bit; a model with lambda 0 shares in proportion.  A
+ * kernel of known ILP (no SM intensity) is greedy by its warps: when one
+ * alone takes more than GREEDY_WARP_SHARE of its scheduler's saturated
+ * rate (ILP 4 and 8 on the H100; ILP 2 and ILP 4 + ILP 8 warps share as
+ * equals, part N).
  *
  * A kernel is greedy when its load alone (from its SM intensity) makes the
  * SM issue more than GREEDY_MARGIN times what dependent-chain (ILP-1)
@@ -106,6 +107,18 @@
 
 #define GREEDY_MARGIN 1.1
 #define PIPE_MARGIN 1.1
+/* A warp of known ILP holds its scheduler (is greedy) when alone it takes
+ * more than this share of what the scheduler issues saturated with ILP-1
+ * warps (P wq / Ts): ILP 1 0.506, ILP 2 0.722, ILP 8 0.804, ILP 4 0.877
+ * (H100, sm_ilp_saturation_warps).  Fitted, as a classification, on
+ * parts J and M: ILP-4 and ILP-8 warps kept their scheduler beside ILP-1
+ * and ILP-2 warps (m_*), an ILP-2 kernel did not beside an older ILP-1 one
+ * (j_fma1_fma2: 0.48 against 0.64 of its speed alone while both ran);
+ * any value in [0.722, 0.804) separates them.  Part N, measured after a
+ * first form that ranked warps by their load (ILP 2 over ILP 1, ILP 4
+ * over ILP 8: both wrong), set the criterion: greedy or not
+ * (FINDINGS.md §34 addendum). */
+#define GREEDY_WARP_SHARE 0.76
 
 /* issue_share's per-kernel memo packs a group's sub_warps in 32 bits */
 _Static_assert(SIM_MAX_SUBPARTITIONS <= 4, "sub_warps key fits 32 bits");
@@ -257,41 +270,38 @@ static bool spread_evenly(const GpuModel *m, const SmRt *sm)
     return true;
 }
 
-double issue_rank(bool greedy, double sm_intensity, double wq)
+bool issue_greedy_warp(const GpuModel *m, double wq)
 {
-    if (!greedy)
-        return 0;
-    return sm_intensity > 0 ? 1 : MAX(wq, 1.0);
+    return m->reg_subpartitions * wq >
+           GREEDY_WARP_SHARE * m->sm_saturation_warps;
 }
 
-/* Whether the groups on scheduler @s (P: the SM) are of more than one
- * rank: then the higher ranks issue first (share_ranked).  Not for a
+/* Whether scheduler @s (P: the SM) holds greedy and other groups: then
+ * the greedy ones issue first at any load (share_ranked).  Not for a
  * model without greedy-then-oldest (sm_age_priority_warps 0: proportional
  * sharing). */
-static bool ranks_mixed(const GpuModel *m, const SmRt *sm, uint32_t s)
+static bool greedy_mixed(const GpuModel *m, const SmRt *sm, uint32_t s)
 {
     if (m->sm_age_priority_warps <= 0)
         return false;
-    const Group *first = NULL;
+    bool greedy = false, other = false;
     for (const Group *g = sm->groups; g; g = g->next) {
         if (sub_share(m, g, s) <= 0)
             continue;
-        if (!first)
-            first = g;
-        else if (g->k->rank != first->k->rank)
-            return true;
+        greedy |= g->k->greedy;
+        other |= !g->k->greedy;
     }
-    return false;
+    return greedy && other;
 }
 
-/* share_pass for groups of several ranks on scheduler @s: a rank's groups
- * share, by the rule of the header, what the higher ranks leave of T(L)
- * (@T): the load ranked above a group takes its demand alone first, at
- * any load (part M: an ILP-4 warp beside an ILP-1 or ILP-2 warp on one
- * scheduler ran at 0.97-0.98 of its speed alone, the other at 0.16-0.26
- * while they overlapped).  Age orders a rank's groups as before (weight
+/* share_pass for greedy and other groups on scheduler @s: the greedy
+ * groups share T(L) (@T) by the rule of the header, the others what the
+ * greedy ones leave after their demand alone, at any load (part M: an
+ * ILP-4 warp beside an ILP-1 or ILP-2 warp on one scheduler ran at
+ * 0.97-0.98 of its speed alone, the other at 0.16-0.26 while they
+ * overlapped).  Age orders the groups of each kind as before (weight
  * @f).  A non-greedy group beside greedy ones holding free turns
- * (@beside_turns; engine_sm.c applies the turns) is ranked as before. */
+ * (@beside_turns; engine_sm.c applies the turns) is shared as before. */
 static void share_ranked(const GpuModel *m, SmRt *sm, uint32_t s, double T,
                          double f, double To, bool beside_turns,
                          const IssueSums *sum)
@@ -305,16 +315,19 @@ static void share_ranked(const GpuModel *m, SmRt *sm, uint32_t s, double T,
         const double Li = a * (g->count * g->k->w), Di = a * demand(g);
         if (!g->k->greedy)
             Yo += Di;
-        if (Li <= 1e-12)
+        if (Li <= 1e-12) { /* no load: the proportional speed */
+            g->speed = MIN(g->speed, T / L);
             continue;
+        }
         const bool beside = beside_turns && !g->k->greedy && g->k->dram_p > 0;
-        if (beside) { /* the rule before ranks, free turns at To */
+        if (beside) { /* the rule before, free turns at To */
             const double S = sum->D - sum->Dg - Yo;
             const double strict = MIN(Di, MAX(To - MAX(S, 0.0), 0.0));
             g->speed = MIN(g->speed, (1 - f) * T / L + f * strict / Li);
             continue;
         }
-        /* demand of higher ranks, load of g's rank, demand of its older */
+        /* greedy demand ahead of a non-greedy g; load and older demand of
+         * g's kind */
         double H = 0, Lc = 0, O = 0;
         bool older = false;
         for (const Group *j = sm->groups; j; j = j->next) {
@@ -323,9 +336,9 @@ static void share_ranked(const GpuModel *m, SmRt *sm, uint32_t s, double T,
                 older = true;
             if (aj <= 0)
                 continue;
-            if (j->k->rank > g->k->rank)
+            if (j->k->greedy && !g->k->greedy)
                 H += aj * demand(j);
-            else if (j->k->rank == g->k->rank) {
+            else if (j->k->greedy == g->k->greedy) {
                 Lc += aj * (j->count * j->k->w);
                 if (older && j != g)
                     O += aj * demand(j);
@@ -363,7 +376,7 @@ static double share_pass(const GpuModel *m, SmRt *sm, uint32_t s, double *turns)
                                  : T;
     /* Demand alone of the greedy groups and of all groups. */
     const double Dg = sum.Dg, D = sum.D;
-    if (ranks_mixed(m, sm, s)) {
+    if (greedy_mixed(m, sm, s)) {
         share_ranked(m, sm, s, T, f, To, *turns < 1, &sum);
         return sum.pipe;
     }

@@ -1125,8 +1125,10 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
         busiest > 0
             ? sim_gpu_model_issue_rate_knee(m, busiest, k->knee) / busiest
             : 1.0;
-    k->greedy = issue_greedy(m, alone, (double)(per_sm * occ.needs.warps));
-    k->rank = issue_rank(k->greedy, ks->sm_intensity, k->wq);
+    /* greedy: from its issue share, or, known by its ilp, per warp */
+    k->greedy = ks->sm_intensity > 0 || ks->ilp <= 1
+                    ? issue_greedy(m, alone, (double)W)
+                    : issue_greedy_warp(m, k->wq);
     k->issue_slots = ks->sm_intensity / (double)per_sm;
     k->pipe_slots = pipe ? ks->sm_pipe_share / (double)per_sm : 0;
     dram_prepare_kernel(E, k, k->work * (double)waves + k->first,

@@ -1149,7 +1149,12 @@ static void test_engine_issue_per_scheduler(void **state)
  *    both run at T / L = 0.722253 and end at 1.384557 ms: so they do
  *    with lambda 0 (a model without greedy-then-oldest).
  *  - ILP 2 + ILP 4: L = 5.7552 + 6.9144: T = 7.89713; the ILP-2 block
- *    gets 0.98273 over 5.7552, rate 0.170756: 1.829244 ms. */
+ *    gets 0.98273 over 5.7552, rate 0.170756: 1.829244 ms.
+ *  - ILP 1 + ILP 2: an ILP-2 warp takes 4 x 1.43867 / 7.9 = 0.728 of its
+ *    scheduler alone, below GREEDY_WARP_SHARE: not greedy, one kind, the
+ *    rule before: L = 9.7547, knee 5.7547, T = 7.567532, f = 0.010560;
+ *    the older ILP-1 block at 0.778154 ends at 1.285093 ms, the ILP-2 one
+ *    at 0.774140 until then: 1.290251 ms (part N measured 1.33x both). */
 static void test_engine_issue_ilp_ranks(void **state)
 {
     Fix *f = *state;
@@ -1161,9 +1166,8 @@ static void test_engine_issue_ilp_ranks(void **state)
         double lambda;
         SimTime end_a, end_b; /* ns, +-1 us */
     } cases[] = {
-        {1, 4, 18, 1757857, 1000000},
-        {4, 1, 18, 1000000, 1757857},
-        {2, 4, 18, 1829244, 1000000},
+        {1, 4, 18, 1757857, 1000000}, {4, 1, 18, 1000000, 1757857},
+        {2, 4, 18, 1829244, 1000000}, {1, 2, 18, 1285093, 1290251},
         {1, 4, 0, 1384557, 1384557},
     };
     for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
