@@ -3,7 +3,7 @@
 streaming fresh DRAM in bursts (and `mixwD` again).
 
     python3 harness/mps_burst_predict.py build/hqsim traces/measured/h100/mpspct/var/burst \
-        [--ns 2,4] [TAG...]
+        [--ns 2,4] [--work DIR] [TAG...]
 
 Each aggressor's spec comes from DIR/info.txt (`spec NAME=...`); its node types take their grids,
 blocks and registers from the spec, their durations from its alone row without MPS in DIR/var.csv
@@ -21,12 +21,12 @@ import tempfile
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mps_mixparts_predict import NODES, graph_proc, read_var, victim_span  # noqa: E402
+from mps_mixparts_predict import NODES, func_name, graph_proc, read_var, victim_span  # noqa: E402
 
 
 def node(name, typ, dur, fresh):
     f = {p[0]: int(p[1:]) for p in typ.split(".")}
-    k = {"op": "kernel", "name": name, "grid": f["g"], "block": f["b"],
+    k = {"op": "kernel", "name": func_name(name, f), "grid": f["g"], "block": f["b"],
          "regs_per_thread": 160 if f.get("x") == 5 else 32, "duration_us": dur}
     if fresh and f.get("d"):
         k["dram_bytes"] = f["g"] * f["b"] * f["d"] * 16
@@ -39,7 +39,7 @@ def proc(name, spec, durations, fresh):
     types = spec.split("/")
     if len(durations) != len(types):
         sys.exit(f"{name}: {len(types)} node types in its spec, {len(durations)} alone durations")
-    nodes = [node(f"{name}_{i % len(types)}", types[i % len(types)], durations[i % len(types)],
+    nodes = [node(name, types[i % len(types)], durations[i % len(types)],
                   fresh) for i in range(NODES)]
     return {"name": name, "iterations": 3000, "streams": [{"name": "s"}],
             "ops": [{"op": "graph", "stream": "s", "nodes": nodes}]}
@@ -92,7 +92,12 @@ def aggr_rate(path):
 if __name__ == "__main__":
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    args, ns = sys.argv[3:], (2, 4)
-    if args[:1] == ["--ns"]:
-        ns, args = tuple(int(x) for x in args[1].split(",")), args[2:]
-    main(sys.argv[1], sys.argv[2], args, ns, tempfile.mkdtemp(prefix="mpsburst-"))
+    args, ns, work = sys.argv[3:], (2, 4), None
+    while args[:1] in (["--ns"], ["--work"]):
+        if args[0] == "--ns":
+            ns = tuple(int(x) for x in args[1].split(","))
+        else:
+            work = args[1]  # keep the scenarios (TAG_nN.json, alone.json) there
+            os.makedirs(work, exist_ok=True)
+        args = args[2:]
+    main(sys.argv[1], sys.argv[2], args, ns, work or tempfile.mkdtemp(prefix="mpsburst-"))

@@ -2,7 +2,7 @@
 """hqsim's prediction of FINDINGS §31's `--mixparts` rows: VT beside `mixw` and its variants
 (nothing fitted).
 
-    python3 harness/mps_mixparts_predict.py build/hqsim traces/measured/h100/mpspct/var/mixparts
+    python3 harness/mps_mixparts_predict.py build/hqsim traces/measured/h100/mpspct/var/mixparts [--ns 2]
 
 For N = 2, 4 writes a scenario (h100-sxm): the victim VT, a graph of 32 chained 1-block 32-thread
 kernels of 5 us (`wall_clock`), 300 iterations; N - 1 clients each running `mixw` or a variant as
@@ -61,11 +61,19 @@ MIXPARTS = {"mixw": ("mixw", False), "mixwD": ("mixw", True), "mixwN": ("mixwN",
             "mixwT": ("mixwT", False), "mixwW": ("mixwW", False)}
 
 
+def func_name(proc, f):
+    """The probe's function of a node type's fields (mps_probe.cu var_fn): x = 2-5 one function
+    each whatever f, x = 1 the big code's f-th, else kvar<f>; named per client, so hqsim's LRU
+    distance is the probe's."""
+    x = f.get("x", 0)
+    return f"{proc}_x{x}" if x >= 2 else f"{proc}_x{x}_f{f.get('f', 0)}"
+
+
 def mix_proc(name, durations, dram):
     nodes = []
     for i in range(NODES):
         f = {p[0]: int(p[1:]) for p in MIXW.split("/")[i % 8].split(".")}
-        k = {"op": "kernel", "name": f"{name}_{i % 8}", "grid": f["g"], "block": f["b"],
+        k = {"op": "kernel", "name": func_name(name, f), "grid": f["g"], "block": f["b"],
              "regs_per_thread": 160 if f.get("x") == 5 else 32, "duration_us": durations[i % 8]}
         if dram and f.get("d"):
             k["dram_bytes"] = f["g"] * f["b"] * f["d"] * 16
@@ -93,14 +101,14 @@ def read_var(d):
     return rows, dur, base_m, meas
 
 
-def main(hqsim, d, work):
+def main(hqsim, d, work, ns=(2, 4)):
     _, dur, base_m, meas = read_var(d)
     vt = graph_proc("victim", "g1.b32.t5000", 300)
     base = victim_span(hqsim, work, [vt], "alone")
     print(f"VT alone: span p50 {base:.2f} us")
     print("aggr,n,hqsim_span_p50_us,hqsim_per_node_per_client_us,measured_us (passes)")
     for tag, (src, dram) in MIXPARTS.items():
-        for n in (2, 4):
+        for n in ns:
             if (tag, n) not in meas or src not in dur:
                 continue
             others = [mix_proc(f"aggr{i}", dur[src], dram) for i in range(n - 1)]
@@ -110,6 +118,7 @@ def main(hqsim, d, work):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 5) or (len(sys.argv) == 5 and sys.argv[3] != "--ns"):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2], tempfile.mkdtemp(prefix="mpsmix-"))
+    main(sys.argv[1], sys.argv[2], tempfile.mkdtemp(prefix="mpsmix-"),
+         tuple(int(x) for x in sys.argv[4].split(",")) if len(sys.argv) == 5 else (2, 4))

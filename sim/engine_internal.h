@@ -400,7 +400,8 @@ typedef enum {
  * client pays the model's mps_client_* and mps_func_fetch times; a
  * process in its own context nothing. */
 typedef struct {
-    SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns, fetch_ns;
+    SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns, fetch_ns,
+        xreload_ns;
 } ShareCosts;
 
 /* The distinct kernel functions a process ran last, most recent first
@@ -427,6 +428,8 @@ struct Proc {
     HostState host;
     FuncLru funcs;        /* for the function-fetch rule (engine_share.c) */
     uint64_t last_blocks; /* blocks of its last launched kernel; 0: none */
+    double xreload;       /* largest w(d) x L(P) of the other clients'
+                             function fetches since its last kernel */
     bool after_wait;      /* ops[pc] is a sync whose wait is over */
     bool issue_pending;   /* ops[pc]'s API call is over: issue it */
     uint32_t pc;

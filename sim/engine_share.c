@@ -171,7 +171,7 @@ static void own_fault(Engine *E, Proc *P, const char *kname, const char *own)
 static void own_costs(const GpuModel *m, ShareCosts *out)
 {
     (void)m;
-    *out = (ShareCosts){0, 0, 0, 0, 0, 0};
+    *out = (ShareCosts){0, 0, 0, 0, 0, 0, 0};
 }
 
 /* ------------------------------------------------------------------------
@@ -189,6 +189,7 @@ static void mps_costs(const GpuModel *m, ShareCosts *out)
         .node_ns = m->mps_client_node_ns,
         .kernel_ns = m->mps_client_kernel_ns,
         .fetch_ns = m->mps_func_fetch_ns,
+        .xreload_ns = m->mps_func_xreload_ns,
     };
 }
 
@@ -452,20 +453,47 @@ double eng_func_weight(const GpuModel *m, uint32_t d)
     return n ? m->mps_func_lru_weight[MIN(d, n - 1)] : 0.0;
 }
 
+/* A fetch of weight @x (w(d) x L(P)) by @P marks every other client of
+ * its server: their next kernel pays mps_func_xreload x the largest mark
+ * (FINDINGS §35 (xreload10): a 1-block neighbour's graph nodes lose
+ * ~0.85 us per reload of a streaming client on 8 functions, burst2
+ * b8F8; the same client on one function costs only the DRAM term).  A
+ * largest, not a sum: the neighbours' reloads in one gap cost once. */
+static void xreload_mark(const Engine *E, const Proc *P, double x)
+{
+    for (uint32_t i = 0; i < E->n_procs; i++) {
+        Proc *Q = &E->procs[i];
+        if (Q != P && Q->ctx == P->ctx && Q->cost.xreload_ns)
+            Q->xreload = MAX(Q->xreload, x);
+    }
+}
+
+/* What the other clients' fetches since @P's last kernel cost it now. */
+static SimTime xreload_take(Proc *P)
+{
+    SimTime t = (SimTime)llround((double)P->cost.xreload_ns * P->xreload);
+    P->xreload = 0;
+    return t;
+}
+
 SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
 {
     Proc *P = k->proc;
     const ShareCosts *c = &P->cost;
-    if (!c->kernel_ns && !c->fetch_ns)
+    if (!c->kernel_ns && !c->fetch_ns && !c->xreload_ns)
         return 0; /* a context of its own: nothing to track */
     uint32_t d = eng_func_lru_touch(&P->funcs, k->inst->op->u.kernel.name);
     bool after_narrow = P->last_blocks == 1;
     P->last_blocks = k->blocks;
+    SimTime t = xreload_take(P);
     if (k->blocks < 2)
-        return 0;
-    SimTime t = c->kernel_ns;
-    if (after_narrow && k->inst->gnode && c->fetch_ns)
-        t += (SimTime)llround((double)c->fetch_ns * eng_func_weight(E->m, d) *
-                              dram_launch_load(E, P->ctx, k));
+        return t;
+    t += c->kernel_ns;
+    double w = eng_func_weight(E->m, d);
+    if (after_narrow && k->inst->gnode && c->fetch_ns && w > 0) {
+        double L = dram_launch_load(E, P->ctx, k);
+        t += (SimTime)llround((double)c->fetch_ns * w * L);
+        xreload_mark(E, P, w * L);
+    }
     return t;
 }

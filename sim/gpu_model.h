@@ -187,6 +187,11 @@ typedef struct GpuModel {
      * ran), w = mps_func_lru_weight[min(d, n - 1)], L the loaded DRAM
      * latency at its own and its context's pressure (engine_share.c). */
     SimTime mps_func_fetch_ns;
+    /* Such a fetch holds up the server's other clients too: each of them
+     * starts its next kernel (any width, graph or stream) the largest
+     * w(d) x L(P) of the fetches since its last kernel times this later
+     * (engine_share.c). */
+    SimTime mps_func_xreload_ns;
     double mps_func_lru_weight[SIM_MAX_FUNC_LRU];
     uint32_t n_mps_func_lru_weight;
 

@@ -120,6 +120,46 @@ static void test_e2e_mps_lone_client_function_fetch(void **state)
                  "wpW132 F8 - F1");
 }
 
+/* VT (32 chained 1-block 5 us graph nodes) beside one MPS client that
+ * streams 8 MiB of fresh DRAM per 1024-block node (FINDINGS §32 and §35
+ * (xreload10), traces/measured/h100/mpspct/var/burst{,2}, written as
+ * scenarios by harness/mps_burst_predict.py --work into tests/data/
+ * mps_xreload/).  VT's latency p50 per node, us. */
+static double vt_node_us(const char *spec)
+{
+    g_autofree char *rel =
+        g_strdup_printf("tests/data/mps_xreload/%s_n2.json", spec);
+    g_autofree char *f = source_path(rel);
+    cJSON *j =
+        run_hqsim_json("run", f, "--mode", "mps", "--json", "-", "-q", NULL);
+    double ms = jnum(j, "run.processes.0.latency_p50_ms");
+    cJSON_Delete(j);
+    return ms * 1000 / 32;
+}
+
+static void check_xreload(double got, double measured, const char *what)
+{
+    if (fabs(got - measured) > 0.1)
+        fail_msg("%s: %+.3f us per VT node, measured %+.3f", what, got,
+                 measured);
+}
+
+/* A neighbour's function fetches cost VT: the same streaming client on 8
+ * functions (b8F8, every wide node 7 functions old after a 1-block node)
+ * against on one (b8): measured +0.47 / +0.54 per node (burst2, two
+ * passes; python3 harness/mps_var_summary.py), mps_func_xreload_us fitted
+ * on it.  Predicted: mixwD (7 functions) against mixwD1 (one), +0.31 /
+ * +0.33 (burst's mixwD +0.58 / +0.57 minus burst2's mixwD1 +0.27 / +0.25:
+ * two calls). */
+static void test_e2e_mps_cross_client_reload(void **state)
+{
+    (void)state;
+    check_xreload(vt_node_us("b8F8") - vt_node_us("b8"), 0.505,
+                  "b8F8 - b8 (fitted)");
+    check_xreload(vt_node_us("mixwD") - vt_node_us("mixwD1"), 0.32,
+                  "mixwD - mixwD1");
+}
+
 /* A published Titan V measurement (traces/titanv-1block.json): a one-block
  * kernel of 3518 ms alone.  Two processes without MPS took 6854 and 6838
  * ms, with MPS 3467 ms each; four without MPS about 13950 ms, with MPS
@@ -394,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_e2e_default_mps_helps_small_kernels),
         cmocka_unit_test(test_e2e_latency_spread_and_host_cores),
         cmocka_unit_test(test_e2e_mps_lone_client_function_fetch),
+        cmocka_unit_test(test_e2e_mps_cross_client_reload),
         cmocka_unit_test_setup_teardown(test_e2e_bad_input_is_reported,
                                         e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_e2e_start_times_survive_loading,

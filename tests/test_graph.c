@@ -594,6 +594,58 @@ static void test_engine_mps_fetch_dram(void **state)
     assert_int_equal(wp_extra(a, b, 9, false), want);
 }
 
+/* Two MPS clients: the wp neighbour (64 nodes, @F functions) and a
+ * victim, a graph of 6 chained 1-block 10 us nodes of one function. */
+static SimScenario *xreload_scenario(uint32_t F)
+{
+    SimScenario *sc = wp_scenario(64, F, 4, 0, false);
+    SimProcessSpec *v = test_process(sc, "v", 1);
+    SimGraph *g = sim_scenario_new_graph(sc);
+    for (uint32_t j = 0; j < 6; j++) {
+        SimGraphNode nd = node_kernel(0, "v", SIM_US(10));
+        nd.op.api_ns = 0;
+        uint32_t prev = j - 1;
+        sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
+    }
+    SimOp op = graph_op(g);
+    sim_process_add_op(v, &op);
+    add_free_sync(v);
+    return sc;
+}
+
+/* A fetch in one MPS client holds up the others: every victim node after
+ * the first follows the neighbour's fetches (w = 1 at d = 7, L = 1: ~3 in
+ * each 10 us gap) and starts mps_func_xreload later, once whatever the
+ * number of fetches; a neighbour on one function fetches nothing, and the
+ * victim's own context (time-slicing) pays nothing. */
+static void test_engine_mps_xreload(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m0 = fetch_model();
+    g_autoptr(GpuModel) m1 = fetch_model();
+    m1->mps_func_xreload_ns = 700;
+    for (uint32_t F = 1; F <= 8; F += 7) {
+        g_autoptr(SimScenario) sc = xreload_scenario(F);
+        g_autoptr(SimResult) a = test_run(m0, sc, SIM_SHARE_MPS);
+        g_autoptr(SimResult) b = test_run(m1, sc, SIM_SHARE_MPS);
+        g_autoptr(SimResult) ta = test_run(m0, sc, SIM_SHARE_TIMESLICE);
+        g_autoptr(SimResult) tb = test_run(m1, sc, SIM_SHARE_TIMESLICE);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_non_null(ta);
+        assert_non_null(tb);
+        for (uint32_t j = 1; j < 6; j++) {
+            int64_t ga = (int64_t)node_rec(a, 1, j)->start_ns -
+                         (int64_t)node_rec(a, 1, j - 1)->end_ns;
+            int64_t gb = (int64_t)node_rec(b, 1, j)->start_ns -
+                         (int64_t)node_rec(b, 1, j - 1)->end_ns;
+            assert_int_equal(gb - ga, F == 8 ? 700 : 0);
+            assert_int_equal(node_rec(tb, 1, j)->start_ns,
+                             node_rec(ta, 1, j)->start_ns);
+        }
+    }
+}
+
 /* A graph kernel node that faults kills its MPS peers, mid-graph, with no
  * leak (valgrind) and no stuck node. */
 static void test_engine_fault_in_graph(void **state)
@@ -909,6 +961,7 @@ int main(void)
         cmocka_unit_test(test_engine_mps_fetch),
         cmocka_unit_test(test_engine_mps_fetch_needs_narrow),
         cmocka_unit_test(test_engine_mps_fetch_dram),
+        cmocka_unit_test(test_engine_mps_xreload),
         cmocka_unit_test(test_engine_fault_in_graph),
         cmocka_unit_test_setup_teardown(test_kineto_graph, tmp_setup,
                                         tmp_teardown),
