@@ -17,7 +17,7 @@ profile (the libraries choose other kernels for fewer SMs: those are left out an
 Printed per setting: measured and hqsim kernel time per request of the kept kernels, and the growth
 over 100% (hqsim's over its own 100%, the measurement's over mps100: the lone client's own cost at
 100% is not this parameter's); and the mean |growth error| over the kernels, weighted by their
-measured time at 100%.  FINDINGS.md §35 (room10) fits kernel_fixed_us on resnet50 b1 alone.
+measured time at 100%.  FINDINGS.md §36 fits kernel_fixed_us on resnet50 b1 alone.
 """
 import argparse
 import collections

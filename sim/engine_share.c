@@ -455,7 +455,7 @@ double eng_func_weight(const GpuModel *m, uint32_t d)
 
 /* A fetch of weight @x (w(d) x L(P)) by @P marks every other client of
  * its server: their next kernel pays mps_func_xreload x the largest mark
- * (FINDINGS §35 (xreload10): a 1-block neighbour's graph nodes lose
+ * (FINDINGS §37: a 1-block neighbour's graph nodes lose
  * ~0.85 us per reload of a streaming client on 8 functions, burst2
  * b8F8; the same client on one function costs only the DRAM term).  A
  * largest, not a sum: the neighbours' reloads in one gap cost once. */

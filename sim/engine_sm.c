@@ -1075,7 +1075,7 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     uint64_t waves = (k->blocks + S * o - 1) / (S * o);
     /* A recorded duration holds a part that does not grow with the
      * kernel's waves (kernel_fixed_us; measured: resnet50's kernels at
-     * 25/50/100% of the SMs, FINDINGS.md §35): the first blocks it places
+     * 25/50/100% of the SMs, FINDINGS.md §36): the first blocks it places
      * on each SM carry it besides their block work, and only the rest of
      * the duration is divided among its waves (at most half of a short
      * kernel's duration is fixed: how short ones split is not measured).

@@ -121,8 +121,8 @@ static void test_e2e_mps_lone_client_function_fetch(void **state)
 }
 
 /* VT (32 chained 1-block 5 us graph nodes) beside one MPS client that
- * streams 8 MiB of fresh DRAM per 1024-block node (FINDINGS §32 and §35
- * (xreload10), traces/measured/h100/mpspct/var/burst{,2}, written as
+ * streams 8 MiB of fresh DRAM per 1024-block node (FINDINGS §32 and §37;
+ * traces/measured/h100/mpspct/var/burst{,2}, written as
  * scenarios by harness/mps_burst_predict.py --work into tests/data/
  * mps_xreload/).  VT's latency p50 per node, us. */
 static double vt_node_us(const char *spec)
@@ -222,7 +222,7 @@ static void test_e2e_occupancy_limits_concurrency(void **state)
  * round(p% x 66) TPCs (the model's rounding rule); its kernel of 132
  * whole-SM blocks (1 ms alone) then runs ceil(132 / SMs) waves of 1 ms
  * less the model's fixed part, which only its first wave carries
- * (kernel_fixed_us, FINDINGS.md §35 room10). */
+ * (kernel_fixed_us, FINDINGS.md §36). */
 static void test_e2e_mps_thread_percentage(void **state)
 {
     (void)state;

@@ -222,7 +222,7 @@ static void test_engine_mps_thread_percentage_caps_sms(void **state)
     (void)f;
 }
 
-/* A kernel's fixed part (kernel_fixed_us, FINDINGS.md §35): of a recorded
+/* A kernel's fixed part (kernel_fixed_us, FINDINGS.md §36): of a recorded
  * duration D, min(fixed, D / 2) does not grow with its waves.  8 SMs, fixed
  * 100 us; 8 fat blocks of a 1 ms kernel (one per SM) in one MPS client at
  * 100 / 50 / 25% run in 1 / 2 / 4 waves of 900 us: 1.0 / 1.9 / 3.7 ms (1,
