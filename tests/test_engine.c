@@ -1082,6 +1082,29 @@ static void test_engine_free_turns_beside_greedy(void **state)
     }
 }
 
+/* Two 1 ms kernels of one block per SM (@block_a / @block_b threads, of
+ * ILP @ilp_a / @ilp_b) on two streams of one process: each must end within
+ * 1 us of @end_a / @end_b (case @c in the message). */
+static void check_ilp_pair(const GpuModel *m, uint32_t block_a, uint32_t ilp_a,
+                           uint32_t block_b, uint32_t ilp_b, SimTime end_a,
+                           SimTime end_b, size_t c)
+{
+    g_autoptr(SimScenario) sc = sim_scenario_new("t", "test");
+    SimProcessSpec *p = test_process(sc, "p", 2);
+    SimOp ka = test_kernel(0, "a", m->sm_count, block_a, MS(1));
+    SimOp kb = test_kernel(1, "b", m->sm_count, block_b, MS(1));
+    ka.u.kernel.ilp = ilp_a;
+    kb.u.kernel.ilp = ilp_b;
+    sim_process_add_op(p, &ka);
+    sim_process_add_op(p, &kb);
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_TIMESLICE);
+    const SimTime a = test_op(r, 0, 0)->end_ns, b = test_op(r, 0, 1)->end_ns;
+    if (a + 1000 < end_a || a > end_a + 1000 || b + 1000 < end_b ||
+        b > end_b + 1000)
+        fail_msg("case %zu: ends %llu and %llu ns", c, (unsigned long long)a,
+                 (unsigned long long)b);
+}
+
 /* Per-scheduler issue (engine_issue.c), H100 curve (full speed to 4 warps,
  * saturated at 7.9), proportional sharing (lambda 0), 4 schedulers.
  *  - Two 1 ms kernels of one 4-warp block per SM, ILP 4, together: with
@@ -1117,20 +1140,8 @@ static void test_engine_issue_per_scheduler(void **state)
     };
     for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
         f->m->sm_ilp_room_exponent = cases[c].a;
-        g_autoptr(SimScenario) sc = sim_scenario_new("t", "test");
-        SimProcessSpec *p = test_process(sc, "p", 2);
-        SimOp ka = test_kernel(0, "a", f->m->sm_count, cases[c].block_a, MS(1));
-        SimOp kb = test_kernel(1, "b", f->m->sm_count, cases[c].block_b, MS(1));
-        ka.u.kernel.ilp = kb.u.kernel.ilp = cases[c].ilp;
-        sim_process_add_op(p, &ka);
-        sim_process_add_op(p, &kb);
-        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
-        const SimTime a = test_op(r, 0, 0)->end_ns,
-                      b = test_op(r, 0, 1)->end_ns;
-        if (a + 1000 < cases[c].end_a || a > cases[c].end_a + 1000 ||
-            b + 1000 < cases[c].end_b || b > cases[c].end_b + 1000)
-            fail_msg("case %zu: ends %llu and %llu ns", c,
-                     (unsigned long long)a, (unsigned long long)b);
+        check_ilp_pair(f->m, cases[c].block_a, cases[c].ilp, cases[c].block_b,
+                       cases[c].ilp, cases[c].end_a, cases[c].end_b, c);
     }
 }
 
@@ -1172,21 +1183,8 @@ static void test_engine_issue_ilp_ranks(void **state)
     };
     for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
         f->m->sm_age_priority_warps = cases[c].lambda;
-        g_autoptr(SimScenario) sc = sim_scenario_new("t", "test");
-        SimProcessSpec *p = test_process(sc, "p", 2);
-        SimOp ka = test_kernel(0, "a", f->m->sm_count, 128, MS(1));
-        SimOp kb = test_kernel(1, "b", f->m->sm_count, 128, MS(1));
-        ka.u.kernel.ilp = cases[c].ilp_a;
-        kb.u.kernel.ilp = cases[c].ilp_b;
-        sim_process_add_op(p, &ka);
-        sim_process_add_op(p, &kb);
-        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
-        const SimTime a = test_op(r, 0, 0)->end_ns,
-                      b = test_op(r, 0, 1)->end_ns;
-        if (a + 1000 < cases[c].end_a || a > cases[c].end_a + 1000 ||
-            b + 1000 < cases[c].end_b || b > cases[c].end_b + 1000)
-            fail_msg("case %zu: ends %llu and %llu ns", c,
-                     (unsigned long long)a, (unsigned long long)b);
+        check_ilp_pair(f->m, 128, cases[c].ilp_a, 128, cases[c].ilp_b,
+                       cases[c].end_a, cases[c].end_b, c);
     }
 }
 
