@@ -314,7 +314,8 @@ static void test_open_loop_is_a_queue(void **state)
 #define MPSPCT HQSIM_SOURCE_DIR "/traces/measured/h100/mpspct/"
 
 typedef struct {
-    char *key;     /* name (60 characters) '|' blocks */
+    char *key;     /* name (60 characters) '|' blocks: the table's key,
+                      freed by the table */
     double n;      /* launches per request */
     double us[3];  /* median at 100, 50, 25% (measured) */
     double sim[3]; /* summed over the request (hqsim) */
@@ -327,7 +328,7 @@ static GHashTable *pct_measured(const char *config)
     if (!g_file_get_contents(MPSPCT "cnn/kernels.csv", &text, NULL, NULL))
         fail_msg("cannot read " MPSPCT "cnn/kernels.csv");
     GHashTable *h =
-        g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     static const char *const settings[3] = {"mps100", "mps50", "mps25"};
     g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
     for (int i = 1; lines[i] && lines[i][0]; i++) {
