@@ -684,7 +684,7 @@ bool issue_share(const GpuModel *m, SmRt *sm);
  * an SM holding @warps of its warps issues like greedy warps. */
 bool issue_greedy(const GpuModel *m, double alone_load, double warps);
 /* Whether a warp of load @wq (ILP-1 warps, from its kernel's ilp) holds
- * its scheduler: alone it takes more than GREEDY_WARP_SHARE of what the
+ * its scheduler: alone it takes more than sm_greedy_warp_share of what the
  * scheduler issues saturated (engine_issue.c). */
 bool issue_greedy_warp(const GpuModel *m, double wq);
 bool issue_pipe_bound(double sm_intensity, double pipe_share);

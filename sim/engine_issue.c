@@ -52,7 +52,7 @@
  * age first, inside each kind).  With one kind on a scheduler it is the
  * rule above bit for bit; a model with lambda 0 shares in proportion.  A
  * kernel of known ILP (no SM intensity) is greedy by its warps: when one
- * alone takes more than GREEDY_WARP_SHARE of its scheduler's saturated
+ * alone takes more than sm_greedy_warp_share of its scheduler's saturated
  * rate (ILP 4 and 8 on the H100; ILP 2 and ILP 4 + ILP 8 warps share as
  * equals, part N).
  *
@@ -107,19 +107,6 @@
 
 #define GREEDY_MARGIN 1.1
 #define PIPE_MARGIN 1.1
-/* A warp of known ILP holds its scheduler (is greedy) when alone it takes
- * more than this share of what the scheduler issues saturated with ILP-1
- * warps (P wq / Ts): ILP 1 0.506, ILP 2 0.722, ILP 8 0.804, ILP 4 0.877
- * (H100, sm_ilp_saturation_warps).  Fitted, as a classification, on
- * parts J and M: ILP-4 and ILP-8 warps kept their scheduler beside ILP-1
- * and ILP-2 warps (m_*), an ILP-2 kernel did not beside an older ILP-1 one
- * (j_fma1_fma2: 0.48 against 0.64 of its speed alone while both ran);
- * any value in [0.722, 0.804) separates them.  Part N, measured after a
- * first form that ranked warps by their load (ILP 2 over ILP 1, ILP 4
- * over ILP 8: both wrong), set the criterion: greedy or not
- * (FINDINGS.md §34 addendum). */
-#define GREEDY_WARP_SHARE 0.76
-
 /* issue_share's per-kernel memo packs a group's sub_warps in 32 bits */
 _Static_assert(SIM_MAX_SUBPARTITIONS <= 4, "sub_warps key fits 32 bits");
 
@@ -270,10 +257,15 @@ static bool spread_evenly(const GpuModel *m, const SmRt *sm)
     return true;
 }
 
+/* A warp of known ILP holds its scheduler (is greedy) when alone it takes
+ * more than sm_greedy_warp_share of what the scheduler issues saturated
+ * with ILP-1 warps (P wq / Ts): on the H100 ILP 1 0.506, ILP 2 0.722,
+ * ILP 8 0.804, ILP 4 0.877, and the fitted share 0.76 separates them
+ * (the model's source says on what; FINDINGS.md §34 addendum). */
 bool issue_greedy_warp(const GpuModel *m, double wq)
 {
     return m->reg_subpartitions * wq >
-           GREEDY_WARP_SHARE * m->sm_saturation_warps;
+           m->sm_greedy_warp_share * m->sm_saturation_warps;
 }
 
 /* Whether scheduler @s (P: the SM) holds greedy and other groups: then

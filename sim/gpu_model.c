@@ -89,6 +89,7 @@ static const FieldSpec model_fields[] = {
      NULL},
     {"sm_issue_share_max", F_F64, OFF(sm_issue_share_max), 0, 1, NULL},
     {"sm_ilp_room_exponent", F_F64, OFF(sm_ilp_room_exponent), 0, 16, NULL},
+    {"sm_greedy_warp_share", F_F64, OFF(sm_greedy_warp_share), 0.01, 1, NULL},
     {"submit_latency_us", F_TIME_US, OFF(submit_latency_ns), 0, 1e5, NULL},
     {"kernel_launch_latency_us", F_TIME_US, OFF(kernel_launch_latency_ns), 0,
      1e5, NULL},

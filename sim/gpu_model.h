@@ -141,6 +141,12 @@ typedef struct GpuModel {
                                          measured (optional; where given it
                                          replaces the exponent) */
     uint32_t n_sm_ilp_saturation_warps;
+    double sm_greedy_warp_share;      /* a warp of known ILP holds its
+                                         scheduler (issues first beside
+                                         other warps at any load) when
+                                         alone it takes more than this
+                                         share of the scheduler's rate
+                                         saturated with ILP-1 warps */
     SimTime submit_latency_ns;        /* API return -> op visible at its
                                          hardware queue */
     SimTime kernel_launch_latency_ns; /* queue head -> first block */

@@ -1162,7 +1162,7 @@ static void test_engine_issue_per_scheduler(void **state)
  *  - ILP 2 + ILP 4: L = 5.7552 + 6.9144: T = 7.89713; the ILP-2 block
  *    gets 0.98273 over 5.7552, rate 0.170756: 1.829244 ms.
  *  - ILP 1 + ILP 2: an ILP-2 warp takes 4 x 1.43867 / 7.9 = 0.728 of its
- *    scheduler alone, below GREEDY_WARP_SHARE: not greedy, one kind, the
+ *    scheduler alone, below sm_greedy_warp_share: not greedy, one kind, the
  *    rule before: L = 9.7547, knee 5.7547, T = 7.567532, f = 0.010560;
  *    the older ILP-1 block at 0.778154 ends at 1.285093 ms, the ILP-2 one
  *    at 0.774140 until then: 1.290251 ms (part N measured 1.33x both). */
@@ -1186,6 +1186,14 @@ static void test_engine_issue_ilp_ranks(void **state)
         check_ilp_pair(f->m, 128, cases[c].ilp_a, 128, cases[c].ilp_b,
                        cases[c].end_a, cases[c].end_b, c);
     }
+    /* The criterion is the model's: at sm_greedy_warp_share 0.70 the
+     * ILP-2 warp (0.728) is greedy, takes its demand (5.7547 of T =
+     * 7.567532) and ends at 1 ms; the ILP-1 block gets 1.812832 over 4
+     * warps (0.453208) until then, alone after: 1.546792 ms. */
+    assert_float_equal(f->m->sm_greedy_warp_share, 0.76, 0);
+    f->m->sm_age_priority_warps = 18;
+    f->m->sm_greedy_warp_share = 0.70;
+    check_ilp_pair(f->m, 128, 1, 128, 2, 1546792, 1000000, 99);
 }
 
 /* issue_share remembers, per kernel, what it set for an SM holding one

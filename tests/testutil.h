@@ -56,6 +56,7 @@ static inline GpuModel *test_model(uint32_t sms)
     m->sm_saturation_warps = 64;
     m->sm_full_speed_warps = 64;     /* a hard knee: proportional sharing */
     m->sm_issue_share_saturated = 1; /* sm_intensity: share of saturation */
+    m->sm_greedy_warp_share = 0.76;  /* the H100 model's (engine_issue.c) */
     m->preemption = SIM_PREEMPT_INSTRUCTION;
     m->timeslice_ns = SIM_US(1000);
     m->context_switch_ns = SIM_US(10);
