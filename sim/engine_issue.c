@@ -203,6 +203,64 @@ static double free_turns(const GpuModel *m, double busy)
 
 static bool share_groups(const GpuModel *m, SmRt *sm);
 
+/* share_groups through the context's memo (ShareMemoSlot): SMs holding
+ * several groups repeat configurations, mostly across SMs (the same
+ * kernels' blocks side by side; half the calls of `hqsim gen`'s workloads
+ * under MPS), and share_groups' result is a function of the model, the
+ * SM's load and its groups in list order, each by its count, its warps
+ * per scheduler and its kernel's fields fixed at admission (share_id
+ * stands for those).  A hit sets the same bits share_groups would. */
+static bool share_memo(const GpuModel *m, SmRt *sm)
+{
+    ShareMemoSlot *memo = sm->ctx ? sm->ctx->share_memo : NULL;
+    if (!memo)
+        return share_groups(m, sm);
+    ShareMemoSlot key;
+    memcpy(&key.load, &sm->load, sizeof key.load);
+    uint64_t h = key.load * 0x9e3779b97f4a7c15ull;
+    uint32_t n = 0;
+    for (const Group *g = sm->groups; g; g = g->next, n++) {
+        if (n == SHARE_MEMO_GROUPS || !g->k->share_id)
+            return share_groups(m, sm);
+        uint32_t sub = 0; /* its warps' schedulers, one byte each */
+        memcpy(&sub, g->sub_warps, MIN(sizeof sub, sizeof g->sub_warps));
+        key.id[n] = g->k->share_id;
+        key.count[n] = g->count;
+        key.sub[n] = sub;
+        h = (h ^ key.id[n]) * 0x9e3779b97f4a7c15ull;
+        h = (h ^ ((uint64_t)g->count << 32 | sub)) * 0xbf58476d1ce4e5b9ull;
+    }
+    ShareMemoSlot *e = &memo[(uint32_t)(h >> 32) & (SHARE_MEMO_SLOTS - 1)];
+    bool hit = e->n == n && e->load == key.load;
+    for (uint32_t i = 0; i < n && hit; i++)
+        hit = e->id[i] == key.id[i] && e->count[i] == key.count[i] &&
+              e->sub[i] == key.sub[i];
+    uint32_t i = 0;
+    if (hit) {
+        sm->speed = e->sm_speed;
+        for (Group *g = sm->groups; g; g = g->next, i++) {
+            g->speed = e->speed[i];
+            g->turns = e->turns[i];
+            g->pipe_over = e->pipe_over[i];
+        }
+        return e->slowed;
+    }
+    const bool slowed = share_groups(m, sm);
+    e->load = key.load;
+    e->n = n;
+    e->slowed = slowed;
+    e->sm_speed = sm->speed;
+    for (const Group *g = sm->groups; g; g = g->next, i++) {
+        e->id[i] = key.id[i];
+        e->count[i] = key.count[i];
+        e->sub[i] = key.sub[i];
+        e->speed[i] = g->speed;
+        e->turns[i] = g->turns;
+        e->pipe_over[i] = g->pipe_over;
+    }
+    return slowed;
+}
+
 /* Most calls find an SM just emptied or holding one kernel's group: the
  * first needs its speed only; the second's result is a function of the
  * SM's load, the group's count and its kernel's fields fixed at its
@@ -218,7 +276,7 @@ bool issue_share(const GpuModel *m, SmRt *sm)
     }
     if (g->next) {
         COST(COST_SHARE_MORE);
-        return share_groups(m, sm);
+        return share_memo(m, sm);
     }
     COST(COST_SHARE_ONE);
     KernelRt *k = g->k;
