@@ -713,6 +713,10 @@ bool issue_greedy(const GpuModel *m, double alone_load, double warps);
  * scheduler issues saturated (engine_issue.c). */
 bool issue_greedy_warp(const GpuModel *m, double wq);
 bool issue_pipe_bound(double sm_intensity, double pipe_share);
+/* Tests only: share every SM holding several groups by the general path
+ * (share_pass per scheduler or for the SM), the reference of the fused
+ * pass share_even (engine_issue.c). */
+void issue_force_general(bool on);
 
 /* engine_dram.c: device memory bandwidth shared by running kernels. */
 bool dram_enabled(const GpuModel *m);

@@ -458,8 +458,99 @@ static double share_pass(const GpuModel *m, SmRt *sm, uint32_t s, double *turns)
     return sum.pipe;
 }
 
+/* Tests: share_groups always takes the general path (share_pass per
+ * scheduler or for the SM), the reference share_even must match. */
+static bool force_general = false;
+
+void issue_force_general(bool on)
+{
+    force_general = on;
+}
+
+/* share_groups on an SM whose groups all spread their warps evenly over
+ * the schedulers and that does not hold both greedy and other groups (the
+ * usual case): the one pass of share_pass for the whole SM (sub_share 1
+ * for every group, so each product with it is the value itself) fused
+ * with share_groups' own passes, the same operations on the same values in
+ * the same order, so the same bits.  False, with nothing set, when the SM
+ * is not such a case. */
+static bool share_even(const GpuModel *m, SmRt *sm, bool *slowed)
+{
+    const uint32_t P = m->reg_subpartitions;
+    /* issue_sums with s = P, spread_evenly and greedy_mixed in one pass */
+    double busy = 0, D = 0, Dg = 0, pipe = 0, knee = m->sm_full_speed_warps;
+    bool greedy = false, other = false;
+    for (const Group *g = sm->groups; g; g = g->next) {
+        for (uint32_t s = 1; s < P; s++)
+            if (g->sub_warps[s] != g->sub_warps[0])
+                return false;
+        const KernelRt *k = g->k;
+        const double d = demand(g);
+        if (k->greedy)
+            busy += g->count * k->issue_slots;
+        if (!k->fixed_time)
+            pipe += g->count * k->pipe_slots;
+        D += d;
+        knee = MAX(knee, k->knee);
+        if (k->greedy)
+            Dg += d;
+        greedy |= k->greedy;
+        other |= !k->greedy;
+    }
+    if (m->sm_age_priority_warps > 0 && greedy && other)
+        return false; /* share_ranked's case */
+    const double L = sm->load;
+    const double rate = L > 0 ? sim_gpu_model_issue_rate(m, L) : 0;
+    const double prop0 = L > 0 ? rate / L : 1.0;
+    sm->speed = prop0;
+    /* the knee at the curve's own (no group asks for more): T(L) is the
+     * curve's rate at L (issue_rate_at with the same arguments) */
+    const double T = knee == m->sm_full_speed_warps && L > 0
+                         ? rate
+                         : sim_gpu_model_issue_rate_knee(m, L, knee);
+    const double prop = L > 0 ? T / L : 1.0;
+    const double f = priority_weight(m, L);
+    const double turns = free_turns(m, busy);
+    const double To = turns < 1 ? MIN(T, turns * m->sm_issue_share_max /
+                                             m->sm_issue_share_saturated *
+                                             m->sm_saturation_warps)
+                                : T;
+    double Yg = 0, Yo = 0;
+    bool slow = false;
+    for (Group *g = sm->groups; g; g = g->next) {
+        const KernelRt *k = g->k;
+        const double Li = g->count * k->w, Di = demand(g);
+        double speed = prop;
+        if (f > 0 && Li > 1e-12) {
+            const bool beside = turns < 1 && !k->greedy && k->dram_p > 0;
+            const double S = k->greedy ? Dg - Yg - Di
+                             : beside  ? D - Dg - Yo - Di
+                                       : D - Yo - Di;
+            const double cap = beside ? To : T;
+            const double strict = MIN(Di, MAX(cap - MAX(S, 0.0), 0.0));
+            speed = (1 - f) * prop + f * strict / Li;
+        }
+        if (k->greedy)
+            Yg += Di;
+        else
+            Yo += Di;
+        /* share_groups' g->speed: MIN(INFINITY, speed) is speed */
+        g->speed = MAX(speed, 1e-9 * prop0);
+        g->turns = k->greedy ? 1.0 : turns;
+        g->pipe_over = k->pipe_slots > 0 && pipe > 1 ? pipe : 0;
+        if (!k->fixed_time && (g->speed < k->speed_alone * (1 - 1e-12) ||
+                               g->turns < 1 || g->pipe_over > 1))
+            slow = true;
+    }
+    *slowed = slow;
+    return true;
+}
+
 static bool share_groups(const GpuModel *m, SmRt *sm)
 {
+    bool slowed_even;
+    if (!force_general && share_even(m, sm, &slowed_even))
+        return slowed_even;
     const double L = sm->load;
     const double prop = L > 0 ? sim_gpu_model_issue_rate(m, L) / L : 1.0;
     sm->speed = prop; /* sim_gpu_model_warp_speed(m, L), bit for bit */
