@@ -320,9 +320,8 @@ typedef struct Queue {
 typedef struct {
     uint64_t load;
     uint64_t id[SHARE_MEMO_GROUPS];
-    uint32_t count[SHARE_MEMO_GROUPS];
-    uint32_t sub[SHARE_MEMO_GROUPS];
-    uint32_t n; /* groups; 0: an unused slot */
+    uint64_t cs[SHARE_MEMO_GROUPS]; /* count << 32 | sub_warps packed */
+    uint32_t n;                     /* groups; 0: an unused slot */
     bool slowed;
     double sm_speed;
     double speed[SHARE_MEMO_GROUPS], turns[SHARE_MEMO_GROUPS],

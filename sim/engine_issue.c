@@ -210,50 +210,55 @@ static bool share_groups(const GpuModel *m, SmRt *sm);
  * SM's load and its groups in list order, each by its count, its warps
  * per scheduler and its kernel's fields fixed at admission (share_id
  * stands for those).  A hit sets the same bits share_groups would. */
+/* A group's count and warps per scheduler (one byte each), as the memo
+ * keeps them. */
+static uint64_t group_cs(const Group *g)
+{
+    uint32_t sub = 0;
+    memcpy(&sub, g->sub_warps, MIN(sizeof sub, sizeof g->sub_warps));
+    return (uint64_t)g->count << 32 | sub;
+}
+
 static bool share_memo(const GpuModel *m, SmRt *sm)
 {
     ShareMemoSlot *memo = sm->ctx ? sm->ctx->share_memo : NULL;
     if (!memo)
         return share_groups(m, sm);
-    ShareMemoSlot key;
-    memcpy(&key.load, &sm->load, sizeof key.load);
-    uint64_t h = key.load * 0x9e3779b97f4a7c15ull;
+    uint64_t load;
+    memcpy(&load, &sm->load, sizeof load);
+    uint64_t h = load * 0x9e3779b97f4a7c15ull;
     uint32_t n = 0;
     for (const Group *g = sm->groups; g; g = g->next, n++) {
         if (n == SHARE_MEMO_GROUPS || !g->k->share_id)
             return share_groups(m, sm);
-        uint32_t sub = 0; /* its warps' schedulers, one byte each */
-        memcpy(&sub, g->sub_warps, MIN(sizeof sub, sizeof g->sub_warps));
-        key.id[n] = g->k->share_id;
-        key.count[n] = g->count;
-        key.sub[n] = sub;
-        h = (h ^ key.id[n]) * 0x9e3779b97f4a7c15ull;
-        h = (h ^ ((uint64_t)g->count << 32 | sub)) * 0xbf58476d1ce4e5b9ull;
+        h = (h ^ g->k->share_id) * 0x9e3779b97f4a7c15ull;
+        h = (h ^ group_cs(g)) * 0xbf58476d1ce4e5b9ull;
     }
     ShareMemoSlot *e = &memo[(uint32_t)(h >> 32) & (SHARE_MEMO_SLOTS - 1)];
-    bool hit = e->n == n && e->load == key.load;
-    for (uint32_t i = 0; i < n && hit; i++)
-        hit = e->id[i] == key.id[i] && e->count[i] == key.count[i] &&
-              e->sub[i] == key.sub[i];
-    uint32_t i = 0;
-    if (hit) {
-        sm->speed = e->sm_speed;
-        for (Group *g = sm->groups; g; g = g->next, i++) {
+    if (e->n == n && e->load == load) {
+        /* set as it compares; on a mismatch share_groups sets all anew */
+        uint32_t i = 0;
+        Group *g = sm->groups;
+        for (; g && e->id[i] == g->k->share_id && e->cs[i] == group_cs(g);
+             g = g->next, i++) {
             g->speed = e->speed[i];
             g->turns = e->turns[i];
             g->pipe_over = e->pipe_over[i];
         }
-        return e->slowed;
+        if (!g) {
+            sm->speed = e->sm_speed;
+            return e->slowed;
+        }
     }
     const bool slowed = share_groups(m, sm);
-    e->load = key.load;
+    e->load = load;
     e->n = n;
     e->slowed = slowed;
     e->sm_speed = sm->speed;
+    uint32_t i = 0;
     for (const Group *g = sm->groups; g; g = g->next, i++) {
-        e->id[i] = key.id[i];
-        e->count[i] = key.count[i];
-        e->sub[i] = key.sub[i];
+        e->id[i] = g->k->share_id;
+        e->cs[i] = group_cs(g);
         e->speed[i] = g->speed;
         e->turns[i] = g->turns;
         e->pipe_over[i] = g->pipe_over;

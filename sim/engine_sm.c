@@ -391,11 +391,14 @@ void sm_reschedule(Engine *E, SmRt *sm)
         sm_advance(E, sm);
     }
     double min = INFINITY; /* time until the first loose group is done */
+    /* without a block-end spread no group ends blocks early (early_left) */
+    const bool spread = E->m->sm_block_end_spread > 0;
     if (!sm->ctx->frozen)
         for (Group *g = sm->groups; g; g = g->next) {
             if (g->cohort)
                 continue;
-            const double r = group_rate(sm, g), left = early_left(E, g);
+            const double r = group_rate(sm, g);
+            const double left = spread ? early_left(E, g) : -1;
             min = MIN(min, MAX(g->remaining, 0) / r);
             if (left >= 0 && early_may(sm, g))
                 min = MIN(min, MAX(g->remaining - left, 0) / r +
@@ -1695,6 +1698,8 @@ void sm_cohort_early(Engine *E, Cohort *co)
 /* Loose groups on @sm whose early block ends have come (engine event). */
 static void sm_early(Engine *E, SmRt *sm)
 {
+    if (E->m->sm_block_end_spread <= 0)
+        return; /* no early ends (early_left) */
     for (Group *g = sm->groups; g; g = g->next) {
         if (g->cohort)
             continue;
