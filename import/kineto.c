@@ -40,8 +40,36 @@ typedef struct {
 typedef struct {
     size_t off, len;
     uint32_t line;
-    uint8_t use; /* USE_* bits, set by pass 1 */
+    uint32_t rec; /* 1 + index of its GpuRec in Kineto.recs (pass 1 read
+                     the GPU activity already); 0: none */
+    uint8_t use;  /* USE_* bits, set by pass 1 */
 } Elem;
+
+/* What a GPU activity (kernel, copy, memset) says apart from what pass 1
+ * learns from the whole trace (the device imported, the API calls): read
+ * once, in pass 1 (streaming mode), so that pass 2 does not parse the
+ * element again.  An element whose fields have an error is not read so:
+ * pass 2 parses it and reports the error where it always did. */
+typedef struct {
+    int64_t start, end, stream;
+    int64_t corr;     /* args.correlation; -1: none */
+    const char *name; /* interned: a kernel's or a skipped copy's name */
+    union {
+        struct {
+            uint32_t grid[3], block[3], regs, smem;
+        } k;
+        struct {
+            uint64_t bytes;
+            SimCopyDir dir;
+            bool pinned;
+        } c;
+        uint64_t memset_bytes;
+    } u;
+    uint32_t line;
+    int32_t device;
+    uint8_t cat;  /* Cat */
+    bool no_copy; /* a memcpy the GPU model has no such copy for */
+} GpuRec;
 
 enum { USE_GPU = 1, USE_MEMORY = 2 };
 
@@ -54,6 +82,8 @@ typedef struct {
     bool reparse;        /* streaming mode: an element did not parse; read
                             the whole tree instead, for its exact error */
     GArray *lines;       /* uint32 line of each traceEvents element */
+    GArray *recs;        /* streaming mode: GpuRec read in pass 1 */
+    double recs_ts_max;  /* the largest "ts" of those */
     int64_t base_ns;     /* baseTimeNanoseconds, else 0 */
     GHashTable *api;     /* correlation -> Api* */
     GHashTable *pnames;  /* host pid -> name */
@@ -129,7 +159,7 @@ static bool scan_events(const char *text, size_t len, bool root_array,
     bool comma = false;   /* ... after a comma */
     bool pending = false; /* an element started, not yet given to @fn */
     uint64_t values = 0, n_elems = 0;
-    Elem cur = {0, 0, 0, 0};
+    Elem cur = {0};
     for (size_t i = 0; i < len; i++) {
         /* Bytes that change nothing (unless an element may start here)
          * are skipped in a tight loop: numbers, literals, blanks. */
@@ -151,7 +181,7 @@ static bool scan_events(const char *text, size_t len, bool root_array,
             if (c != ']') {
                 if (n_elems >= max_values)
                     return false; /* more events than the limit */
-                cur = (Elem){i, 0, line, 0};
+                cur = (Elem){.off = i, .line = line};
                 pending = true;
                 expect = false;
                 values = 0;
@@ -296,7 +326,13 @@ typedef struct {
                           arena */
     SimJsonArena arena;
     uint8_t want;
+    bool digested; /* streaming mode: give an element read in pass 1
+                      (Elem.rec) as DIGESTED, unparsed */
 } EvIter;
+
+/* ev_iter_next's answer for an element whose GpuRec stands for it. */
+static const cJSON digested_elem;
+#define DIGESTED (&digested_elem)
 
 static void ev_iter_init(EvIter *it, const Kineto *kn, const char *text,
                          uint8_t want)
@@ -328,6 +364,11 @@ static const cJSON *ev_iter_next(EvIter *it, guint *index, uint32_t *line)
         const Elem *e = &g_array_index(kn->elems, Elem, it->i++);
         if (it->want && !(e->use & it->want))
             continue;
+        if (it->digested && e->rec) {
+            *index = it->i - 1;
+            *line = e->line;
+            return DIGESTED;
+        }
         it->owned = parse_elem(&it->arena, it->text, e);
         if (!it->owned) {
             kn->reparse = true;
@@ -542,8 +583,29 @@ static int gpu_device(const cJSON *ev, const cJSON *args)
  * Pass 1: API calls, process names, the device
  * ------------------------------------------------------------------------ */
 
+static bool gpu_fields(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
+                       GpuRec *r, GError **error);
+
+/* Streaming mode: GPU activity @ev read now (Kineto.recs, Elem.rec), unless
+ * its fields have an error (pass 2 then parses it again and reports it). */
+static void digest(Kineto *kn, const cJSON *ev, Cat c, uint32_t line, Elem *e)
+{
+    if (kn->recs->len >= UINT32_MAX - 1)
+        return;
+    GpuRec r;
+    GError *err = NULL;
+    if (!gpu_fields(kn, ev, c, line, &r, &err)) {
+        g_error_free(err);
+        return;
+    }
+    g_array_append_val(kn->recs, r);
+    e->rec = kn->recs->len;
+    /* get_times read "ts" as a number */
+    kn->recs_ts_max = MAX(kn->recs_ts_max, member(ev, "ts")->valuedouble);
+}
+
 /* One element in pass 1; in streaming mode also marks what the later
- * passes want of it (Elem.use). */
+ * passes want of it (Elem.use) and reads its GPU activity (digest). */
 static bool api_event(Kineto *kn, const cJSON *ev, guint index, uint32_t line,
                       GHashTable *dev_count, GHashTable *pid_count,
                       GError **error)
@@ -573,6 +635,8 @@ static bool api_event(Kineto *kn, const cJSON *ev, guint index, uint32_t line,
         gpointer n = g_hash_table_lookup(dev_count, GINT_TO_POINTER(d));
         g_hash_table_insert(dev_count, GINT_TO_POINTER(d),
                             GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
+        if (e)
+            digest(kn, ev, c, line, e);
         return true;
     }
     if (c != K_API)
@@ -719,34 +783,29 @@ static void set_api(SimTraceOp *op, const Api *a)
     }
 }
 
-static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
-                      GError **error)
+/* The fields of GPU activity @ev of category @c into @r (all of them but
+ * the device's check: gpu_event makes it first). */
+static bool gpu_fields(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
+                       GpuRec *r, GError **error)
 {
     const char *name = ev_name(ev);
     const cJSON *args = member(ev, "args");
-    if (gpu_device(ev, args) != kn->device) {
-        kn->n_other_device++;
-        kn->tr->n_skipped++;
-        return true;
-    }
-    int64_t start, end;
-    if (!get_times(kn, line, name, ev, &start, &end, error))
+    memset(r, 0, sizeof *r);
+    r->cat = (uint8_t)c;
+    r->line = line;
+    r->device = gpu_device(ev, args);
+    if (!get_times(kn, line, name, ev, &r->start, &r->end, error))
         return false;
-    int64_t stream = event_stream(ev, args);
-    if (stream < 0)
+    r->stream = event_stream(ev, args);
+    if (r->stream < 0)
         return ev_fail(kn, line, name, error,
                        "no stream ('args.stream' or 'tid')");
-    Api *a;
-    SimTraceProcess *p = owner(kn, arg_int(args, "correlation", -1), &a);
-    SimTraceOp op;
-    memset(&op, 0, sizeof op);
+    r->corr = arg_int(args, "correlation", -1);
     if (c == K_KERNEL) {
-        op.kind = SIM_TRACE_KERNEL;
-        SimKernelSpec *k = &op.u.kernel;
         if (!*name)
             return ev_fail(kn, line, name, error, "kernel without a name");
-        if (!get_dim3(kn, line, name, args, "grid", k->grid, error) ||
-            !get_dim3(kn, line, name, args, "block", k->block, error))
+        if (!get_dim3(kn, line, name, args, "grid", r->u.k.grid, error) ||
+            !get_dim3(kn, line, name, args, "block", r->u.k.block, error))
             return false;
         /* Present but not an integer is an error, not a default. */
         int64_t regs = arg_int(args, "registers per thread", 0);
@@ -764,51 +823,105 @@ static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
         if (smem < 0 || smem > UINT32_MAX)
             return ev_fail(kn, line, name, error,
                            "field 'args.shared memory': out of range");
-        k->regs_per_thread = (uint32_t)regs;
+        r->u.k.regs = (uint32_t)regs;
+        r->u.k.smem = (uint32_t)smem;
+        r->name = sim_trace_intern(kn->tr, name);
+        return true;
+    }
+    double bytes = 0;
+    if (!get_num(kn, line, name, args, "bytes", true, &bytes, NULL, error))
+        return false;
+    if (bytes < 0 || bytes > 1e15)
+        return ev_fail(kn, line, name, error,
+                       "field 'args.bytes': out of range");
+    if (c == K_MEMSET) {
+        r->u.memset_bytes = (uint64_t)bytes;
+    } else if (parse_memcpy(name, &r->u.c.dir, &r->u.c.pinned)) {
+        r->u.c.bytes = (uint64_t)bytes;
+    } else {
+        r->no_copy = true;
+        r->name = sim_trace_intern(kn->tr, name);
+    }
+    return true;
+}
+
+/* GPU activity @r of the imported device as an op of its process. */
+static void gpu_emit(Kineto *kn, const GpuRec *r)
+{
+    Api *a;
+    SimTraceProcess *p = owner(kn, r->corr, &a);
+    if (r->no_copy) {
+        kn->tr->n_skipped++;
+        sim_trace_note(kn->tr,
+                       "%s:%u: '%s' skipped: no such copy "
+                       "in the GPU model",
+                       kn->tr->path, r->line, r->name);
+        return;
+    }
+    SimTraceOp op;
+    memset(&op, 0, sizeof op);
+    if (r->cat == K_KERNEL) {
+        op.kind = SIM_TRACE_KERNEL;
+        SimKernelSpec *k = &op.u.kernel;
+        memcpy(k->grid, r->u.k.grid, sizeof k->grid);
+        memcpy(k->block, r->u.k.block, sizeof k->block);
+        k->regs_per_thread = r->u.k.regs;
         /* Kineto records static + dynamic shared memory as one number;
          * past the 48 KiB static limit it can only be dynamic (opt-in). */
-        if (smem > SIM_STATIC_SMEM_MAX_BYTES)
-            k->dynamic_smem_bytes = (uint32_t)smem;
+        if (r->u.k.smem > SIM_STATIC_SMEM_MAX_BYTES)
+            k->dynamic_smem_bytes = r->u.k.smem;
         else
-            k->static_smem_bytes = (uint32_t)smem;
-        k->name = sim_trace_intern(kn->tr, name);
+            k->static_smem_bytes = r->u.k.smem;
+        k->name = r->name;
+    } else if (r->cat == K_MEMSET) {
+        op.kind = SIM_TRACE_MEMSET;
+        op.u.memset_bytes = r->u.memset_bytes;
     } else {
-        double bytes = 0;
-        if (!get_num(kn, line, name, args, "bytes", true, &bytes, NULL, error))
-            return false;
-        if (bytes < 0 || bytes > 1e15)
-            return ev_fail(kn, line, name, error,
-                           "field 'args.bytes': out of range");
-        if (c == K_MEMSET) {
-            op.kind = SIM_TRACE_MEMSET;
-            op.u.memset_bytes = (uint64_t)bytes;
-        } else {
-            op.kind = SIM_TRACE_COPY;
-            if (!parse_memcpy(name, &op.u.copy.dir, &op.u.copy.pinned)) {
-                kn->tr->n_skipped++;
-                sim_trace_note(kn->tr,
-                               "%s:%u: '%s' skipped: no such copy "
-                               "in the GPU model",
-                               kn->tr->path, line, name);
-                return true;
-            }
-            op.u.copy.bytes = (uint64_t)bytes;
-            op.api_blocks = a && sim_trace_api_blocks(a->name);
-        }
+        op.kind = SIM_TRACE_COPY;
+        op.u.copy.bytes = r->u.c.bytes;
+        op.u.copy.dir = r->u.c.dir;
+        op.u.copy.pinned = r->u.c.pinned;
+        op.api_blocks = a && sim_trace_api_blocks(a->name);
     }
-    op.line = line;
-    op.stream = stream;
+    op.line = r->line;
+    op.stream = r->stream;
     op.event = SIM_TRACE_NO_ID;
-    op.start_ns = start;
-    op.end_ns = end;
+    op.start_ns = r->start;
+    op.end_ns = r->end;
     op.api_start_ns = op.api_end_ns = SIM_TRACE_NO_TIME;
     set_api(&op, a);
     if (a && sim_trace_api_graph_launch(a->name)) {
         /* A node of a graph: its correlation is the launch call's. */
         op.in_graph = true;
-        op.graph = arg_int(args, "correlation", -1);
+        op.graph = r->corr;
     }
     g_array_append_val(p->ops, op);
+}
+
+/* A device's GPU activity that pass 1 read into @r; others are counted
+ * and skipped. */
+static void gpu_rec(Kineto *kn, const GpuRec *r)
+{
+    if (r->device != kn->device) {
+        kn->n_other_device++;
+        kn->tr->n_skipped++;
+        return;
+    }
+    gpu_emit(kn, r);
+}
+
+static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
+                      GError **error)
+{
+    if (gpu_device(ev, member(ev, "args")) != kn->device) {
+        kn->n_other_device++;
+        kn->tr->n_skipped++;
+        return true;
+    }
+    GpuRec r;
+    if (!gpu_fields(kn, ev, c, line, &r, error))
+        return false;
+    gpu_emit(kn, &r);
     return true;
 }
 
@@ -1014,6 +1127,7 @@ static bool stream_open(Kineto *kn, const char *text, size_t len)
         return false;
     }
     kn->elems = g_array_new(FALSE, FALSE, sizeof(Elem));
+    kn->recs = g_array_new(FALSE, FALSE, sizeof(GpuRec));
     size_t open = 0, close = 0;
     if (!split_events(text, len, text[i] == '[', kn->elems, &open, &close))
         return false;
@@ -1078,6 +1192,8 @@ static void kineto_clear(Kineto *kn)
         g_array_free(kn->elems, TRUE);
     if (kn->lines)
         g_array_free(kn->lines, TRUE);
+    if (kn->recs)
+        g_array_free(kn->recs, TRUE);
     if (kn->api)
         g_hash_table_destroy(kn->api);
     if (kn->pnames)
@@ -1114,12 +1230,19 @@ static bool pass_gpu(Kineto *kn, const char *text, GError **error)
 {
     EvIter it;
     ev_iter_init(&it, kn, text, USE_GPU);
+    it.digested = true;
     const cJSON *ev;
     guint i;
     uint32_t line;
-    double ts_max = 0;
+    double ts_max = kn->recs_ts_max;
     bool any_gpu = false, ok = true;
     while (ok && (ev = ev_iter_next(&it, &i, &line))) {
+        if (ev == DIGESTED) {
+            guint r = g_array_index(kn->elems, Elem, i).rec;
+            gpu_rec(kn, &g_array_index(kn->recs, GpuRec, r - 1));
+            any_gpu = true;
+            continue;
+        }
         Cat c = category(ev);
         if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
             ok = gpu_event(kn, ev, c, line, error);
