@@ -51,6 +51,8 @@ for fmt in nvprof nsys kineto; do
     timed "the same --sm-sample 11 (approximate: README \"Sampled SMs\")" \
         "10^6 kernels < 5 s, < 1 GB" "$HQSIM" run -q $BIG --as-recorded \
         --sm-sample 11 "$f"
+    timed "run $fmt --sm-sample 11 (solo-time inference and run sampled)" \
+        "10^6 kernels < 5 s, < 1 GB" "$HQSIM" run -q $BIG --sm-sample 11 "$f"
     timed "import $fmt: $n kernels" "" "$HQSIM" import -q $BIG "$f" \
         -o /dev/null
     rm -f "$f"

@@ -28,7 +28,8 @@ int sim_cmd_run(int argc, char **argv)
         !c.s.mode || sim_share_mode_parse(c.s.mode, &so.mode, &error);
     /* A trace's solo-time inference already ran this very simulation as
      * its last round: take that result rather than simulate again. */
-    if (mode_ok && c.solo_run && plan_run_is_solo_run(&so, c.sc))
+    if (mode_ok && c.solo_run &&
+        plan_run_is_solo_run(&so, c.sc, (uint32_t)c.s.sm_sample))
         r = g_steal_pointer(&c.solo_run);
     g_clear_pointer(&c.solo_run, sim_result_free);
     if (mode_ok && (r || (r = sim_engine_run(c.m, c.sc, &so, &error))) &&

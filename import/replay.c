@@ -141,10 +141,12 @@ static void infer_snapshot(SimScenario *sc, InferProc *ip, bool save)
 
 int sim_workload_infer_solo_run(SimScenario *sc, const SimImportReport *rep,
                                 const GpuModel *m, int max_rounds,
-                                SimResult **final, GError **error)
+                                uint32_t sm_sample, SimResult **final,
+                                GError **error)
 {
     SimOptions so;
     sim_options_init(&so);
+    so.sm_sample = sm_sample;
     guint np = sc->processes->len;
     InferProc *ip = g_new0(InferProc, np);
     for (guint p = 0; p < np; p++) {
@@ -218,7 +220,7 @@ out:
 int sim_workload_infer_solo(SimScenario *sc, const SimImportReport *rep,
                             const GpuModel *m, int max_rounds, GError **error)
 {
-    return sim_workload_infer_solo_run(sc, rep, m, max_rounds, NULL, error);
+    return sim_workload_infer_solo_run(sc, rep, m, max_rounds, 0, NULL, error);
 }
 
 bool sim_identity_replay(char *const *paths, int n_paths,
@@ -247,7 +249,7 @@ bool sim_identity_replay(char *const *paths, int n_paths,
     g_autoptr(SimResult) r = NULL;
     if (infer_solo) {
         out->solo_rounds = sim_workload_infer_solo_run(
-            sc, rep, m, SIM_INFER_MAX_ROUNDS, &r, error);
+            sc, rep, m, SIM_INFER_MAX_ROUNDS, 0, &r, error);
         if (out->solo_rounds < 0)
             return false;
     } else {

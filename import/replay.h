@@ -50,7 +50,10 @@ void sim_replay_stats_clear(SimReplayStats *s);
  * Returns the number of rounds of updates (0: the recording was matched as
  * given), or -1 with @error set.  With @final, hands over that round's
  * result: a run of @sc as left, with default options, so callers need not
- * simulate it again. */
+ * simulate it again.  With @sm_sample M > 1 every round (and so that
+ * result) simulates 1 SM in M (SimOptions.sm_sample, README "Sampled
+ * SMs"): the times alone are then inferred on the sampled GPU; 0 or 1:
+ * every SM. */
 #define SIM_INFER_TOLERANCE 1e-3
 #define SIM_INFER_MIN_GAIN 0.01
 /* Patience 2, not 3: a stalled round after the best costs a whole
@@ -63,7 +66,8 @@ void sim_replay_stats_clear(SimReplayStats *s);
 #define SIM_INFER_MAX_ROUNDS 40
 int sim_workload_infer_solo_run(SimScenario *sc, const SimImportReport *rep,
                                 const GpuModel *m, int max_rounds,
-                                SimResult **final, GError **error);
+                                uint32_t sm_sample, SimResult **final,
+                                GError **error);
 int sim_workload_infer_solo(SimScenario *sc, const SimImportReport *rep,
                             const GpuModel *m, int max_rounds, GError **error);
 

@@ -83,10 +83,10 @@ static const PlanOption rows[] = {
      "Ignore the workload's jitter (and --loop-request's per-request "
      "spread): every request as specified",
      false},
-    {"sm-sample", 0, RUN | VALIDATE, PLAN_ARG_INT, AT(sm_sample), "M",
+    {"sm-sample", 0, ALL | VALIDATE, PLAN_ARG_INT, AT(sm_sample), "M",
      "Approximate model of a busy GPU, for speed: simulate 1 SM in M, each "
-     "kernel with 1/M of its blocks (README \"Sampled SMs\"); 1: every "
-     "SM (default)",
+     "kernel with 1/M of its blocks (README \"Sampled SMs\"), in the runs "
+     "and in a trace's solo-time inference; 1: every SM (default)",
      false},
     {"time-limit-ms", 0, ALL, PLAN_ARG_DOUBLE, AT(time_limit_ms), "MS",
      "Give up on a run (in a sweep: on that configuration) with an error "
@@ -395,6 +395,7 @@ void plan_settings_prep(const PlanSettings *s, PrepOptions *po)
     po->spread = s->spread;
     po->arrival_rate = s->arrival_rate;
     po->arrival_times = s->arrival_times;
+    po->sm_sample = (uint32_t)s->sm_sample;
 }
 
 static SimTime time_limit_ns(const PlanSettings *s)
@@ -463,7 +464,8 @@ SimScenario *plan_settings_load_run(char *const *files, int n,
                        &po, note, error);
 }
 
-bool plan_run_is_solo_run(const SimOptions *so, const SimScenario *sc)
+bool plan_run_is_solo_run(const SimOptions *so, const SimScenario *sc,
+                          uint32_t infer_sm_sample)
 {
     SimOptions d;
     sim_options_init(&d);
@@ -475,7 +477,8 @@ bool plan_run_is_solo_run(const SimOptions *so, const SimScenario *sc)
            so->record_timeline == d.record_timeline &&
            so->time_limit_ns == d.time_limit_ns &&
            so->check_invariants == d.check_invariants &&
-           so->sm_sample == d.sm_sample && so->event_budget == d.event_budget;
+           so->sm_sample == infer_sm_sample &&
+           so->event_budget == d.event_budget;
 }
 
 /* Load every file of @list (NULL-terminated) as one workload each. */
@@ -515,6 +518,7 @@ bool plan_settings_sweep_space(const PlanSettings *s, char *const *files,
     sp->host_cores = (uint32_t)s->host_cores;
     sp->no_jitter = s->no_jitter;
     sp->time_limit_ns = time_limit_ns(s);
+    sp->sm_sample = (uint32_t)s->sm_sample;
     /* Each file is one workload of the sweep, prepared as `hqsim run`
      * prepares it (plan/prepare.h); sim_sweep_new moves it to each GPU
      * and replicates it. */

@@ -184,11 +184,13 @@ SimScenario *plan_settings_load_run(char *const *files, int n,
                                     SimResult **solo_run, GError **error);
 
 /* Whether a run of @sc with @so simulates exactly what a run with
- * sim_options_init's defaults does, recording the same: the same mode,
- * seed, connections, thread percentage, host cores and jitter, operations
- * recorded, no timeline, no time limit, no invariant checks, no shared
- * event budget.  (The progress hook only observes.) */
-bool plan_run_is_solo_run(const SimOptions *so, const SimScenario *sc);
+ * sim_options_init's defaults and sm_sample = @infer_sm_sample (the
+ * inference's: PrepOptions.sm_sample) does, recording the same: the same
+ * mode, seed, connections, thread percentage, host cores, jitter and SM
+ * sample, operations recorded, no timeline, no time limit, no invariant
+ * checks, no shared event budget.  (The progress hook only observes.) */
+bool plan_run_is_solo_run(const SimOptions *so, const SimScenario *sc,
+                          uint32_t infer_sm_sample);
 
 /* Fill @sp (sim_sweep_space_init'ed) for `sweep`: the axes from their
  * lists, each file of @files (NULL-terminated) and --fixed loaded as one

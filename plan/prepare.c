@@ -184,8 +184,9 @@ static SimScenario *load_inferred(char *const *files, int n,
     /* Issue times are inferred with the latencies of the model closest to
      * the GPU the trace was recorded on: the run being replayed. */
     g_autoptr(GpuModel) src = sim_gpu_model_find(sc->gpu, o->models_dir, error);
-    if (!src || sim_workload_infer_solo_run(sc, rep, src, PREP_INFER_ROUNDS,
-                                            solo_run, error) < 0) {
+    if (!src ||
+        sim_workload_infer_solo_run(sc, rep, src, PREP_INFER_ROUNDS,
+                                    o->sm_sample, solo_run, error) < 0) {
         sim_scenario_free(sc);
         return NULL;
     }

@@ -57,6 +57,9 @@ typedef struct {
     const char *arrival_times; /* --arrival-times FILE: {"processes":
                                [[us, ...], ...]}, list i for process i
                                after replication (nullable) */
+    uint32_t sm_sample;        /* the solo-time inference's rounds simulate
+                               1 SM in M (SimOptions.sm_sample); 0 or 1:
+                               every SM */
 } PrepOptions;
 
 /* Steps 1-8 on @n files (several make one workload).

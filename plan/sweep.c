@@ -675,6 +675,7 @@ void sim_sweep_options(const SimSweep *sw, uint32_t i, SimOptions *opt)
     opt->time_limit_ns = sw->space.time_limit_ns;
     opt->host_cores = sw->space.host_cores;
     opt->no_jitter = sw->space.no_jitter;
+    opt->sm_sample = sw->space.sm_sample;
     opt->event_budget = sw->budget;
     if (!sim_share_mode_takes_pct(c->mode))
         return;

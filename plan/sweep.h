@@ -65,6 +65,7 @@ typedef struct {
                               not swept */
     uint32_t host_cores;   /* 0: as the scenario / model (SimOptions) */
     bool no_jitter;        /* every request as specified (SimOptions) */
+    uint32_t sm_sample;    /* 1 SM in M simulated (SimOptions); 0: all */
 } SimSweepSpace;
 
 /* An empty space (no axis values yet). */

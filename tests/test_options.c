@@ -194,7 +194,7 @@ static void test_options_solo_run_is_the_run(void **state)
     g_auto(PlanSettings) s = {0};
     SimOptions so;
     plan_settings_sim(&s, &so);
-    assert_true(plan_run_is_solo_run(&so, sc));
+    assert_true(plan_run_is_solo_run(&so, sc, 0));
     g_autoptr(SimResult) r = sim_engine_run(m, sc, &so, &error);
     assert_non_null(r);
     assert_int_equal(r->makespan_ns, solo->makespan_ns);
@@ -235,11 +235,69 @@ static void test_options_solo_run_is_the_run(void **state)
         assert_true(plan_opt_set(&d, plan_opt_find(differ[i][0], PLAN_CMD_RUN),
                                  differ[i][1], NULL));
         plan_settings_sim(&d, &so);
-        assert_false(plan_run_is_solo_run(&so, sc));
+        assert_false(plan_run_is_solo_run(&so, sc, 0));
     }
     plan_settings_sim(&s, &so);
     so.mode = SIM_SHARE_MPS;
-    assert_false(plan_run_is_solo_run(&so, sc));
+    assert_false(plan_run_is_solo_run(&so, sc, 0));
+}
+
+/* --sm-sample M samples the solo-time inference's rounds too: the round
+ * handed to `run` is the run with M, op for op, and not one without it;
+ * a sweep's configurations run with M. */
+static void test_options_sampled_solo_run_is_the_run(void **state)
+{
+    (void)state;
+    const char *trace = "tests/data/import/kineto_2024.json";
+    g_autoptr(SimResult) solo = NULL;
+    g_autoptr(SimScenario) sc = load_run(trace, "sm-sample", "4", &solo);
+    assert_non_null(solo);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GpuModel) m = sim_gpu_model_find(sc->gpu, NULL, &error);
+    assert_non_null(m);
+    g_auto(PlanSettings) s = {0};
+    assert_true(
+        plan_opt_set(&s, plan_opt_find("sm-sample", PLAN_CMD_RUN), "4", NULL));
+    SimOptions so;
+    plan_settings_sim(&s, &so);
+    assert_int_equal(so.sm_sample, 4);
+    assert_true(plan_run_is_solo_run(&so, sc, 4));
+    assert_false(plan_run_is_solo_run(&so, sc, 0));
+    g_autoptr(SimResult) r = sim_engine_run(m, sc, &so, &error);
+    assert_non_null(r);
+    assert_int_equal(r->makespan_ns, solo->makespan_ns);
+    assert_int_equal(r->events, solo->events);
+    assert_int_equal(r->ops->len, solo->ops->len);
+    for (guint i = 0; i < r->ops->len; i++) {
+        const SimOpRecord *a = &g_array_index(r->ops, SimOpRecord, i);
+        const SimOpRecord *b = &g_array_index(solo->ops, SimOpRecord, i);
+        assert_int_equal(a->start_ns, b->start_ns);
+        assert_int_equal(a->end_ns, b->end_ns);
+    }
+    /* The sampled round says so; the exact inference's does not. */
+    assert_true(solo->notes->len > 0 &&
+                strstr(g_ptr_array_index(solo->notes, solo->notes->len - 1),
+                       "--sm-sample 4"));
+    g_autoptr(SimResult) exact = NULL;
+    sim_scenario_free(load_run(trace, NULL, NULL, &exact));
+    assert_non_null(exact);
+    for (guint i = 0; i < exact->notes->len; i++)
+        assert_null(strstr(g_ptr_array_index(exact->notes, i), "sm-sample"));
+    /* A sweep takes the option into every configuration. */
+    g_auto(PlanSettings) w = {0};
+    assert_true(plan_opt_set(&w, plan_opt_find("sm-sample", PLAN_CMD_SWEEP),
+                             "4", NULL));
+    char *files[] = {(char *)trace, NULL};
+    SimSweepSpace sp;
+    sim_sweep_space_init(&sp);
+    assert_true(plan_settings_sweep_space(&w, files, &sp, &error));
+    assert_int_equal(sp.sm_sample, 4);
+    g_autoptr(SimSweep) sw = sim_sweep_new(&sp, &error);
+    assert_non_null(sw);
+    SimOptions o;
+    sim_sweep_options(sw, 0, &o);
+    assert_int_equal(o.sm_sample, 4);
+    sim_sweep_space_clear(&sp);
 }
 
 /* Every output format of a run and of a sweep has its option (the
@@ -322,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_options_help_shows_ranges),
         cmocka_unit_test(test_options_settings_reach_modules),
         cmocka_unit_test(test_options_solo_run_is_the_run),
+        cmocka_unit_test(test_options_sampled_solo_run_is_the_run),
         cmocka_unit_test(test_options_name_every_output),
         cmocka_unit_test(test_options_check),
         cmocka_unit_test(test_options_import_given),
