@@ -329,10 +329,17 @@ void sim_sweep_report_text(const SimSweep *sw, const SimSlo *slo,
     g_string_append_printf(o, "hqsim sweep: %u configuration%s; seed ",
                            sw->n_configs, sw->n_configs == 1 ? "" : "s");
     if (sw->space.seed)
-        g_string_append_printf(o, "%llu\n\n",
-                               (unsigned long long)sw->space.seed);
+        g_string_append_printf(o, "%llu\n", (unsigned long long)sw->space.seed);
     else
-        g_string_append(o, "as each scenario says\n\n");
+        g_string_append(o, "as each scenario says\n");
+    /* every run's notes say it; the table has no notes column */
+    if (sw->space.sm_sample > 1)
+        g_string_append_printf(o,
+                               "approximate (--sm-sample %u): every "
+                               "configuration simulates 1 SM in %u "
+                               "(README \"Sampled SMs\")\n",
+                               sw->space.sm_sample, sw->space.sm_sample);
+    g_string_append_c(o, '\n');
     sim_sweep_report_answer_text(sw, slo, answers, o);
     for (uint32_t w = 0; w < sw->space.workloads->len; w++)
         for (uint32_t g = 0; g < sw->space.gpus->len; g++) {

@@ -179,6 +179,15 @@ static void test_sweep_report_text_table(void **state)
         fputs(out->str, stderr);
         fail_msg("unexpected table (above)");
     }
+    assert_null(strstr(out->str, "approximate"));
+    /* a sampled sweep says so in its header (the table has no notes) */
+    f->sw->space.sm_sample = 4;
+    g_string_truncate(out, 0);
+    sim_sweep_report_text(f->sw, &slo, answers, out);
+    f->sw->space.sm_sample = 0;
+    assert_non_null(strstr(out->str, "seed as each scenario says\n"
+                                     "approximate (--sm-sample 4): every "
+                                     "configuration simulates 1 SM in 4"));
 }
 
 static void test_sweep_plot_png_and_svg(void **state)
