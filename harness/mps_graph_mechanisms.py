@@ -2,6 +2,7 @@
 """Three candidate mechanisms for N MPS graph clients' slow-down, tested on the committed data (issue 10).
 
   mps_graph_mechanisms.py [--configs decoder_b1,...] [--frontend-us S]
+  mps_graph_mechanisms.py --selfn DIR [DIR...]   # harness/mps_var_campaign.sh --selfn's var.csv
 
 Data: harness/mps_graph_campaign.sh's call (traces/measured/h100/openloop/mpsgraph/: summary.csv of
 unprofiled requests, kineto/mps_n<N>/<config>_n<N>.json.gz, 16 Kineto requests of rank 0 while the
@@ -24,6 +25,8 @@ mpspct/ncu/sm/ for the resnet50 graphs).  Kineto inside MPS books part of a laun
 (c) Outside the span: summary.csv's outside time (request wall - GPU span) and its parts over N,
     and in Kineto the last kernel's end -> the output copy's start, the copy's duration and its
     end -> cudaMemcpyAsync's return (medians of rank 0's requests).
+--selfn: per victim spec of DIR/var.csv (a 32-node chain beside N - 1 copies of itself, MPS), the
+    growth of its GPU span p50 per node per other client against the mean of its N = 1 rows.
 """
 import argparse
 import collections
@@ -40,6 +43,7 @@ NCU = {"cnn_b1": "mpspct/ncu/sm/cnn_b1_graph.csv.gz", "cnn_b8": "mpspct/ncu/sm/c
 ap = argparse.ArgumentParser()
 ap.add_argument("--configs", default="decoder_b1,decoder_b16,encoder_b1,cnn_b8,encoder_b8,cnn_b1")
 ap.add_argument("--frontend-us", type=float, default=None)
+ap.add_argument("--selfn", nargs="+", default=None, metavar="DIR")
 a = ap.parse_args()
 NS = (1, 2, 4, 8)
 MODEL = json.load(open(os.path.join(os.path.dirname(HERE), "models/h100-sxm.json")))
@@ -163,5 +167,19 @@ def outside(ev, ks):
     return ",".join(f"{st.median(v):.1f}" if v else "" for v in (a_, b_, c_))
 
 
+def selfn(dirs):
+    print("dir,victim,n,span_p50_us,n1_span_us,growth_per_node_per_other_us")
+    for d in dirs:
+        rows = list(csv.DictReader(open(os.path.join(d, "var.csv"))))
+        for v in dict.fromkeys(r["victim"] for r in rows):
+            mine = [r for r in rows if r["victim"] == v]
+            base = st.mean(float(r["span_p50_us"]) for r in mine if r["n"] == "1")
+            for r in mine:
+                n = int(r["n"])
+                if n > 1:
+                    g = (float(r["span_p50_us"]) - base) / 32 / (n - 1)
+                    print(f"{os.path.relpath(d, H)},{v},{n},{r['span_p50_us']},{base:.2f},{g:+.2f}")
+
+
 if __name__ == "__main__":
-    main()
+    selfn(a.selfn) if a.selfn else main()

@@ -5,7 +5,7 @@
 #       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock|
 #       --fit|--fit-mock|--window|--window-mock|--mixparts|--mixparts-mock|--funcmem|--funcmem-mock|
 #       --funcmem2|--funcmem2-mock|--funcmem3|--funcmem3-mock|--funcmem3b|--funcmem3b-mock|
-#       --burst|--burst-mock]
+#       --burst|--burst-mock|--selfn|--selfn-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -92,6 +92,11 @@
 #   function, its 160-register nodes still kvregs160).
 # MPS pipe/log under /tmp/mpsvar, quit here. --mock runs the whole flow with stand-ins for the
 # GPU programs (no GPU); --quick a short subset (0.3 s per row).
+# --selfn (FINDINGS §40): the decoder-like chain `mixchain` (7 distinct functions around L2-resident
+#   data), `gridchain` (its grids and chain, one function, no registers or shared memory) and
+#   `gridchainF` (gridchain with 8 distinct functions) each beside N - 1 = 1, 3, 7 copies of
+#   itself (MPS, 100% threads), as N decoders serve together: the victim's growth per node per other
+#   client against the decoders' per-kernel growth (+0.73 / +1.91 / +3.68 us at N = 2 / 4 / 8).
 set -u
 OUTDIR=${1:?outdir}; MODE=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -314,11 +319,19 @@ if [ "$MODE" = --quick ]; then
   SECS=0.3; DSECS=0.3; LONE="base=g1.b128.$T regs384=g384.b128.x2.$T mix=$MIX"
   AGGR="g132c0=g132.b128.s512.c0.t3000 hcopy=g132.b128.t3000 decoder=torch"; DVICT=g132c0; NS=2
 fi
+if [ "$MODE" = --selfn ] || [ "$MODE" = --selfn-mock ]; then
+  VICT="mixchain=g1.b128.f0.i4.o4.t0/g384.b128.x2.s528.i8.o8.t0/g1.b128.f1.i4.o4.t0/g128.b128.x2.s528.i8.o8.t0/g256.b128.f2.s1536.i8.o8.t0/g1.b128.f3.i4.o4.t0/g2.b128.f4.i4.o4.t0/g1024.b128.f5.s2560.i8.o8.t0
+ gridchain=g1.b128.i4.o4.t0/g384.b128.i8.o8.t0/g1.b128.i4.o4.t0/g128.b128.i8.o8.t0/g256.b128.i8.o8.t0/g1.b128.i4.o4.t0/g2.b128.i4.o4.t0/g1024.b128.i8.o8.t0
+ gridchainF=g1.b128.i4.o4.t0.f0/g384.b128.i8.o8.t0.f1/g1.b128.i4.o4.t0.f2/g128.b128.i8.o8.t0.f3/g256.b128.i8.o8.t0.f4/g1.b128.i4.o4.t0.f5/g2.b128.i4.o4.t0.f6/g1024.b128.i8.o8.t0.f7"
+  AGGR=$VICT; VT8AGGR=" mixchain gridchain gridchainF "; SELFONLY=1; NS="2 4 8"
+  LONE=; DVICT=; MORE=1; NCUSPEC=; LONEDEC=0
+fi
 MPSON=0
 PIDS=()
 MORE=${MORE:-0}
 N4AGGR=${N4AGGR:-} # set: only these aggressors at N = 4
 FRESHAGGR=${FRESHAGGR:-} # these aggressors run with --fresh 1 (DRAM-streaming d / w)
+SELFONLY=${SELFONLY:-0}  # 1: a victim only beside copies of itself (aggressor of its name)
 REPS=${REPS:-1}          # passes (the rows' rep column); each restarts the MPS daemon
 LONEREPS=${LONEREPS:-$REPS} # passes that run the LONE specs
 LONEDEC=${LONEDEC:-1}    # 0: no decoder alone
@@ -328,7 +341,8 @@ if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock
   [ "$MODE" = --dissect-mock ] || [ "$MODE" = --confirm-mock ] || [ "$MODE" = --funcs-mock ] ||
   [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ] || [ "$MODE" = --window-mock ] ||
   [ "$MODE" = --mixparts-mock ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2-mock ] ||
-  [ "$MODE" = --funcmem3-mock ] || [ "$MODE" = --funcmem3b-mock ] || [ "$MODE" = --burst-mock ]; then
+  [ "$MODE" = --funcmem3-mock ] || [ "$MODE" = --funcmem3b-mock ] || [ "$MODE" = --burst-mock ] ||
+  [ "$MODE" = --selfn-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
@@ -425,6 +439,7 @@ pass() {
   for n in $NS; do
     for a in $AGGR; do
       for w in $VICT; do
+        [ "$SELFONLY" = 1 ] && [ "${a%%=*}" != "${w%%=*}" ] && continue
         [ "${w%%=*}" != VT ] && [[ "$VT8AGGR" != *" ${a%%=*} "* ]] && continue
         [ -n "$N4AGGR" ] && [ "$n" = 4 ] && [[ "$N4AGGR" != *" ${a%%=*} "* ]] && continue
         one mps "$n" "${a%%=*}" "${w%%=*}" "${w#*=}"
