@@ -9,8 +9,9 @@ but not this much), and the relative differences of makespan, throughput
 and p50 / p99 latency from the exact run.  Then `hqsim validate` exact and
 sampled: the distribution over experiments of |predicted makespan sampled /
 exact - 1|.  Default HQSIM build/hqsim, M 2,3,4,12.  CHECK_ITER (default
-30) sets the PyTorch cases' --iterations.  Not a test: nothing passes or
-fails; the numbers go to README "Sampled SMs".
+30) sets the PyTorch cases' --iterations; CHECK_ONLY=TEXT runs only the
+cases whose name contains TEXT, and no validate.  Not a test: nothing
+passes or fails; the numbers go to README "Sampled SMs".
 """
 import json
 import os
@@ -53,7 +54,12 @@ def rel(a, b, key):
     return "%+6.2f%%" % (100 * (y / x - 1))
 
 
+ONLY = os.environ.get("CHECK_ONLY")
+
+
 def case(name, args, tmp):
+    if ONLY and ONLY not in name:
+        return
     print("\n%s\n  `hqsim run %s`" % (name, " ".join(args)))
     print("  %-5s %11s %8s %9s %10s %8s %8s" %
           ("M", "events", "CPU s", "makespan", "throughput", "p50", "p99"))
@@ -94,7 +100,7 @@ def main():
         subprocess.run([sys.executable, "bench/big_trace.py", "nvprof",
                         "20000", big], check=True, stdout=subprocess.DEVNULL)
         torch = [TORCH, "--loop-request", "--iterations", IT,
-                 "--host-scale", "0.381", "--processes", "8"]
+                 "--host-scale", "0.372", "--processes", "8"]
         case("resnet18 x 8, MPS", torch + ["--mode", "mps"], tmp)
         case("resnet18 x 8, time-sliced", torch + ["--mode", "timeslice"],
              tmp)
@@ -108,6 +114,8 @@ def main():
              [gen, "--mode", "mps"], tmp)
         case("bench/big_trace.py nvprof 20000 (grids multiples of 33), "
              "--as-recorded", [big, "--as-recorded"], tmp)
+    if ONLY:
+        return
     print("\nvalidate: |predicted makespan sampled / exact - 1| over the "
           "experiments replayed")
     base = validate(1)

@@ -29,15 +29,23 @@ void sim_scenario_scale_host(SimScenario *sc, double f)
     }
 }
 
+/* One request of a profiled loop: the ops from just after a device
+ * synchronize up to and including the next one.  Every segment kept has
+ * n_work > 0: a synchronize with nothing on the device since the previous
+ * one (a profile's trailing syncs) waits for no request. */
 typedef struct {
     uint32_t from, to;           /* ops [from, to) */
+    uint32_t n_work;             /* kernels, copies and graphs in it */
     double gpu_ns;               /* kernel and copy time in it */
     double t[SIM_JIT_N_CLASSES]; /* kernel, copy and host time in it */
 } Segment;
 
-/* Add @op's time to its jitter classes in @s. */
+/* Add @op's time to its jitter classes in @s, and count it if it is device
+ * work. */
 static void seg_add(Segment *s, const SimOp *op)
 {
+    s->n_work += op->kind == SIM_OP_KERNEL || op->kind == SIM_OP_COPY ||
+                 op->kind == SIM_OP_GRAPH;
     if (op->kind == SIM_OP_KERNEL) {
         s->gpu_ns += (double)op->u.kernel.duration_ns;
         s->t[SIM_JIT_KERNEL] +=
@@ -100,14 +108,21 @@ bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
             seg_add(&cur, op);
             if (op->kind == SIM_OP_DEVICE_SYNC) {
                 cur.to = i + 1;
-                g_array_append_val(segs, cur);
+                /* a synchronize with no device work since the last one
+                 * ends no request: kept, it would be a near-free row of
+                 * the spread and shift the median pick.  Its host time is
+                 * in no request. */
+                if (cur.n_work)
+                    g_array_append_val(segs, cur);
                 cur = (Segment){.from = i + 1, .to = i + 1};
             }
         }
         if (segs->len < 2) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                        "%s: process '%s' has %u device synchronizes; "
-                        "cutting it into requests needs at least two",
+                        "%s: process '%s' has %u device synchronizes "
+                        "that end device work (kernels, copies or graphs "
+                        "since the previous one); --loop-request needs at "
+                        "least two (a warm-up and a request)",
                         sc->source, p->name, segs->len);
             return false;
         }

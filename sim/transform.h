@@ -17,13 +17,14 @@
 void sim_scenario_scale_host(SimScenario *sc, double f);
 
 /* Turn each process's recorded run of requests into a loop of one request:
- * the ops are cut after every device synchronize, the representative
+ * the ops are cut after every device synchronize that ends device work (a
+ * kernel, copy or graph since the previous one), the representative
  * request (the median by GPU work among all but the first, a warm-up) is
  * kept as the op list, and the process runs @iterations of it.  The other
  * requests' spread becomes the process's per-request jitter rows (each
  * request's kernel, copy and host time over the kept one's; sim/jitter.h),
  * unless it has rows already.  Fails for a process with fewer than two
- * device synchronizes. */
+ * such synchronizes. */
 bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
                                GError **error);
 

@@ -46,7 +46,7 @@ static void run_loop(const char *dir, const char *opt, Loop *L)
         source_path("traces/measured/h100/pytorch/torch_profile_trace.json.gz");
     g_autofree char *csv = g_build_filename(dir, "ops.csv", NULL);
     Run r = run_hqsim("run", "-q", trace, "--loop-request", "--iterations",
-                      G_STRINGIFY(ITERS), "--host-scale", "0.381", "--mode",
+                      G_STRINGIFY(ITERS), "--host-scale", "0.372", "--mode",
                       "mps", "--csv", csv, opt, NULL);
     if (r.status != 0)
         fail_msg("hqsim exited %d: %s", r.status, r.err);

@@ -82,14 +82,14 @@ static void test_run_and_sweep_agree_on_a_trace(void **state)
     static const char *const gpus[] = {"h100-sxm", "h200", "a100", "k40"};
     cJSON *sw = run_hqsim_json(
         "sweep", t, "--loop-request", "--iterations", "8", "--host-scale",
-        "0.364", "-n", "2", "-m", "mps", "-t", "100", "--gpu",
+        "0.372", "-n", "2", "-m", "mps", "-t", "100", "--gpu",
         "h100-sxm,h200,a100,k40", "--json", "-", "-q", NULL);
     const cJSON *rows = jget(sw, "configurations");
     assert_int_equal(cJSON_GetArraySize(rows), 4);
     double thr[4];
     for (int g = 0; g < 4; g++) {
         cJSON *r = run_hqsim_json("run", t, "--loop-request", "--iterations",
-                                  "8", "--host-scale", "0.364", "-n", "2",
+                                  "8", "--host-scale", "0.372", "-n", "2",
                                   "--mode", "mps", "--thread-pct", "100",
                                   "--gpu", gpus[g], "--json", "-", "-q", NULL);
         const cJSON *row = cJSON_GetArrayItem(rows, g);
@@ -413,7 +413,7 @@ static void test_walkthrough_pytorch(void **state)
     (void)state;
     g_autofree char *t = source_path(TORCH);
     cJSON *j = run_hqsim_json("sweep", t, "--loop-request", "--iterations",
-                              "30", "--host-scale", "0.364", "-n", "4,7,8",
+                              "30", "--host-scale", "0.372", "-n", "4,7,8",
                               "-t", "equal,50,100", "--slo-p99-ms", "5.2",
                               "--gpu", "h100-sxm,h200", "--json", "-", NULL);
     const cJSON *rows = jget(j, "configurations");
@@ -462,6 +462,37 @@ static void test_walkthrough_pytorch(void **state)
     cJSON_Delete(j);
 }
 
+/* --loop-request on a profile with one request and then only syncs (the
+ * resnet18 profile ends with one more): a synchronize with no device
+ * work since the previous one ends no request, so nothing is left to loop
+ * after the warm-up; a clear error naming the file, and a non-zero exit. */
+static void test_loop_request_without_requests(void **state)
+{
+    (void)state;
+    g_autofree char *dir = g_dir_make_tmp("hqsim-loopreq-XXXXXX", NULL);
+    assert_non_null(dir);
+    g_autofree char *f = g_build_filename(dir, "one-request.json", NULL);
+    assert_true(g_file_set_contents(
+        f,
+        "{\"hqsim_scenario\": 1, \"gpu\": \"h100-sxm\",\n"
+        " \"processes\": [{\"name\": \"p\", \"streams\": "
+        "[{\"name\": \"s\"}],\n"
+        "  \"ops\": [{\"op\": \"kernel\", \"name\": \"k\", \"stream\": "
+        "\"s\", \"grid\": 4, \"block\": 128, \"duration_us\": 10},\n"
+        "          {\"op\": \"device_sync\"},\n"
+        "          {\"op\": \"host_gap\", \"duration_us\": 5},\n"
+        "          {\"op\": \"device_sync\"}, {\"op\": \"device_sync\"}]}]}\n",
+        -1, NULL));
+    Run r = run_hqsim("run", f, "--loop-request", "-q", NULL);
+    assert_int_not_equal(r.status, 0);
+    assert_contains(r.err, f);
+    assert_contains(r.err, "process 'p' has 1 device synchronizes that end "
+                           "device work");
+    run_clear(&r);
+    g_remove(f);
+    g_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -474,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_answer_first),
         cmocka_unit_test(test_fixed_background),
         cmocka_unit_test(test_walkthrough_pytorch),
+        cmocka_unit_test(test_loop_request_without_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

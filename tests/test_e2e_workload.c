@@ -27,8 +27,9 @@
 #include "e2e.h"
 
 /* Two profiles recorded on the H100: the resnet18 service (README "What-if
- * from a trace", host scale 0.364 calibrated there) and a transformer
- * encoder at batch 8 (the launch study). */
+ * from a trace"; 0.364 is an earlier calibration of its host scale, kept as
+ * these tests compare outputs with each other) and a transformer encoder
+ * at batch 8 (the launch study). */
 #define TORCH "traces/measured/h100/pytorch/torch_profile_trace.json.gz"
 #define ENCODER "traces/measured/h100/launch/kineto/encoder_b8_eager.json.gz"
 #define PREP "--loop-request", "--iterations", "5", "--host-scale", "0.364"
