@@ -862,7 +862,7 @@ static void gpu_emit(Kineto *kn, const GpuRec *r)
     memset(&op, 0, sizeof op);
     if (r->cat == K_KERNEL) {
         op.kind = SIM_TRACE_KERNEL;
-        SimKernelSpec *k = &op.u.kernel;
+        SimTraceKernel *k = &op.u.kernel;
         memcpy(k->grid, r->u.k.grid, sizeof k->grid);
         memcpy(k->block, r->u.k.block, sizeof k->block);
         k->regs_per_thread = r->u.k.regs;

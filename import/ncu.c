@@ -525,18 +525,14 @@ bool sim_import_ncu_ops(SimTrace *tr, GError **error)
         }
         SimTraceOp *op = sim_trace_add_op(p, SIM_TRACE_KERNEL, k->line);
         op->stream = k->stream;
-        SimKernelSpec *ks = &op->u.kernel;
+        SimTraceKernel *ks = &op->u.kernel;
         ks->name = k->name;
         memcpy(ks->grid, k->grid, sizeof ks->grid);
         memcpy(ks->block, k->block, sizeof ks->block);
         ks->regs_per_thread = k->has_regs ? k->regs : 0;
         ks->static_smem_bytes = k->smem_static;
         ks->dynamic_smem_bytes = k->smem_dynamic;
-        ks->smem_config_bytes = k->smem_config;
-        ks->duration_ns = (SimTime)k->duration_ns;
-        ks->sm_intensity = k->sm_intensity;
-        ks->sm_pipe_share = k->sm_pipe_share;
-        ks->mem_intensity = k->mem_intensity;
+        ks->ncu = k; /* the rest: sim_trace_kernel_spec() */
     }
     return true;
 }

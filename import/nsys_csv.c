@@ -317,7 +317,7 @@ static bool read_row(Nsys *ns, const SimCsvRow *r, GError **error)
     } else if (!*name) {
         return fail(ns, r, C_NAME, error, "empty kernel name", NULL);
     } else {
-        SimKernelSpec *k = &op.u.kernel;
+        SimTraceKernel *k = &op.u.kernel;
         op.kind = SIM_TRACE_KERNEL;
         static const Col g[3] = {C_GRDX, C_GRDY, C_GRDZ};
         static const Col b[3] = {C_BLKX, C_BLKY, C_BLKZ};

@@ -424,7 +424,7 @@ static bool read_kernels(Db *d, GError **error)
         op->start_ns = v[1] + d->base;
         op->end_ns = v[2] + d->base;
         op->stream = v[4];
-        SimKernelSpec *k = &op->u.kernel;
+        SimTraceKernel *k = &op->u.kernel;
         for (int i = 0; i < 3; i++) {
             k->grid[i] = (uint32_t)v[7 + i];
             k->block[i] = (uint32_t)v[10 + i];

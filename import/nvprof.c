@@ -334,7 +334,7 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
     } else if (!*name) {
         return fail(np, r->line, COL_NAME, error, "empty kernel name");
     } else {
-        SimKernelSpec *k = &op.u.kernel;
+        SimTraceKernel *k = &op.u.kernel;
         op.kind = SIM_TRACE_KERNEL;
         static const Col gc[3] = {COL_GRID_X, COL_GRID_Y, COL_GRID_Z};
         static const Col bc[3] = {COL_BLOCK_X, COL_BLOCK_Y, COL_BLOCK_Z};

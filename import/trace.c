@@ -81,6 +81,34 @@ SimTraceOp *sim_trace_add_op(SimTraceProcess *p, SimTraceKind kind,
     return &g_array_index(p->ops, SimTraceOp, p->ops->len - 1);
 }
 
+/* 10^6 ops of a big trace live at once during the import: keep an op at
+ * most what it is now (it was 192 bytes with a whole SimKernelSpec). */
+_Static_assert(sizeof(SimTraceOp) <= 120, "SimTraceOp grew");
+
+void sim_trace_kernel_spec(const SimTraceKernel *k, SimKernelSpec *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = k->name;
+    memcpy(out->grid, k->grid, sizeof out->grid);
+    memcpy(out->block, k->block, sizeof out->block);
+    out->regs_per_thread = k->regs_per_thread;
+    out->static_smem_bytes = k->static_smem_bytes;
+    out->dynamic_smem_bytes = k->dynamic_smem_bytes;
+    const SimNcuKernel *n = k->ncu;
+    if (!n)
+        return;
+    out->duration_ns = (SimTime)n->duration_ns;
+    /* The driver's configuration for its SMs (smem_config.c). */
+    out->smem_config_bytes = n->smem_config;
+    /* The pipe share is read against the issue share: both come from the
+     * same record (ncu.c sets a pipe share only beside an issue share). */
+    if (n->sm_intensity > 0) {
+        out->sm_intensity = n->sm_intensity;
+        out->sm_pipe_share = n->sm_pipe_share;
+    }
+    out->mem_intensity = n->mem_intensity;
+}
+
 void sim_trace_note(SimTrace *tr, const char *fmt, ...)
 {
     va_list ap;

@@ -40,8 +40,31 @@ typedef enum {
 } SimTraceKind;
 #define SIM_TRACE_N_KINDS (SIM_TRACE_DEVICE_SYNC + 1)
 
+typedef struct SimNcuKernel SimNcuKernel;
+
+/* A kernel as a timeline records it: its launch configuration.  What only
+ * Nsight Compute adds (intensities, pipe share, shared-memory
+ * configuration, its own duration) stays in the ncu trace's SimNcuKernel,
+ * pointed to, so that the 10^6 ops of a big trace do not each carry those
+ * fields (SimTraceOp was 192 bytes with a whole SimKernelSpec, 120 now);
+ * sim_trace_kernel_spec() makes the engine's SimKernelSpec from both. */
 typedef struct {
-    SimTraceKind kind;
+    const char *name; /* in the trace's string chunk */
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t regs_per_thread; /* 0: unknown */
+    uint32_t static_smem_bytes;
+    uint32_t dynamic_smem_bytes;
+    const SimNcuKernel *ncu; /* matched Nsight Compute record (owned by
+                                its trace, which outlives the import's
+                                build step); NULL: none */
+} SimTraceKernel;
+
+typedef struct {
+    uint8_t kind;     /* SimTraceKind (one byte: see SimTraceKernel) */
+    bool api_blocks;  /* the API returns only once the op is done
+                                (cudaMemcpy): a stream sync follows it */
+    bool in_graph;    /* a node of a CUDA graph launch ... */
     uint32_t line;    /* source line (CSV, JSON), or row of its
                                 kind's table (SimTrace.kind_tables); 0 if
                                 none */
@@ -51,13 +74,10 @@ typedef struct {
     int64_t end_ns;
     int64_t api_start_ns; /* the host API call that issued it, if known */
     int64_t api_end_ns;
-    bool api_blocks; /* the API returns only once the op is done
-                                (cudaMemcpy): a stream sync follows it */
-    bool in_graph;   /* a node of a CUDA graph launch ... */
-    int64_t graph;   /* ... this one (the launch call's id): all
+    int64_t graph; /* ... this one (the launch call's id): all
                                 ops of one launch become one graph op */
     union {
-        SimKernelSpec kernel; /* name in the trace's string chunk */
+        SimTraceKernel kernel;
         SimCopySpec copy;
         uint64_t memset_bytes;
     } u;
@@ -81,7 +101,7 @@ typedef struct {
 } SimTraceProcess;
 
 /* Per-kernel facts from Nsight Compute, for enrichment or on their own. */
-typedef struct {
+struct SimNcuKernel {
     uint64_t id; /* ncu's "ID" (launch order) */
     int64_t pid;
     const char *name;
@@ -103,7 +123,7 @@ typedef struct {
     double issue_busy_pct, sm_pct; /* candidates for sm_intensity */
     double sm_tput_pct;       /* Compute (SM) Throughput: for sm_pipe_share */
     double dram_pct, mem_pct; /* candidates for mem_intensity */
-} SimNcuKernel;
+};
 
 typedef struct {
     char *path;
@@ -144,6 +164,12 @@ SimTraceProcess *sim_trace_find_process(SimTrace *tr, int64_t pid);
  * until the next append to the same process. */
 SimTraceOp *sim_trace_add_op(SimTraceProcess *p, SimTraceKind kind,
                              uint32_t line);
+
+/* The engine's kernel spec of trace kernel @k: its launch configuration,
+ * and from its matched Nsight Compute record (if any) the shared-memory
+ * configuration, the intensities (when measured) and ncu's duration
+ * (replaced by the timeline's recorded one where there is a timeline). */
+void sim_trace_kernel_spec(const SimTraceKernel *k, SimKernelSpec *out);
 
 void sim_trace_note(SimTrace *tr, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 

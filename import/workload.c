@@ -215,10 +215,12 @@ static uint64_t prod3(const uint32_t d[3])
     return (uint64_t)d[0] * d[1] * d[2];
 }
 
-/* Apply @n to kernel @k.  The trace's own launch configuration is the
- * truth for its launch; ncu adds what the trace lacks and the intensities.
- * Returns false (nothing applied) when the shapes disagree. */
-static bool ncu_apply(SimKernelSpec *k, const SimNcuKernel *n)
+/* Match @n to trace kernel @k.  The trace's own launch configuration is
+ * the truth for its launch; ncu adds what the trace lacks here, and the
+ * intensities and shared-memory configuration through k->ncu
+ * (sim_trace_kernel_spec).  Returns false (nothing applied) when the
+ * shapes disagree. */
+static bool ncu_apply(SimTraceKernel *k, const SimNcuKernel *n)
 {
     if (n->has_block && prod3(n->block) != prod3(k->block))
         return false;
@@ -235,17 +237,7 @@ static bool ncu_apply(SimKernelSpec *k, const SimNcuKernel *n)
         k->static_smem_bytes = n->smem_static;
         k->dynamic_smem_bytes = n->smem_dynamic;
     }
-    /* The driver's configuration for its SMs (smem_config.c). */
-    if (n->smem_config)
-        k->smem_config_bytes = n->smem_config;
-    /* The pipe share is read against the issue share: both come from the
-     * same record. */
-    if (n->sm_intensity > 0) {
-        k->sm_intensity = n->sm_intensity;
-        k->sm_pipe_share = n->sm_pipe_share;
-    }
-    if (n->mem_intensity > 0)
-        k->mem_intensity = n->mem_intensity;
+    k->ncu = n;
     return true;
 }
 
@@ -567,7 +559,7 @@ static void gpu_work(Walk *w, const SimTraceOp *t, SimOp *opp)
     switch (t->kind) {
     case SIM_TRACE_KERNEL:
         op.kind = SIM_OP_KERNEL;
-        op.u.kernel = t->u.kernel;
+        sim_trace_kernel_spec(&t->u.kernel, &op.u.kernel);
         op.u.kernel.name = sim_scenario_intern(w->sc, t->u.kernel.name);
         op.u.kernel.duration_ns = dur;
         op.u.kernel.block_time_ns = 0;
@@ -1085,7 +1077,7 @@ static void build_untimed(Walk *w, const SimTraceProcess *tp)
         op.stream = stream_index(w, t->stream, 0);
         op.api_ns = SIM_TIME_NEVER;
         locate(w, &op, t);
-        op.u.kernel = t->u.kernel;
+        sim_trace_kernel_spec(&t->u.kernel, &op.u.kernel);
         op.u.kernel.name = sim_scenario_intern(w->sc, t->u.kernel.name);
         if (op.u.kernel.regs_per_thread == 0) {
             op.u.kernel.regs_per_thread = 32;

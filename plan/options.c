@@ -448,13 +448,14 @@ SimScenario *plan_settings_load_run(char *const *files, int n,
         return NULL;
     /* Steps 9-11 change nothing when the GPU is the recorded one (the same
      * name looked up in the same models folder), there is one copy and no
-     * arrival list: the inferred workload is the one to run, as it is (no
-     * copy of it beside the round's result). */
-    if (solo && s->processes <= 1 && !s->arrival_times &&
+     * arrival list: the loaded (and inferred) workload is the one to run,
+     * as it is, with no copy of it (at 10^6 kernels, 160 bytes an op). */
+    if (s->processes <= 1 && !s->arrival_times &&
         (!s->gpu || (base->gpu && !strcmp(s->gpu, base->gpu)))) {
         if (note)
             *note = NULL;
-        *solo_run = g_steal_pointer(&solo);
+        if (solo_run)
+            *solo_run = g_steal_pointer(&solo);
         return g_steal_pointer(&base);
     }
     g_autoptr(GpuModel) to = plan_settings_model(s, base, error);

@@ -383,6 +383,47 @@ static void test_ncu_enriches_a_timeline(void **state)
     assert_true(rep->timed);
 }
 
+/* A trace kernel carries its launch configuration; what ncu adds comes
+ * from the matched record, intensities only where measured (a pipe share
+ * only beside an issue share), and nothing at all without a record. */
+static void test_trace_kernel_spec_from_ncu_record(void **state)
+{
+    (void)state;
+    SimNcuKernel n;
+    memset(&n, 0, sizeof n);
+    n.duration_ns = 4200;
+    n.smem_config = 100 * 1024;
+    n.mem_intensity = 0.25;
+    n.sm_pipe_share = 0.5; /* no issue share: not applied */
+    SimTraceKernel t = {.name = "k",
+                        .grid = {4, 2, 1},
+                        .block = {128, 1, 1},
+                        .regs_per_thread = 40,
+                        .static_smem_bytes = 1024,
+                        .dynamic_smem_bytes = 2048};
+    SimKernelSpec k;
+    sim_trace_kernel_spec(&t, &k);
+    assert_string_equal(k.name, "k");
+    assert_int_equal(k.grid[0] * k.grid[1] * k.grid[2], 8);
+    assert_int_equal(k.block[0], 128);
+    assert_int_equal(k.regs_per_thread, 40);
+    assert_int_equal(k.static_smem_bytes + k.dynamic_smem_bytes, 3072);
+    assert_int_equal(k.duration_ns, 0);
+    assert_int_equal(k.smem_config_bytes, 0);
+    assert_true(k.mem_intensity == 0 && k.sm_intensity == 0);
+    t.ncu = &n;
+    sim_trace_kernel_spec(&t, &k);
+    assert_int_equal(k.duration_ns, 4200);
+    assert_int_equal(k.smem_config_bytes, 100 * 1024);
+    assert_float_equal(k.mem_intensity, 0.25, 0);
+    assert_true(k.sm_intensity == 0 && k.sm_pipe_share == 0);
+    n.sm_intensity = 0.75;
+    sim_trace_kernel_spec(&t, &k);
+    assert_float_equal(k.sm_intensity, 0.75, 0);
+    assert_float_equal(k.sm_pipe_share, 0.5, 0);
+    assert_int_equal(k.regs_per_thread, 40); /* the trace's own stays */
+}
+
 /* Nsight Compute 2025 (the H100 recording, traces/measured/h100/ncu/) ends
  * rows a rule did not fire for after "Metric Value": fewer fields than the
  * header's trailing rule columns, which must not read as truncation.  Its 60
@@ -937,6 +978,7 @@ int main(void)
         cmocka_unit_test(test_ncu_long_alone),
         cmocka_unit_test(test_ncu_raw_alone),
         cmocka_unit_test(test_ncu_enriches_a_timeline),
+        cmocka_unit_test(test_trace_kernel_spec_from_ncu_record),
         cmocka_unit_test(test_ncu_2025_rows_without_rule_columns),
         cmocka_unit_test(test_ncu_h100_pipe_share),
         cmocka_unit_test(test_kineto_2024_program),

@@ -53,7 +53,7 @@ static char *dump(const SimTrace *tr)
                 (long long)o->api_start_ns, (long long)o->api_end_ns,
                 o->api_blocks, o->in_graph, (long long)o->graph);
             if (o->kind == SIM_TRACE_KERNEL) {
-                const SimKernelSpec *k = &o->u.kernel;
+                const SimTraceKernel *k = &o->u.kernel;
                 g_string_append_printf(
                     s, " kernel %s %u,%u,%u %u,%u,%u regs %u smem %u+%u",
                     k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0],
