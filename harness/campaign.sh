@@ -15,7 +15,9 @@
 #       | J (who goes first inside an SM: pairs of part I's kernels, greedy or older first; kernels
 #          queued behind a draining wave) | K (copies beside kernels: DRAM shared with copy engines)
 #       | M (warps of different ILP on one warp scheduler: ILP 8 pairs, ILP 1/2/4/8 mixes, 6 + 2 warps)
-#       | N (ranks on one warp scheduler: ILP 2 beside ILP 1 both orders, ILP 8 beside ILP 1/4, ILP 1+2+4).
+#       | N (ranks on one warp scheduler: ILP 2 beside ILP 1 both orders, ILP 8 beside ILP 1/4, ILP 1+2+4)
+#       | P (where blocks go when MPS clients wait: head of line across clients, a one-block-per-SM
+#          GEMM-like kernel beside clients streaming elementwise-like kernels).
 # Each part fits one 10-minute call. Raw results: /tmp/hqraw/PART, packed into
 # OUTDIR/partPART.tar.gz (OUTDIR defaults to $OUT). Post-process with harness/post.py.
 set -u

@@ -353,6 +353,34 @@ NMIXES = {  # name: [(ilp, warps), ...], stream i launched i-th
 for nm, ks in NMIXES.items():
     spec(nm, [f"streams {len(ks)}"] + [mk(i, f"{'ABC'[i]}_i{k}w{w}", k, w) for i, (k, w) in enumerate(ks)])
 
+# ---------------------------------------------------------------- P: where blocks go when MPS clients wait
+# (issue 10, FINDINGS.md §41).  Wall-clock (gt) blocks unless said, so a kernel's span is its blocks'
+# start delays plus their fixed time: what a later kernel waits for is read off directly.
+# p_hol_*: A = 396 blocks x 128 threads holding 100 KiB (two per SM: 264 run, 132 wait 1 ms for a
+# whole SM's room); B = 132 one-warp-group blocks without shared memory, launched 0.4 ms later,
+# which fit beside A's blocks everywhere.  Does B wait behind A's pending blocks (head of line)?
+P_A = kern(0, "A_smem100", "gt", 396, 128, 100 * KB, 1 * MS)
+P_B = kern(0, "B_small", "gt", 132, 128, 0, 50_000)
+spec("p_hol_a", ["streams 1", P_A])
+spec("p_hol_b", ["streams 1", "sleep 400", P_B])
+spec("p_hol_1p", ["streams 2", P_A, "sleep 400", P_B.replace("kernel 0", "kernel 1")])
+# p_gw_*: a resnet50-like one-block-per-SM GEMM (52 blocks x 256 threads, 120 KiB dynamic shared
+# memory: the driver configures 132 KiB, one block per SM) launched 100 times back to back by client A,
+# beside clients streaming elementwise-like kernels (512 blocks, 5 us): `b` 128 threads without shared
+# memory (their SMs configured for 32 KiB: A cannot join them), `c` 256 threads with 24 KiB (228 KiB:
+# A joins an SM holding at most four of them).  A as wall-clock blocks (10 us: where and when they
+# start) and as FMA work (~10 us alone: what sharing an SM costs on top).
+P_GW = {"gt": ("gt", 10_000), "fma": ("fma", FMA_ITERS_PER_MS // 100)}
+for nm, (kind, work) in P_GW.items():
+    spec(f"p_gw_a_{nm}", ["streams 1", "sleep 300"] +
+         [kern(0, f"A{i}", kind, 52, 256, 120 * KB, work) for i in range(100)])
+spec("p_gw_b", ["streams 1"] + [kern(0, f"B{i}", "gt", 512, 128, 0, 5000) for i in range(400)])
+spec("p_gw_c", ["streams 1"] + [kern(0, f"C{i}", "gt", 512, 256, 24 * KB, 5000) for i in range(400)])
+# the same in one process (two streams; SM ids physical): A's kernels interleaved with C's, 1 in 4
+spec("p_gw_gt_c_1p", ["streams 2"] + [x for i in range(400) for x in
+                                      ([kern(0, f"A{i // 4}", "gt", 52, 256, 120 * KB, 10_000)] if i % 4 == 0 else [])
+                                      + [kern(1, f"C{i}", "gt", 512, 256, 24 * KB, 5000)]])
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):

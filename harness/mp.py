@@ -718,6 +718,39 @@ def part_N(c, only):
             c.run1(spec, spec, reps=3)
 
 
+def part_P(c, only):
+    """Where blocks go when several MPS clients' kernels wait (issue 10, FINDINGS.md §41): head of line
+    across clients (p_hol_*), and a one-block-per-SM GEMM-like kernel beside clients streaming
+    elementwise-like kernels whose SM configuration it cannot (b) or can (c) join (p_gw_*), 1, 2, 4
+    clients at 100% threads; controls in one process on two streams."""
+    if sel(only, "p_info"):
+        c.group("p_info", [{"args": ["info", "--out", "{out}"]}])
+    for rep in range(3):
+        if sel(only, f"p_hol_1p_r{rep}"):
+            c.run1(f"p_hol_1p_r{rep}", "p_hol_1p", reps=1)
+    if sel(only, "p_gw_gt_c_1p"):
+        c.run1("p_gw_gt_c_1p", "p_gw_gt_c_1p", reps=1)
+    c.mps = MPS(c.raw)
+    if not c.mps.start():
+        return
+    try:
+        for rep in range(3):
+            nm = f"p_hol_mps_r{rep}"
+            if sel(only, nm):
+                c.runN(nm, [("p_hol_a", {}), ("p_hol_b", {})], reps=1)
+        for a in ("gt", "fma"):
+            for other in ("b", "c"):
+                for n in (1, 2, 4):
+                    if n == 1 and other == "c":
+                        continue
+                    nm = f"p_gw_{a}_n1" if n == 1 else f"p_gw_{a}_{other}_n{n}"
+                    if sel(only, nm):
+                        c.runN(nm, [(f"p_gw_a_{a}", {})] + [(f"p_gw_{other}", {})] * (n - 1), reps=1)
+    finally:
+        c.mps.stop("P_mps")
+        c.mps = None
+
+
 def main():
     global MOCK
     ap = argparse.ArgumentParser()
@@ -741,7 +774,7 @@ def main():
     try:
         {"check": part_check, "A": part_A, "B": part_B, "C": part_C, "D": part_D, "E": part_E, "F": part_F,
          "G": part_G, "H": part_H, "I": part_I, "J": part_J, "K": part_K,
-         "M": part_M, "N": part_N}[a.part](c, a.only)
+         "M": part_M, "N": part_N, "P": part_P}[a.part](c, a.only)
     finally:
         if c.mps is not None:
             c.mps.stop("emergency")

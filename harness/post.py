@@ -35,7 +35,7 @@ MS = 1e6
 class Raw:
     def __init__(self, tardir):
         self.parts = {}
-        for part in "ABCDEFGHIJKMN":
+        for part in "ABCDEFGHIJKMNP":
             p = os.path.join(tardir, f"part{part}.tar.gz")
             if os.path.exists(p):
                 self.parts[part] = tarfile.open(p, "r:gz")
@@ -155,6 +155,9 @@ CATS = [
     (r"^n_info$", "generalize/alone"),
     (r"^n_", "generalize/ilp_mix"),
     (r"^k_", "generalize/copies"),
+    # part P: where blocks go when MPS clients' kernels wait (issue 10)
+    (r"^p_info$", "mpsplace"),
+    (r"^p_", "mpsplace"),
 ]
 
 
@@ -189,6 +192,14 @@ def describe_i(name):
 def describe(name):
     if name.startswith(("i_", "j_", "k_", "m_", "n_")):
         return describe_i(name)
+    if name.startswith("p_"):
+        return "part P (issue 10): " + (
+            "head of line across MPS clients: a kernel of 132 small blocks launched 0.4 ms after another "
+            "client's (or stream's) 396 blocks of 100 KiB, 132 of which wait 1 ms for room"
+            if name.startswith("p_hol") else
+            "a one-block-per-SM GEMM-like kernel (52 x 256 threads, 120 KiB) launched 100 times beside clients "
+            "streaming 512-block elementwise-like kernels" if name.startswith("p_gw") else
+            "device properties and kernel attributes")
     d = {
         "info": "device properties, %globaltimer resolution, SM clock under a 1-thread spin, kernel register/smem use",
         "latency": "host API times (cudaLaunchKernel, cudaMemcpyAsync, syncs, event record, stream create), launch call -> kernel start, kernel end -> sync return, back-to-back kernel gaps in one stream",
