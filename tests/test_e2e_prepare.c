@@ -439,7 +439,7 @@ static void test_walkthrough_pytorch(void **state)
             cJSON_GetArrayItem(rows, (int)jnum(mps, "best_config"));
         assert_string_equal(jstr(best, "thread_pct_setting"), "100");
         /* the pick was a choice: at N = 7 the equal split and 50% make
-         * the tail longer than no cap (README: 5.58 and 5.18 ms against
+         * the tail longer than no cap (README: 5.63 and 5.34 ms against
          * 4.87 at 100 requests) */
         int longer = 0;
         const cJSON *r;
