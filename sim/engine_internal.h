@@ -171,10 +171,6 @@ struct KernelRt {
     uint32_t is_sub; /* the group's sub_warps, bytes packed */
     bool is_slowed;
     double is_prop, is_speed, is_turns, is_pipe_over;
-    /* Its number in the run (from 1; sm_prepare_kernel): what issue_share's
-     * memo of SMs holding several groups knows it by (engine_issue.c); 0:
-     * not remembered. */
-    uint64_t share_id;
 };
 
 /* Blocks of one kernel placed on one SM at one instant: they started
@@ -310,24 +306,6 @@ typedef struct Queue {
     SimEvent ev;    /* EV_QUEUE: wake when the head becomes visible */
 } Queue;
 
-/* issue_share's memo of SMs holding several groups (engine_issue.c): per
- * slot, a configuration it computed -- the SM's load (its bits) and, in
- * list order, each group's kernel (share_id), count and warps per
- * scheduler (bytes packed) -- and what it set then.  Direct-mapped, keyed
- * by a hash of the configuration; SHARE_MEMO_GROUPS groups at most. */
-#define SHARE_MEMO_SLOTS 1024 /* a power of two */
-#define SHARE_MEMO_GROUPS 4
-typedef struct {
-    uint64_t load;
-    uint64_t id[SHARE_MEMO_GROUPS];
-    uint64_t cs[SHARE_MEMO_GROUPS]; /* count << 32 | sub_warps packed */
-    uint32_t n;                     /* groups; 0: an unused slot */
-    bool slowed;
-    double sm_speed;
-    double speed[SHARE_MEMO_GROUPS], turns[SHARE_MEMO_GROUPS],
-        pipe_over[SHARE_MEMO_GROUPS];
-} ShareMemoSlot;
-
 /* A CUDA context: one per non-MPS process, one shared by all MPS clients. */
 struct Ctx {
     uint32_t index;
@@ -381,7 +359,6 @@ struct Ctx {
     uint64_t *dram_sms;   /* bitmap: SMs whose dram_groups > 0, so the
                              retimes visit them in index order without a
                              scan of all SMs (engine_dram.c) */
-    ShareMemoSlot *share_memo; /* SHARE_MEMO_SLOTS, owned (engine_issue.c) */
 };
 
 typedef struct {
@@ -567,7 +544,6 @@ struct Engine {
                                  instant (engine_dram.c) */
     void *cand;                   /* placement scratch, 3 x sm_count entries */
     uint64_t admit_seq;
-    uint64_t share_ids; /* KernelRt.share_id handed out so far */
     Metrics met;
 
     OpInst *inst_free;

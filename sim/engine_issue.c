@@ -203,69 +203,6 @@ static double free_turns(const GpuModel *m, double busy)
 
 static bool share_groups(const GpuModel *m, SmRt *sm);
 
-/* share_groups through the context's memo (ShareMemoSlot): SMs holding
- * several groups repeat configurations, mostly across SMs (the same
- * kernels' blocks side by side; half the calls of `hqsim gen`'s workloads
- * under MPS), and share_groups' result is a function of the model, the
- * SM's load and its groups in list order, each by its count, its warps
- * per scheduler and its kernel's fields fixed at admission (share_id
- * stands for those).  A hit sets the same bits share_groups would. */
-/* A group's count and warps per scheduler (one byte each), as the memo
- * keeps them. */
-static uint64_t group_cs(const Group *g)
-{
-    uint32_t sub = 0;
-    memcpy(&sub, g->sub_warps, MIN(sizeof sub, sizeof g->sub_warps));
-    return (uint64_t)g->count << 32 | sub;
-}
-
-static bool share_memo(const GpuModel *m, SmRt *sm)
-{
-    ShareMemoSlot *memo = sm->ctx ? sm->ctx->share_memo : NULL;
-    if (!memo)
-        return share_groups(m, sm);
-    uint64_t load;
-    memcpy(&load, &sm->load, sizeof load);
-    uint64_t h = load * 0x9e3779b97f4a7c15ull;
-    uint32_t n = 0;
-    for (const Group *g = sm->groups; g; g = g->next, n++) {
-        if (n == SHARE_MEMO_GROUPS || !g->k->share_id)
-            return share_groups(m, sm);
-        h = (h ^ g->k->share_id) * 0x9e3779b97f4a7c15ull;
-        h = (h ^ group_cs(g)) * 0xbf58476d1ce4e5b9ull;
-    }
-    ShareMemoSlot *e = &memo[(uint32_t)(h >> 32) & (SHARE_MEMO_SLOTS - 1)];
-    if (e->n == n && e->load == load) {
-        /* set as it compares; on a mismatch share_groups sets all anew */
-        uint32_t i = 0;
-        Group *g = sm->groups;
-        for (; g && e->id[i] == g->k->share_id && e->cs[i] == group_cs(g);
-             g = g->next, i++) {
-            g->speed = e->speed[i];
-            g->turns = e->turns[i];
-            g->pipe_over = e->pipe_over[i];
-        }
-        if (!g) {
-            sm->speed = e->sm_speed;
-            return e->slowed;
-        }
-    }
-    const bool slowed = share_groups(m, sm);
-    e->load = load;
-    e->n = n;
-    e->slowed = slowed;
-    e->sm_speed = sm->speed;
-    uint32_t i = 0;
-    for (const Group *g = sm->groups; g; g = g->next, i++) {
-        e->id[i] = g->k->share_id;
-        e->cs[i] = group_cs(g);
-        e->speed[i] = g->speed;
-        e->turns[i] = g->turns;
-        e->pipe_over[i] = g->pipe_over;
-    }
-    return slowed;
-}
-
 /* Most calls find an SM just emptied or holding one kernel's group: the
  * first needs its speed only; the second's result is a function of the
  * SM's load, the group's count and its kernel's fields fixed at its
@@ -281,7 +218,7 @@ bool issue_share(const GpuModel *m, SmRt *sm)
     }
     if (g->next) {
         COST(COST_SHARE_MORE);
-        return share_memo(m, sm);
+        return share_groups(m, sm);
     }
     COST(COST_SHARE_ONE);
     KernelRt *k = g->k;

@@ -1013,7 +1013,6 @@ void sm_init_ctx(Engine *E, Ctx *c)
     }
     for (uint32_t r = 0; r < m->sm_count; r++)
         c->sms[m->dispatch_order[r]].rank = r;
-    c->share_memo = g_new0(ShareMemoSlot, SHARE_MEMO_SLOTS);
 }
 
 void sm_free_ctx(Engine *E, Ctx *c)
@@ -1036,7 +1035,6 @@ void sm_free_ctx(Engine *E, Ctx *c)
     }
     g_free(c->sms);
     g_free(c->dram_sms);
-    g_free(c->share_memo);
 }
 
 /* ------------------------------------------------------------------------
@@ -1144,7 +1142,6 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
     k->fixed_time = ks->wall_clock || ks->self_timed;
     k->start = SIM_TIME_NEVER;
     k->stuck_epoch = UINT64_MAX;
-    k->share_id = ++E->share_ids;
     k->smset = g_new0(uint64_t, E->sm_words);
     return true;
 }

@@ -1262,14 +1262,13 @@ static void test_engine_issue_share_memo_matches_fresh(void **state)
 
 /* SMs holding several groups are shared by share_even (one fused pass,
  * engine_issue.c) when every group spreads its warps evenly and greedy
- * and other groups do not meet, and through the context's memo: both must
- * set bit for bit what the general path (issue_force_general) sets, for
- * random mixes of kernel kinds (plain, greedy, pipe-bound, wall-clock,
- * with DRAM pressure beside greedy free turns, a knee above the curve's),
- * counts, loads (drifted from the sum of count x w) and priority on or off,
- * uneven and mixed SMs included (they take the general path either way);
- * the memo is asked twice, the second a hit. */
-static void test_engine_issue_share_even_and_memo_match_general(void **state)
+ * and other groups do not meet: it must set bit for bit what the general
+ * path (issue_force_general) sets, for random mixes of kernel kinds
+ * (plain, greedy, pipe-bound, wall-clock, with DRAM pressure beside greedy
+ * free turns, a knee above the curve's), counts, loads (drifted from the
+ * sum of count x w) and priority on or off, uneven and mixed SMs included
+ * (they take the general path either way). */
+static void test_engine_issue_share_even_matches_general(void **state)
 {
     Fix *f = *state;
     GpuModel *m = f->m;
@@ -1301,12 +1300,8 @@ static void test_engine_issue_share_even_and_memo_match_general(void **state)
                            .dram_p = kinds[i].dram_p,
                            .knee = kinds[i].knee,
                            .greedy = kinds[i].greedy,
-                           .fixed_time = kinds[i].fixed,
-                           .share_id = i + 1};
+                           .fixed_time = kinds[i].fixed};
     }
-    /* a memo per model (an engine's model is fixed): priority on, off */
-    Ctx ctxs[2] = {{.share_memo = g_new0(ShareMemoSlot, SHARE_MEMO_SLOTS)},
-                   {.share_memo = g_new0(ShareMemoSlot, SHARE_MEMO_SLOTS)}};
     GRand *rnd = g_rand_new_with_seed(12);
     uint32_t mismatches = 0;
     for (uint32_t t = 0; t < 4000; t++) {
@@ -1316,8 +1311,6 @@ static void test_engine_issue_share_even_and_memo_match_general(void **state)
         const uint32_t nk = t % 3 == 0 ? NK : 1;
         Group ga[MAXG], gb[MAXG];
         SmRt a = {.ctx = NULL}, b = {.ctx = NULL};
-        SmRt c = {.ctx = &ctxs[m->sm_age_priority_warps > 0]};
-        Group gc[MAXG];
         double load = 0;
         for (uint32_t i = 0; i < n; i++) {
             const uint32_t kind = nk == 1
@@ -1333,37 +1326,19 @@ static void test_engine_issue_share_even_and_memo_match_general(void **state)
             if (t % 7 == 6 && i == 0) /* uneven: the per-scheduler path */
                 g.sub_warps[P - 1] = (uint8_t)(per + 1);
             load += g.count * g.k->w;
-            ga[i] = gb[i] = gc[i] = g;
+            ga[i] = gb[i] = g;
             ga[i].next = i + 1 < n ? &ga[i + 1] : NULL;
             gb[i].next = i + 1 < n ? &gb[i + 1] : NULL;
-            gc[i].next = i + 1 < n ? &gc[i + 1] : NULL;
         }
         a.groups = &ga[0];
         b.groups = &gb[0];
-        c.groups = &gc[0];
-        /* the same groups on another load next: the memo tells them
-         * apart */
+        /* the same groups on another load next */
         for (uint32_t d = 0; d < 2; d++) {
-            a.load = b.load = c.load =
-                load + (t % 4 == 3 ? 1e-12 : 0) + 0.5 * d;
+            a.load = b.load = load + (t % 4 == 3 ? 1e-12 : 0) + 0.5 * d;
             issue_force_general(true);
             const bool sb = issue_share(m, &b);
             issue_force_general(false);
             const bool sa = issue_share(m, &a);
-            for (uint32_t r = 0; r < 2; r++) {
-                for (uint32_t i = 0; i < n; i++)
-                    gc[i].speed = gc[i].turns = gc[i].pipe_over = -1;
-                c.speed = -1;
-                const bool sc = issue_share(m, &c);
-                mismatches +=
-                    sc != sb || memcmp(&c.speed, &b.speed, sizeof c.speed);
-                for (uint32_t i = 0; i < n; i++)
-                    mismatches +=
-                        memcmp(&gc[i].speed, &gb[i].speed, sizeof(double)) ||
-                        memcmp(&gc[i].turns, &gb[i].turns, sizeof(double)) ||
-                        memcmp(&gc[i].pipe_over, &gb[i].pipe_over,
-                               sizeof(double));
-            }
             mismatches +=
                 sa != sb || memcmp(&a.speed, &b.speed, sizeof a.speed);
             for (uint32_t i = 0; i < n; i++)
@@ -1374,8 +1349,6 @@ static void test_engine_issue_share_even_and_memo_match_general(void **state)
         }
     }
     g_rand_free(rnd);
-    g_free(ctxs[0].share_memo);
-    g_free(ctxs[1].share_memo);
     assert_int_equal(mismatches, 0);
 }
 
@@ -2251,7 +2224,7 @@ int main(void)
         T(test_engine_issue_ilp_ranks),
         T(test_engine_pipe_bound_kernels_share_the_pipe),
         T(test_engine_issue_share_memo_matches_fresh),
-        T(test_engine_issue_share_even_and_memo_match_general),
+        T(test_engine_issue_share_even_matches_general),
         T(test_engine_block_boundary_preemption),
         T(test_engine_idle_yield_delays_switch),
         T(test_engine_idle_switch_costs_less),
