@@ -205,6 +205,12 @@ typedef struct Group {
     bool rep;  /* placed as the same blocks (count and sub-partitions) as
                   the group of its kernel its SM released at that instant
                   (engine_steady.c) */
+    /* engine_sm.c's group_rate as last computed (rate_ok), from its speed,
+     * turns and pipe_over (engine_issue.c clears rate_ok whenever it sets
+     * them) and its context's DRAM speed then (rate_dram): the same bits
+     * as computed anew, without its divisions on every retime */
+    bool rate_ok;
+    double rate, rate_dram;
 } Group;
 
 /* Blocks of one kernel placed at one instant on SMs that are not

@@ -97,7 +97,7 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
  * memory-bound warp waiting on DRAM is not slowed by a busy SM), times its
  * DRAM rate (engine_dram.c).  Wall-clock and self-timed blocks are never
  * slowed. */
-static double group_rate(const SmRt *sm, const Group *g)
+static double group_rate_calc(const SmRt *sm, const Group *g)
 {
     if (g->k->fixed_time)
         return 1.0;
@@ -118,9 +118,21 @@ static double group_rate(const SmRt *sm, const Group *g)
     return MIN(cap, MIN(wait, r * MIN(g->speed / k->speed_alone, 1.0)));
 }
 
+/* group_rate_calc through @g's cache (Group.rate_ok). */
+static double group_rate(const SmRt *sm, Group *g)
+{
+    const double dram = sm->ctx->dram_speed;
+    if (g->rate_ok && g->rate_dram == dram)
+        return g->rate;
+    g->rate = group_rate_calc(sm, g);
+    g->rate_dram = dram;
+    g->rate_ok = true;
+    return g->rate;
+}
+
 double sm_group_rate(const SmRt *sm, const Group *g)
 {
-    return group_rate(sm, g);
+    return group_rate_calc(sm, g);
 }
 
 /* Whether some group on @sm runs below rate 1 at its current speed. */
