@@ -20,6 +20,7 @@
 #include "options.h"
 #include "pool.h"
 #include "report.h"
+#include "reqmodel.h"
 #include "slo.h"
 #include "sweep.h"
 #include "sweep_report.h"
@@ -249,7 +250,11 @@ static HqsimResult *result_run(const char *const *files, const PlanSettings *s,
             so.progress = run_progress;
             so.progress_data = (void *)o;
         }
-        SimResult *run = sim_engine_run(r->model, r->scenario, &so, error);
+        SimResult *run =
+            s->request_model
+                ? sim_reqmodel_run(r->model, r->scenario, &so,
+                                   (uint32_t)s->request_model, error)
+                : sim_engine_run(r->model, r->scenario, &so, error);
         if (run)
             r->runs[r->n_runs++] = run;
         else

@@ -67,21 +67,27 @@ done
 # SM-level model that keeps the engine's host and launch events, and
 # --iterations 1 for the command's fixed part (import, solo-time
 # inference): README Performance, "How far can an approximate model go?".
+# W > 0: the approximate model of whole requests (--request-model W, README
+# "Whole requests"; its error against the exact run in
+# bench/reqmodel_check.py).
 own=traces/measured/h100/pytorch/torch_profile_trace.json.gz
-for run in "300 1" "300 12" "300 132" "1 1"; do
+for run in "300 1 0" "300 12 0" "300 132 0" "1 1 0" "300 1 8" "300 1 32"; do
     set -- $run
+    rm=()
+    [ "$3" -gt 0 ] && rm=(--request-model "$3")
     s0=$(date +%s.%N)
     /usr/bin/time -f "%U %S" -o "$tmp/cpu" "$HQSIM" run -q $BIG "$own" \
         --loop-request --host-scale 0.372 --processes 8 --mode mps \
-        --iterations "$1" --sm-sample "$2" --json "$tmp/mps8.json"
+        --iterations "$1" --sm-sample "$2" "${rm[@]}" --json "$tmp/mps8.json"
     s1=$(date +%s.%N)
     cpu=$(awk 'END { print $1 + $2 }' "$tmp/cpu")
-    awk -v t0="$s0" -v t1="$s1" -v c="$cpu" -v M="$2" -v I="$1" '
+    awk -v t0="$s0" -v t1="$s1" -v c="$cpu" -v M="$2" -v I="$1" -v W="$3" '
     /"makespan_ms"/ && ms == "" { gsub(/[^0-9.]/, "", $2); ms = $2 }
     /"events"/ && ev == "" { gsub(/[^0-9]/, "", $2); ev = $2 }
     END {
-        printf "  resnet18 x 8 MPS --host-scale 0.372, %d iterations, --sm-sample %d: %.3f s simulated, %d events, %.2f CPU s (%.2f wall): %.2f simulated s per CPU s  [>= 10]\n",
-               I, M, ms / 1000, ev, c, t1 - t0, (ms / 1000) / c
+        how = W > 0 ? sprintf("--request-model %d", W) : sprintf("--sm-sample %d", M)
+        printf "  resnet18 x 8 MPS --host-scale 0.372, %d iterations, %s: %.3f s simulated, %d events, %.2f CPU s (%.2f wall): %.2f simulated s per CPU s  [>= 10]\n",
+               I, how, ms / 1000, ev, c, t1 - t0, (ms / 1000) / c
     }' "$tmp/mps8.json"
 done
 timed "compare $(basename $own) --loop-request --iterations 300 --processes 8" \

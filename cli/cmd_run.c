@@ -5,6 +5,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "report.h"
+#include "reqmodel.h"
 
 int sim_cmd_run(int argc, char **argv)
 {
@@ -28,12 +29,16 @@ int sim_cmd_run(int argc, char **argv)
         !c.s.mode || sim_share_mode_parse(c.s.mode, &so.mode, &error);
     /* A trace's solo-time inference already ran this very simulation as
      * its last round: take that result rather than simulate again. */
-    if (mode_ok && c.solo_run &&
+    if (mode_ok && c.solo_run && !c.s.request_model &&
         plan_run_is_solo_run(&so, c.sc, (uint32_t)c.s.sm_sample))
         r = g_steal_pointer(&c.solo_run);
     g_clear_pointer(&c.solo_run, sim_result_free);
-    if (mode_ok && (r || (r = sim_engine_run(c.m, c.sc, &so, &error))) &&
-        plan_settings_write_runs(&c.s, &r, 1, c.m, c.sc, &error) &&
+    if (mode_ok && !r)
+        r = c.s.request_model
+                ? sim_reqmodel_run(c.m, c.sc, &so, (uint32_t)c.s.request_model,
+                                   &error)
+                : sim_engine_run(c.m, c.sc, &so, &error);
+    if (r && plan_settings_write_runs(&c.s, &r, 1, c.m, c.sc, &error) &&
         !c.s.quiet && !sim_cli_output_to_stdout(&c.s)) {
         g_autoptr(GString) out = g_string_new(NULL);
         sim_report_text(r, c.m, c.sc, out);

@@ -88,6 +88,12 @@ static const PlanOption rows[] = {
      "kernel with 1/M of its blocks (README \"Sampled SMs\"), in the runs "
      "and in a trace's solo-time inference; 1: every SM (default)",
      false},
+    {"request-model", 0, PLAN_CMD_RUN, PLAN_ARG_INT, AT(request_model), "W",
+     "Approximate model of a closed loop's whole requests, for speed: "
+     "simulate W iterations per process exactly, then draw each further "
+     "request's time from those of the same process and requests in "
+     "flight (README \"Whole requests\"); no per-op outputs",
+     false},
     {"time-limit-ms", 0, ALL, PLAN_ARG_DOUBLE, AT(time_limit_ms), "MS",
      "Give up on a run (in a sweep: on that configuration) with an error "
      "after this much simulated time",
@@ -368,6 +374,19 @@ bool plan_settings_check(const PlanSettings *s, PlanCommand command,
     if (s->picture_kind && !s->picture) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "--picture-kind needs --picture FILE");
+        return false;
+    }
+    /* The request model keeps no op after its exact part. */
+    const char *per_op = s->csv        ? "--csv"
+                         : s->perfetto ? "--perfetto"
+                         : s->report   ? "--report"
+                         : s->picture  ? "--picture"
+                                       : NULL;
+    if (s->request_model && per_op) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "%s needs every op, which --request-model does not "
+                    "simulate",
+                    per_op);
         return false;
     }
     const char *dot = s->picture ? strrchr(s->picture, '.') : NULL;

@@ -74,6 +74,8 @@ typedef struct {
     bool no_jitter;
     double time_limit_ms; /* 0: none */
     int sm_sample;        /* 0 or 1: every SM; else SimOptions.sm_sample */
+    int request_model;    /* run: 0 off; else exact iterations per process
+                             (sim/reqmodel.h) */
     bool as_recorded, loop_request;
     bool recorded_clocks; /* traces recorded apart keep their clocks */
     int iterations;       /* 0: as the workload says */

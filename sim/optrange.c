@@ -23,6 +23,7 @@ static const SimOptRange ranges[] = {
     {"host-cores", 0, 1048576, false, true},
     {"time-limit-ms", 0, 1e12, true, false},
     {"sm-sample", 1, 1024, false, true},
+    {"request-model", 2, 1e8, false, true},
     {"host-scale", 0, 1000, true, false},
     {"iterations", 1, 1e8, false, true},
     {"mem-mib", 0, 16777216, false, false}, /* 16 TiB */
