@@ -59,24 +59,14 @@ void sim_jitter_free(SimJitter *j)
  * Draws: a counter-based hash, so a draw depends on its key alone
  * ------------------------------------------------------------------------ */
 
-/* SplitMix64's finalizer: a bijection that mixes every input bit into
- * every output bit. */
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 static uint64_t key_hash(uint64_t seed, uint32_t proc, uint32_t iter,
                          uint32_t op, uint32_t cls)
 {
-    uint64_t h = mix(seed);
-    h = mix(h ^ proc);
-    h = mix(h ^ iter);
-    h = mix(h ^ op);
-    return mix(h ^ cls);
+    uint64_t h = sim_mix64(seed);
+    h = sim_mix64(h ^ proc);
+    h = sim_mix64(h ^ iter);
+    h = sim_mix64(h ^ op);
+    return sim_mix64(h ^ cls);
 }
 
 /* A uniform number in (0, 1): 53 bits, never 0 or 1. */

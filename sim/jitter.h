@@ -33,6 +33,18 @@
 
 #include "simtime.h"
 
+/* SplitMix64's finalizer: a bijection that mixes every input bit into
+ * every output bit.  The counter-based draws of the spread and of the
+ * request model (sim/reqmodel.c) hash their keys with it, so a draw depends
+ * on its key alone. */
+static inline uint64_t sim_mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 struct SimJsonDoc;
 struct cJSON;
 

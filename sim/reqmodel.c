@@ -46,22 +46,12 @@ typedef struct {
     char *why;         /* why the model fell back to exact (owned) */
 } Model;
 
-/* SplitMix64's finalizer (as sim/jitter.c's draws): a bijection that mixes
- * every input bit into every output bit. */
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* A key of its own: the draws never coincide with the jitter's. */
 #define DRAW_KEY 0x7265716d6f64656cull /* "reqmodel" */
 
 static uint64_t draw_hash(uint64_t seed, uint32_t proc, uint32_t iter)
 {
-    return mix(mix(mix(seed ^ DRAW_KEY) ^ proc) ^ iter);
+    return sim_mix64(sim_mix64(sim_mix64(seed ^ DRAW_KEY) ^ proc) ^ iter);
 }
 
 static const SimProcessSpec *spec(const Model *M, uint32_t p)
