@@ -240,6 +240,11 @@ struct Cohort {
     Cohort *bprev, *bnext;
     Group *groups;
     uint32_t n;
+    /* a late cohort (engine_sm.c, late_release): its SMs whose late blocks
+     * wait for their tick, and the latest delay after placement at which
+     * blocks leave one of its other SMs (there its late blocks start) */
+    uint32_t late_ticks;
+    SimTime late_leave;
     SimEvent ev;         /* EV_COHORT */
     SimEvent early_ev;   /* EV_EARLY: its groups' next early block end */
     Cohort *prev, *next; /* the context's cohorts */

@@ -640,7 +640,9 @@ static void group_release(Engine *E, Group *g)
  * uniform 0.5-1 tick after its placement (the phase differs from SM to SM),
  * and its other warps one tick later.  A timer block's end is its start
  * plus its time, so it ends that much later; it holds its resources from
- * its placement.  Blocks of work kernels are left alone: beyond ~36 warps
+ * its placement.  Where blocks leave the SM before that tick (blocks that
+ * refill SMs as others leave, FINDINGS.md §42), the late blocks start then
+ * (late_release).  Blocks of work kernels are left alone: beyond ~36 warps
  * the SM's issue is saturated (sm_saturation_warps, 7.9 on the H100) by
  * the warps already running, so warps that join later do not change the
  * SM's rate of work (the FMA variant of the same kernel takes its
@@ -672,6 +674,50 @@ static SimTime late_delay(const GpuModel *m, uint32_t sms)
     return (SimTime)llround((double)m->sm_late_start_tick_ns * (1 + phase));
 }
 
+/* When blocks other than @g's next leave @sm: the earliest end of a
+ * cohort group there (of an extended cohort, its current wave's end) or
+ * the SM's own event (its first loose group's end, as last computed);
+ * SIM_TIME_NEVER if none is due. */
+static SimTime sm_next_leave(const Engine *E, const SmRt *sm, const Group *g)
+{
+    SimTime t = sim_event_pending(&sm->ev) ? sm->ev.when : SIM_TIME_NEVER;
+    for (const Group *o = sm->groups; o; o = o->next) {
+        const Cohort *co = o->cohort;
+        if (o == g || !co || co->ctx->frozen)
+            continue;
+        SimTime end = co->end;
+        if (co->ext && co->wave_ns && end > E->now)
+            end -= (end - E->now - 1) / co->wave_ns * co->wave_ns;
+        t = MIN(t, end);
+    }
+    return t;
+}
+
+/* Where @g's late blocks start (FINDINGS.md §42): when blocks next leave
+ * its SM, if that comes before the SM's tick would (the expected delay of
+ * one SM's tick, late_delay(m, 1)), else at the tick.  Counted in @g's
+ * late cohort @co. */
+static void late_release(const Engine *E, Cohort *co, const Group *g)
+{
+    const SimTime t = sm_next_leave(E, g->sm, g);
+    const SimTime d = t == SIM_TIME_NEVER ? SIM_TIME_NEVER
+                      : t > E->now        ? t - E->now
+                                          : 0;
+    if (d < late_delay(E->m, 1))
+        co->late_leave = MAX(co->late_leave, d);
+    else
+        co->late_ticks++;
+}
+
+/* A late cohort's delay beyond its blocks' time: the latest of its SMs'
+ * releases, by ticks (late_delay over the SMs that wait for theirs) or by
+ * blocks leaving. */
+static SimTime late_wait(const GpuModel *m, const Cohort *co)
+{
+    const SimTime tick = co->late_ticks ? late_delay(m, co->late_ticks) : 0;
+    return MAX(tick, co->late_leave);
+}
+
 /* The cohort of @k's blocks placed now, those that start at once or
  * (@late) those that start late; a late cohort's end moves with its count
  * of SMs (one reschedule per SM, no event of its own per block). */
@@ -693,7 +739,8 @@ static void cohort_join(Engine *E, KernelRt *k, Group *g, bool late, bool first)
     }
     if (!late)
         return;
-    co->end = co->placed + (SimTime)ceil(k->work) + late_delay(E->m, co->n);
+    late_release(E, co, g);
+    co->end = co->placed + (SimTime)ceil(k->work) + late_wait(E->m, co);
     co->abs_end = co->end;
     sim_eventq_schedule(&E->q, &co->ev, co->end);
 }

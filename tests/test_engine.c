@@ -783,6 +783,50 @@ static void test_engine_late_start_beyond_warps(void **state)
     }
 }
 
+/* Late blocks start when blocks leave their SM, if that comes before the
+ * SM's tick would (engine_sm.c, late_release; FINDINGS.md §42).  Tick 16
+ * us, phases on [0.5, 1], sm_late_start_warps 36.  "fill": 9 timer blocks
+ * of 128 threads per SM (36 warps) of time F; "late", on a second stream,
+ * one 128-thread timer block per SM of 10 us, placed at the same instant
+ * behind them: each finds 36 warps and starts late.  F = 5 us: fill's
+ * blocks leave at 5 us, before one SM's expected tick (16 x 1.75 = 28 us),
+ * so late's blocks start then and end at 5 + 10 = 15 us.  F = 100 us:
+ * nothing leaves before the tick, so as in §29 its 4 SMs' latest tick
+ * (0.9) and one more: 10 + 16 x 1.9 = 40.4 us.  The same F = 5 us with the
+ * other warps' release ignored would give 40.4 us too. */
+static void test_engine_late_start_released_by_leaving_blocks(void **state)
+{
+    Fix *f = *state;
+    f->m->sm_late_start_warps = 36;
+    f->m->sm_late_start_tick_ns = US(16);
+    f->m->sm_late_start_phase_min = 0.5;
+    const struct {
+        SimTime fill, late_end;
+    } cases[] = {{US(5), US(15)}, {US(100), US(40) + 400}};
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        g_autoptr(SimScenario) sc = sim_scenario_new("refill", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp a = test_kernel(0, "fill", 36, 128, 0);
+        a.u.kernel.block_time_ns = cases[c].fill;
+        a.u.kernel.wall_clock = true;
+        SimOp b = test_kernel(1, "late", 4, 128, 0);
+        b.u.kernel.block_time_ns = US(10);
+        b.u.kernel.wall_clock = true;
+        sim_process_add_op(p, &a);
+        sim_process_add_op(p, &b);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        assert_non_null(r);
+        print_message("fill %llu ns: late %llu -> %llu ns\n",
+                      (unsigned long long)cases[c].fill,
+                      (unsigned long long)test_op(r, 0, 1)->start_ns,
+                      (unsigned long long)test_op(r, 0, 1)->end_ns);
+        assert_int_equal(test_op(r, 0, 0)->end_ns, cases[c].fill);
+        assert_int_equal(test_op(r, 0, 1)->start_ns, 0);
+        assert_int_equal(test_op(r, 0, 1)->end_ns, cases[c].late_end);
+    }
+    f->m->sm_late_start_warps = 0;
+}
+
 /* Blocks of a waiting kernel that take early-freed slots on one SM
  * within SPREAD_JOIN_WINDOW x s of a block's time join one group
  * (engine_sm.c, spread_join): "wide" (8 blocks of 8 warps per SM,
@@ -2237,6 +2281,7 @@ int main(void)
         T(test_engine_block_end_spread_self_refill_free),
         T(test_engine_block_end_spread_resolution),
         T(test_engine_late_start_beyond_warps),
+        T(test_engine_late_start_released_by_leaving_blocks),
         T(test_engine_block_end_spread_join),
         T(test_engine_dram_kernel_alone_reproduces_duration),
         T(test_engine_dram_shared_in_proportion),
