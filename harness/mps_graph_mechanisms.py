@@ -3,6 +3,7 @@
 
   mps_graph_mechanisms.py [--configs decoder_b1,...] [--frontend-us S]
   mps_graph_mechanisms.py --selfn DIR [DIR...]   # harness/mps_var_campaign.sh --selfn's var.csv
+  mps_graph_mechanisms.py --funcn DIR            # harness/mps_var_campaign.sh --funcn's var.csv
 
 Data: harness/mps_graph_campaign.sh's call (traces/measured/h100/openloop/mpsgraph/: summary.csv of
 unprofiled requests, kineto/mps_n<N>/<config>_n<N>.json.gz, 16 Kineto requests of rank 0 while the
@@ -27,6 +28,9 @@ mpspct/ncu/sm/ for the resnet50 graphs).  Kineto inside MPS books part of a laun
     end -> cudaMemcpyAsync's return (medians of rank 0's requests).
 --selfn: per victim spec of DIR/var.csv (a 32-node chain beside N - 1 copies of itself, MPS), the
     growth of its GPU span p50 per node per other client against the mean of its N = 1 rows.
+--funcn: the same per row (victim, its neighbours' spec, N; MPS and time-sliced rows each against
+    their own N = 1 rows), and the growth of the median kernel duration and of the median gap before
+    a kernel (kern_p50_us, gap_p50_us) per other client.
 """
 import argparse
 import collections
@@ -44,6 +48,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--configs", default="decoder_b1,decoder_b16,encoder_b1,cnn_b8,encoder_b8,cnn_b1")
 ap.add_argument("--frontend-us", type=float, default=None)
 ap.add_argument("--selfn", nargs="+", default=None, metavar="DIR")
+ap.add_argument("--funcn", default=None, metavar="DIR")
 a = ap.parse_args()
 NS = (1, 2, 4, 8)
 MODEL = json.load(open(os.path.join(os.path.dirname(HERE), "models/h100-sxm.json")))
@@ -181,5 +186,27 @@ def selfn(dirs):
                     print(f"{os.path.relpath(d, H)},{v},{n},{r['span_p50_us']},{base:.2f},{g:+.2f}")
 
 
+def funcn(d):
+    rows = list(csv.DictReader(open(os.path.join(d, "var.csv"))))
+    print("mode,victim,aggr,n,span_p50_us,n1_span_us,growth_per_node_per_other_us,"
+          "kern_growth_per_other_us,gap_growth_per_other_us")
+    for r in rows:
+        n = int(r["n"])
+        if n == 1:
+            continue
+        alone = [x for x in rows if x["n"] == "1" and x["mode"] == r["mode"] and x["victim"] == r["victim"]]
+
+        def base(col):
+            return st.mean(float(x[col]) for x in alone)
+        g = (float(r["span_p50_us"]) - base("span_p50_us")) / 32 / (n - 1)
+        k = (float(r["kern_p50_us"]) - base("kern_p50_us")) / (n - 1)
+        gp = (float(r["gap_p50_us"]) - base("gap_p50_us")) / (n - 1)
+        print(f"{r['mode']},{r['victim']},{r['aggr']},{n},{r['span_p50_us']},{base('span_p50_us'):.2f},"
+              f"{g:+.2f},{k:+.2f},{gp:+.2f}")
+
+
 if __name__ == "__main__":
-    selfn(a.selfn) if a.selfn else main()
+    if a.funcn:
+        funcn(a.funcn)
+    else:
+        selfn(a.selfn) if a.selfn else main()

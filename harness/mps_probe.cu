@@ -31,8 +31,8 @@
 //       MPS, alone and beside other clients).  NODE: fields joined by '.',
 //       each a letter and an integer: g grid, b threads per block, s dynamic
 //       shared bytes, c preferred shared-memory carveout percent of the
-//       function (-1: the driver's default), f function 0..7 (flavour 0:
-//       eight copies of one body), t ns from the block's start that thread 0
+//       function (-1: the driver's default), f function 0..15 (flavour 0:
+//       sixteen copies of one body, distinct symbols; flavour 1: 0..7), t ns from the block's start that thread 0
 //       spins to, l float4 L2 reads per thread (8 MiB buffer), d float4 DRAM
 //       reads per thread (each kernel of the run a fresh part of 256 MiB;
 //       an aggressor's kernels all read the first part, which stays in the
@@ -246,7 +246,7 @@ __global__ void ktriad(float4 *a, const float4 *b, const float4 *c, size_t n4)
 }
 
 // ---- kind `var` (FINDINGS §28) ----
-enum { VAR_FUNCS = 8, VAR_BIG = 1024, VAR_REGS = 150, VAR_PAD = 3800, VAR_L2 = 8 << 20,
+enum { VAR_FUNCS = 16, VAR_BIGS = 8, VAR_BIG = 1024, VAR_REGS = 150, VAR_PAD = 3800, VAR_L2 = 8 << 20,
        VAR_DRAM = 256 << 20, VAR_COPY = 8 << 20, VAR_REGION = 8 << 20, VAR_REGIONS = 32 };
 
 struct VarArgs {
@@ -407,9 +407,11 @@ __global__ void kvpar(RecArgs r, VarArgs a, VarPad p)
 }
 
 typedef void (*VarFn)(RecArgs, VarArgs);
-static const VarFn var_fns[VAR_FUNCS] = {kvar<0>, kvar<1>, kvar<2>, kvar<3>,
-                                         kvar<4>, kvar<5>, kvar<6>, kvar<7>};
-static const VarFn var_big_fns[VAR_FUNCS] = {kvbig<0>, kvbig<1>, kvbig<2>, kvbig<3>,
+static const VarFn var_fns[VAR_FUNCS] = {kvar<0>,  kvar<1>,  kvar<2>,  kvar<3>,
+                                         kvar<4>,  kvar<5>,  kvar<6>,  kvar<7>,
+                                         kvar<8>,  kvar<9>,  kvar<10>, kvar<11>,
+                                         kvar<12>, kvar<13>, kvar<14>, kvar<15>};
+static const VarFn var_big_fns[VAR_BIGS] = {kvbig<0>, kvbig<1>, kvbig<2>, kvbig<3>,
                                              kvbig<4>, kvbig<5>, kvbig<6>, kvbig<7>};
 
 struct VarNode {
@@ -459,7 +461,7 @@ static std::vector<VarNode> var_parse(const std::string &spec)
             }
             k = e + 1;
         }
-        if (n.g < 1 || n.b < 1 || n.b > 1024 || n.f < 0 || n.f >= VAR_FUNCS || n.x < 0 ||
+        if (n.g < 1 || n.b < 1 || n.b > 1024 || n.f < 0 || n.f >= VAR_FUNCS || n.x < 0 || (n.x == 1 && n.f >= VAR_BIGS) ||
             n.x > 5 || n.c < -1 || n.c > 100 || ((n.x == 2 || n.x == 5) && n.b > 128) ||
             (n.x == 4 && n.b > 256) || n.m < 0 ||
             n.w < 0 || n.i < 0 || n.o < 0 || n.m > VAR_COPY) {

@@ -5,7 +5,7 @@
 #       --dissect|--dissect-mock|--confirm|--confirm-mock|--funcs|--funcs-mock|--wide|--wide-mock|
 #       --fit|--fit-mock|--window|--window-mock|--mixparts|--mixparts-mock|--funcmem|--funcmem-mock|
 #       --funcmem2|--funcmem2-mock|--funcmem3|--funcmem3-mock|--funcmem3b|--funcmem3b-mock|
-#       --burst|--burst-mock|--selfn|--selfn-mock]
+#       --burst|--burst-mock|--selfn|--selfn-mock|--funcn|--funcn-mock]
 #       -> OUTDIR/var.csv, decoder.csv, aggr.csv, info.txt, ncu_*.csv.gz, logs.tar.gz
 # Builds harness/mps_probe.cu (its `var` kind: a graph of 32 chained kernels whose node types are
 # given by a spec, see its header comment). Closed loops, medians, SECS measured after 0.3 s.
@@ -97,6 +97,17 @@
 #   `gridchainF` (gridchain with 8 distinct functions) each beside N - 1 = 1, 3, 7 copies of
 #   itself (MPS, 100% threads), as N decoders serve together: the victim's growth per node per other
 #   client against the decoders' per-kernel growth (+0.73 / +1.91 / +3.68 us at N = 2 / 4 / 8).
+# --funcn (FINDINGS §43, issue 10): what the distinct functions of --selfn cost beside other
+#   clients. One pass (FUNCN rows: victim, aggressor, N), SECS 0.5: gridchain's 8 grids and chain on
+#   F = 1, 2, 4, 8, 16 functions (function of node i: i mod F; cF1 = gridchain, cF8 = gridchainF)
+#   each beside N - 1 = 0, 1, 3 copies of itself; cF1 beside cF8 / cF16 copies and the reverse
+#   (the victim's functions or the others'); cF1 / cF8 beside 1 / 3 idle clients (connected, one
+#   graph of 32 1-block empty nodes per 100 ms: --pause 100000); the chain on 1-block nodes only
+#   (n1F1/n1F8) and on 132-block nodes only (w132F1/w132F8), 8 functions in runs of 4 nodes
+#   (cF8blk: few changes of function), large code (cBigF1/cBigF8: x1, ~16 KB
+#   per function), and cF1/cF8 stream-launched and graph-launched behind a 150 us gate (_str,
+#   _gate; the others graph-launched), each at N = 1, 2; cF1/cF8 at N = 1 again; then the same cF1
+#   / cF8 rows without MPS (time slicing), N = 1, 2. mps_probe's kvar has 16 clones (f 0..15).
 set -u
 OUTDIR=${1:?outdir}; MODE=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -326,10 +337,42 @@ if [ "$MODE" = --selfn ] || [ "$MODE" = --selfn-mock ]; then
   AGGR=$VICT; VT8AGGR=" mixchain gridchain gridchainF "; SELFONLY=1; NS="2 4 8"
   LONE=; DVICT=; MORE=1; NCUSPEC=; LONEDEC=0
 fi
+if [ "$MODE" = --funcn ] || [ "$MODE" = --funcn-mock ]; then
+  GC="g1 g384 g1 g128 g256 g1 g2 g1024"
+  fm2() { # GRIDS F [EXTRA [B]]: gridchain's chain on those grids, function i mod F (B = 1:
+    # i / 4, runs of 4 nodes), 32 node types
+    echo "$1" | awk -v F="$2" -v X="${3:-}" -v B="${4:-0}" '{
+      n = split($0, g, " "); s = ""
+      for (i = 0; i < 32; i++) {
+        gr = g[i % n + 1]; sub(/^g/, "", gr); c = gr + 0 <= 2 ? 4 : 8
+        s = s (i ? "/" : "") "g" gr ".b128.f" (B ? int(i / 4) : i % F) ".i" c ".o" c X ".t0"
+      }
+      print s }'
+  }
+  AGGR="idle=g1.b32.t0"
+  for f in 1 2 4 8 16; do AGGR="$AGGR cF$f=$(fm2 "$GC" $f)"; done
+  for f in 1 8; do
+    AGGR="$AGGR n1F$f=$(fm2 g1 $f) w132F$f=$(fm2 g132 $f) cBigF$f=$(fm2 "$GC" $f .x1)"
+  done
+  AGGR="$AGGR cF8blk=$(fm2 "$GC" 8 '' 1)"
+  PAUSEAGGR=" idle "
+  # victim:aggressor:N (the victim's spec is its aggressor name's, less a _str / _gate suffix)
+  FUNCN=
+  for n in 1 2 4; do for f in 1 2 4 8 16; do FUNCN="$FUNCN cF$f:cF$f:$n"; done; done
+  for n in 2 4; do FUNCN="$FUNCN cF1:cF8:$n cF8:cF1:$n"; done
+  FUNCN="$FUNCN cF1:cF16:2 cF16:cF1:2"
+  for n in 2 4; do FUNCN="$FUNCN cF1:idle:$n cF8:idle:$n"; done
+  for v in cF8blk n1F1 n1F8 w132F1 w132F8 cBigF1 cBigF8; do FUNCN="$FUNCN $v:$v:1 $v:$v:2"; done
+  for l in str gate; do for f in 1 8; do FUNCN="$FUNCN cF${f}_$l:cF$f:1 cF${f}_$l:cF$f:2"; done; done
+  FUNCN="$FUNCN cF1:cF1:1 cF8:cF8:1"
+  FUNCNTS="cF1:cF1:1 cF8:cF8:1 cF1:cF1:2 cF8:cF8:2"
+  SECS=0.5; LONE=; VICT=; DVICT=; MORE=1; NCUSPEC=; LONEDEC=0
+fi
 MPSON=0
 PIDS=()
 MORE=${MORE:-0}
 N4AGGR=${N4AGGR:-} # set: only these aggressors at N = 4
+PAUSEAGGR=${PAUSEAGGR:-} # these aggressors run with --pause 100000 (connected, ~idle)
 FRESHAGGR=${FRESHAGGR:-} # these aggressors run with --fresh 1 (DRAM-streaming d / w)
 SELFONLY=${SELFONLY:-0}  # 1: a victim only beside copies of itself (aggressor of its name)
 REPS=${REPS:-1}          # passes (the rows' rep column); each restarts the MPS daemon
@@ -342,7 +385,7 @@ if [ "$MODE" = --mock ] || [ "$MODE" = --more-mock ] || [ "$MODE" = --chain-mock
   [ "$MODE" = --wide-mock ] || [ "$MODE" = --fit-mock ] || [ "$MODE" = --window-mock ] ||
   [ "$MODE" = --mixparts-mock ] || [ "$MODE" = --funcmem-mock ] || [ "$MODE" = --funcmem2-mock ] ||
   [ "$MODE" = --funcmem3-mock ] || [ "$MODE" = --funcmem3b-mock ] || [ "$MODE" = --burst-mock ] ||
-  [ "$MODE" = --selfn-mock ]; then
+  [ "$MODE" = --selfn-mock ] || [ "$MODE" = --funcn-mock ]; then
   MODE=--mock; PROBE=mock_probe; DEC=mock_dec; TO=; NCU="echo ncu"
 else
   PROBE=$BIN; DEC="python3 $HERE/mps_decoder_probe.py"; TO="timeout 90"
@@ -391,9 +434,10 @@ one() {
       $TO $DEC aggr --model decoder --barrier "$bar" 2> "$bar/aggr_$i.log" &
     else
       as=$(spec "$ag" "$AGGR")
-      local cp=0 fr=0; [ "$ag" = hcopy ] && cp=32768
+      local cp=0 fr=0 pz=(); [ "$ag" = hcopy ] && cp=32768
       [[ "$FRESHAGGR" == *" $ag "* ]] && fr=1
-      $TO $PROBE aggr --kind var --spec "$as" --copy $cp --fresh $fr --barrier "$bar" \
+      [[ "$PAUSEAGGR" == *" $ag "* ]] && pz=(--pause 100000)
+      $TO $PROBE aggr --kind var --spec "$as" --copy $cp --fresh $fr "${pz[@]}" --barrier "$bar" \
         2> "$bar/aggr_$i.log" &
     fi
     PIDS+=($!)
@@ -453,7 +497,25 @@ pass() {
   for k in $(seq 20); do pgrep -f nvidia-cuda-mps >/dev/null || break; sleep 0.5; done # gone
   unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 }
-for ((REP = 1; REP <= REPS; REP++)); do pass; done
+funcn_rows() { # MODE ROWS: victim:aggressor:N rows (N = 1: alone)
+  local r v a n
+  for r in $2; do
+    v=${r%%:*}; a=${r#*:}; n=${a#*:}; a=${a%%:*}
+    if [ "$n" = 1 ]; then one "$1" 1 none "$v" "$(spec "${v%_*}" "$AGGR")"
+    else one "$1" "$n" "$a" "$v" "$(spec "${v%_*}" "$AGGR")"; fi
+  done
+}
+if [ -n "${FUNCN:-}" ]; then # --funcn: MPS rows, then time slicing
+  export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
+  [ "$MODE" != --mock ] && mps_lib_start
+  funcn_rows mps "$FUNCN"
+  mps_lib_stop; MPSON=0
+  for k in $(seq 20); do pgrep -f nvidia-cuda-mps >/dev/null || break; sleep 0.5; done
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  funcn_rows nomps "$FUNCNTS"
+else
+  for ((REP = 1; REP <= REPS; REP++)); do pass; done
+fi
 
 # Part N: ncu without MPS. The decoder (not with --more): skip ~25 requests' kernels, then one
 # request (151).
