@@ -1065,6 +1065,7 @@ void sim_cost_report(void)
         [EV_EARLY] = "event early",
         [EV_QUEUE] = "event queue",
         [EV_GNODE] = "event gnode",
+        [EV_DRAM] = "event dram",
         [COST_INSTANT] = "instants",
         [COST_PLACE] = "placements",
         [COST_PLACE_BLOCKS] = "placed blocks",
@@ -1107,6 +1108,7 @@ static void handle(Engine *E, SimEvent *ev)
     case EV_EARLY: sm_cohort_early(E, ev->obj); break;
     case EV_QUEUE: eng_mark_queue(E, ev->obj); break;
     case EV_GNODE: graph_node_event(E, ev->obj); break;
+    case EV_DRAM: dram_event(E, ev->obj); break;
     default: g_assert_not_reached();
     }
 }

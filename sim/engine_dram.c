@@ -25,13 +25,35 @@
  * gives back its duration exactly (dram_work).
  *
  * Pressure is kept per context: contexts never run at the same time
- * (time-slicing), and MPS clients share one server context.  When the
- * pressure changes (a group of a memory-demanding kernel is placed or
- * completes), every SM holding such a group is first advanced at the old
- * rate (dram_touch), and after the change its groups are retimed
- * (dram_flush): those whose rate is no longer 1 leave their cohorts.
- * Kernels with no DRAM demand have rate 1 here and never change the
- * pressure.
+ * (time-slicing), and MPS clients share one server context.  Kernels with
+ * no DRAM demand have rate 1 here and never change the pressure.
+ *
+ * The DRAM clock.  The pressure changes whenever a group of a
+ * memory-demanding kernel is placed or completes, and every loose group
+ * of such a kernel then changes its rate.  Retiming each (advance at the
+ * old rate, a new event at the new) cost O(SMs) per event under MPS.  But
+ * a group's rate is its DRAM rate times its SM rate (engine_sm.c's
+ * group_rate_at: every branch is linear in the DRAM rate), and the DRAM
+ * rate is the context's speed s(t) over the kernel's speed alone.  So with
+ * the context's clock V(t) = integral of s dt, a loose DRAM group's work
+ * left falls by vrate x dV, vrate = its rate at s = 1 (fixed while its
+ * SM's groups do not change), and it completes when V reaches a value
+ * known when its SM was last retimed.  Each context keeps its SMs with
+ * loose DRAM groups in a heap on that value (the SM's earliest) and one
+ * event (EV_DRAM) for the top: a change of speed moves V's origin (vclk,
+ * vclk_t) and retimes that one event.  Exact but for rounding: the
+ * completion time is ceil'd to the ns once, from V, instead of after every
+ * retime from the work left then (an SM's progress and its time are
+ * computed as before, rate x time, while the speed has not changed since
+ * its last retime: dram_epoch).
+ *
+ * Two kinds of SM are still retimed at every change of pressure, as
+ * before: those holding cohort groups beside DRAM groups (the cohort
+ * groups leave their cohorts when a DRAM rate is no longer 1: dram_co),
+ * and those whose loose groups have early block ends left (engine_sm.c's
+ * early_left: whether one may be taken is asked at every retime, and its
+ * time is an offset in ns after a point of work, not a point on the
+ * clock: dram_old).
  *
  * Loaded latency.  By Little's law the requests in flight grow as P and
  * leave at d(P), so a DRAM request waits L(P) = P / d(P) = 1 / speed_at(P)
@@ -147,42 +169,210 @@ double dram_launch_load(const Engine *E, const Ctx *c, const KernelRt *k)
     return 1.0 / speed_at(E->m, P);
 }
 
-/* Visit, in index order, every SM of @c that holds a DRAM group (its bit
- * in c->dram_sms), as `SmRt *sm` in BODY.  The word is read afresh after
- * each SM, so an SM that gains or loses its DRAM groups meanwhile is seen
- * as a scan of all SMs would see it. */
-#define FOR_DRAM_SMS(E, c, BODY)                                               \
+/* Visit, in index order, every SM of @c whose bit is set in WORD(w_), an
+ * expression of the word index w_ over @c's bitmaps, as `SmRt *sm` in
+ * BODY.  The word is read afresh after each SM, so an SM that gains or
+ * loses its bit meanwhile is seen as a scan of all SMs would see it. */
+#define FOR_SMS_IN(E, c, WORD, BODY)                                           \
     do {                                                                       \
         const uint32_t words_ = ((E)->m->sm_count + 63) / 64;                  \
         for (uint32_t w_ = 0; w_ < words_; w_++) {                             \
-            uint64_t bits_ = (c)->dram_sms[w_];                                \
+            uint64_t bits_ = (WORD);                                           \
             while (bits_) {                                                    \
                 const uint32_t s_ = (uint32_t)__builtin_ctzll(bits_);          \
                 SmRt *sm = &(c)->sms[w_ * 64 + s_];                            \
                 BODY;                                                          \
-                bits_ = (c)->dram_sms[w_] & ~((2ull << s_) - 1);               \
+                bits_ = (WORD) & ~((2ull << s_) - 1);                          \
             }                                                                  \
         }                                                                      \
     } while (0)
 
-static void dram_sms_mark(Ctx *c, uint32_t id, bool on)
+/* The SMs a change of pressure retimes: those timed the old way and those
+ * holding cohort groups beside DRAM groups. */
+#define RETIMED(c) ((c)->dram_old[w_] | (c)->dram_co[w_])
+
+static void bit_set(uint64_t *map, uint32_t id, bool on)
 {
     const uint64_t bit = 1ull << (id % 64);
-    c->dram_sms[id / 64] =
-        on ? c->dram_sms[id / 64] | bit : c->dram_sms[id / 64] & ~bit;
+    map[id / 64] = on ? map[id / 64] | bit : map[id / 64] & ~bit;
 }
 
-/* Advance, once per instant, every SM of @c that holds a DRAM group, at
- * the rates in force before the pressure changes.  An SM already advanced
+void dram_cohort_note(SmRt *sm)
+{
+    bit_set(sm->ctx->dram_co, sm->id,
+            sm->dram_groups > 0 && sm->cohort_groups > 0);
+}
+
+static void dram_sms_mark(Ctx *c, SmRt *sm, bool on)
+{
+    bit_set(c->dram_sms, sm->id, on);
+    dram_cohort_note(sm);
+}
+
+/* ------------------------------------------------------------------------
+ * The DRAM clock's heap: SMs with loose DRAM groups, by (v_key, id)
+ * ------------------------------------------------------------------------ */
+
+#define NO_SLOT UINT32_MAX
+
+static bool vh_before(const SmRt *a, const SmRt *b)
+{
+    return a->v_key < b->v_key || (a->v_key == b->v_key && a->id < b->id);
+}
+
+static void vh_put(Ctx *c, uint32_t i, SmRt *sm)
+{
+    c->vheap[i] = sm;
+    sm->v_slot = i;
+}
+
+static void vh_up(Ctx *c, uint32_t i)
+{
+    SmRt *sm = c->vheap[i];
+    while (i > 0) {
+        const uint32_t p = (i - 1) / 2;
+        if (!vh_before(sm, c->vheap[p]))
+            break;
+        vh_put(c, i, c->vheap[p]);
+        i = p;
+    }
+    vh_put(c, i, sm);
+}
+
+static void vh_down(Ctx *c, uint32_t i)
+{
+    SmRt *sm = c->vheap[i];
+    const uint32_t n = c->vheap_n;
+    for (;;) {
+        const uint32_t l = 2 * i + 1, r = l + 1;
+        if (l >= n)
+            break;
+        const uint32_t m = r < n && vh_before(c->vheap[r], c->vheap[l]) ? r : l;
+        if (!vh_before(c->vheap[m], sm))
+            break;
+        vh_put(c, i, c->vheap[m]);
+        i = m;
+    }
+    vh_put(c, i, sm);
+}
+
+static void vh_remove(Ctx *c, SmRt *sm)
+{
+    const uint32_t i = sm->v_slot;
+    SmRt *last = c->vheap[--c->vheap_n];
+    sm->v_slot = NO_SLOT;
+    if (last == sm)
+        return;
+    vh_put(c, i, last);
+    vh_up(c, i);
+    vh_down(c, last->v_slot);
+}
+
+static void vh_set(Ctx *c, SmRt *sm, double key)
+{
+    if (sm->v_slot == NO_SLOT) {
+        sm->v_key = key;
+        vh_put(c, c->vheap_n++, sm);
+        vh_up(c, sm->v_slot);
+        return;
+    }
+    const double was = sm->v_key;
+    sm->v_key = key;
+    if (key < was)
+        vh_up(c, sm->v_slot);
+    else if (key > was)
+        vh_down(c, sm->v_slot);
+}
+
+/* @c's EV_DRAM at its heap's top: the time computed with the rates of the
+ * moment if the speed has not changed since, else from the clock. */
+static void dram_arm(Engine *E, Ctx *c)
+{
+    if (c->frozen || c->vheap_n == 0) {
+        sim_eventq_cancel(&E->q, &c->dram_ev);
+        return;
+    }
+    const SmRt *top = c->vheap[0];
+    SimTime t =
+        top->v_time_epoch == c->dram_epoch
+            ? top->v_time
+            : c->vclk_t + ceil_ns((top->v_key - c->vclk) / c->dram_speed);
+    t = MAX(t, E->now);
+    if (!sim_event_pending(&c->dram_ev) || c->dram_ev.when != t)
+        sim_eventq_schedule(&E->q, &c->dram_ev, t);
+}
+
+void dram_init_ctx(Engine *E, Ctx *c)
+{
+    const uint32_t n = E->m->sm_count, words = (n + 63) / 64;
+    c->vheap = g_new(SmRt *, n);
+    c->dram_old = g_new0(uint64_t, words);
+    c->dram_co = g_new0(uint64_t, words);
+    sim_event_init(&c->dram_ev, EV_DRAM, c);
+    for (uint32_t i = 0; i < n; i++)
+        c->sms[i].v_slot = NO_SLOT;
+}
+
+void dram_free_ctx(Engine *E, Ctx *c)
+{
+    sim_eventq_cancel(&E->q, &c->dram_ev);
+    g_free(c->vheap);
+    g_free(c->dram_old);
+    g_free(c->dram_co);
+}
+
+void dram_timed(Engine *E, SmRt *sm, bool old, double vmin, double dmin)
+{
+    Ctx *c = sm->ctx;
+    if (sm->v_old != old) {
+        sm->v_old = old;
+        bit_set(c->dram_old, sm->id, old);
+    }
+    if (old || vmin == INFINITY) {
+        if (sm->v_slot == NO_SLOT)
+            return;
+        vh_remove(c, sm);
+    } else {
+        sm->v_time = E->now + ceil_ns(dmin);
+        sm->v_time_epoch = c->dram_epoch;
+        vh_set(c, sm, sm->v_last + vmin);
+    }
+    dram_arm(E, c);
+}
+
+void dram_event(Engine *E, Ctx *c)
+{
+    if (c->vheap_n == 0 || c->frozen)
+        return;
+    SmRt *sm = c->vheap[0];
+    vh_remove(c, sm);
+    sm_event(E, sm);
+    dram_arm(E, c);
+}
+
+void dram_freeze(Engine *E, Ctx *c)
+{
+    c->vclk = dram_clock(E, c);
+    c->vclk_t = E->now;
+    sim_eventq_cancel(&E->q, &c->dram_ev);
+}
+
+void dram_thaw(Engine *E, Ctx *c)
+{
+    c->vclk_t = E->now;
+}
+
+/* Before the pressure of @c changes, once per instant: advance the SMs a
+ * change retimes at the rates in force before it.  An SM already advanced
  * to now and not in steady state is skipped (sm_advance would do
- * nothing). */
+ * nothing).  The others' loose DRAM groups are on the clock. */
 static void dram_touch(Engine *E, Ctx *c)
 {
     if (c->dram_dirty)
         return;
     c->dram_dirty = true;
     g_ptr_array_add(E->dram_dirty, c);
-    FOR_DRAM_SMS(E, c, {
+    FOR_SMS_IN(E, c, RETIMED(c), {
         if (sm->st.on || sm->last != E->now)
             sm_advance(E, sm);
     });
@@ -198,8 +388,10 @@ void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
     c->dram_pressure += (double)blocks * k->dram_p;
     if (c->dram_pressure < 1e-12)
         c->dram_pressure = 0; /* no drift below zero */
-    if (new_group && sm->dram_groups++ == 0)
-        dram_sms_mark(c, sm->id, true);
+    if (new_group && sm->dram_groups++ == 0) {
+        dram_sms_mark(c, sm, true);
+        dram_sm_synced(E, sm); /* placed now: advanced to now */
+    }
 }
 
 void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks)
@@ -208,7 +400,7 @@ void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks)
         return;
     dram_add(E, sm, k, -(int64_t)blocks, false);
     if (--sm->dram_groups == 0)
-        dram_sms_mark(sm->ctx, sm->id, false);
+        dram_sms_mark(sm->ctx, sm, false);
 }
 
 /* Whether @sm holds cohort groups and some group on it runs at a DRAM rate
@@ -217,17 +409,17 @@ void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks)
  * per group, are not looked at. */
 static bool sm_dram_off(const SmRt *sm)
 {
-    const Group *g = sm->groups;
-    while (g && !g->cohort)
-        g = g->next;
-    if (!g)
+    if (sm->cohort_groups == 0)
         return false;
-    for (g = sm->groups; g; g = g->next)
+    for (const Group *g = sm->groups; g; g = g->next)
         if (!g->k->fixed_time && fabs(dram_rate(sm->ctx, g->k) - 1) > 1e-9)
             return true;
     return false;
 }
 
+/* A new speed moves the clock's origin to now (the clock is continuous)
+ * and starts a new epoch; the SMs timed the old way and those whose
+ * cohort groups may have to leave are retimed, and the heap's event. */
 void dram_flush(Engine *E)
 {
     if (E->dram_dirty->len == 0)
@@ -235,12 +427,21 @@ void dram_flush(Engine *E)
     for (guint i = 0; i < E->dram_dirty->len; i++) {
         Ctx *c = g_ptr_array_index(E->dram_dirty, i);
         c->dram_dirty = false;
-        c->dram_speed = speed_at(E->m, c->dram_pressure);
-        FOR_DRAM_SMS(E, c, {
+        const double speed = speed_at(E->m, c->dram_pressure);
+        if (speed != c->dram_speed) {
+            c->vclk = dram_clock(E, c);
+            c->vclk_t = E->now;
+            c->dram_speed = speed;
+            c->dram_epoch++;
+        }
+        FOR_SMS_IN(E, c, RETIMED(c), {
+            if (sm->st.on || sm->last != E->now)
+                sm_advance(E, sm);
             if (sm_dram_off(sm))
                 sm_loosen(E, sm);
             sm_reschedule(E, sm);
         });
+        dram_arm(E, c);
     }
     g_ptr_array_set_size(E->dram_dirty, 0);
 }

@@ -18,6 +18,8 @@
 #ifndef SIM_ENGINE_INTERNAL_H
 #define SIM_ENGINE_INTERNAL_H
 
+#include <math.h>
+
 #include "engine.h"
 #include "eventq.h"
 #include "occupancy.h"
@@ -36,6 +38,8 @@ enum {
     EV_EARLY,      /* obj = Cohort: some of its blocks end before it */
     EV_QUEUE,      /* obj = Queue: its head op has become visible */
     EV_GNODE,      /* obj = NodeRt: a graph node may start */
+    EV_DRAM,       /* obj = Ctx: the earliest loose DRAM group on its DRAM
+                      clock completes (engine_dram.c) */
 };
 
 typedef struct Engine Engine;
@@ -208,9 +212,12 @@ typedef struct Group {
     /* engine_sm.c's group_rate as last computed (rate_ok), from its speed,
      * turns and pipe_over (engine_issue.c clears rate_ok whenever it sets
      * them) and its context's DRAM speed then (rate_dram): the same bits
-     * as computed anew, without its divisions on every retime */
-    bool rate_ok;
-    double rate, rate_dram;
+     * as computed anew, without its divisions on every retime.  A DRAM
+     * group's rate on its context's DRAM clock (engine_dram.c), cached
+     * alike (vrate_ok): group_rate_at with the DRAM rate 1 /
+     * dram_speed_alone, so that rate = dram_speed x vrate. */
+    bool rate_ok, vrate_ok;
+    double rate, rate_dram, vrate;
 } Group;
 
 /* Blocks of one kernel placed at one instant on SMs that are not
@@ -292,7 +299,18 @@ struct SmRt {
     bool resched;            /* on E->resched: its event needs recomputing */
     uint16_t *client_blocks; /* MPS server: resident blocks per client */
     uint32_t dram_groups;    /* groups of kernels with DRAM pressure */
-    uint64_t released;       /* ctx->release_epoch of its latest release (0:
+    uint32_t cohort_groups;  /* groups in a cohort */
+    /* Its loose DRAM groups on its context's DRAM clock (engine_dram.c):
+     * the clock at sm->last and the context's speed epoch then; when the
+     * earliest of them completes, on the clock (v_key) and as a time
+     * computed at speed epoch v_time_epoch (v_time); its slot in the
+     * context's heap (UINT32_MAX: not in it). */
+    double v_last, v_key;
+    uint64_t v_epoch, v_time_epoch;
+    SimTime v_time;
+    uint32_t v_slot;
+    bool v_old;        /* in ctx->dram_old */
+    uint64_t released; /* ctx->release_epoch of its latest release (0:
                              never released) */
     struct SmRt *rel_prev, *rel_next; /* the context's release list */
     uint64_t mods;      /* groups added or removed, loosened, frozen or
@@ -370,6 +388,22 @@ struct Ctx {
     uint64_t *dram_sms;   /* bitmap: SMs whose dram_groups > 0, so the
                              retimes visit them in index order without a
                              scan of all SMs (engine_dram.c) */
+    /* The DRAM clock (engine_dram.c): V, the integral of dram_speed over
+     * the time the context runs, is vclk at vclk_t; dram_epoch counts the
+     * changes of dram_speed. */
+    double vclk;
+    SimTime vclk_t;
+    uint64_t dram_epoch;
+    SmRt **vheap; /* SMs with loose DRAM groups, a min-heap on
+                           (v_key, id) */
+    uint32_t vheap_n;
+    SimEvent dram_ev;   /* EV_DRAM: the heap's top completes */
+    uint64_t *dram_old; /* bitmap: SMs timed by their own event at the
+                           rates of the moment, retimed at every change
+                           of pressure (a DRAM group's early block end
+                           due) */
+    uint64_t *dram_co;  /* bitmap: SMs holding DRAM and cohort groups (a
+                           change of pressure may loosen them) */
 };
 
 typedef struct {
@@ -733,6 +767,45 @@ void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
 void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks);
 /* Retime the SMs of every context whose pressure changed. */
 void dram_flush(Engine *E);
+/* ceil(@x) as a time: for 0 <= x < 2^53 by truncation (exact there: every
+ * such integer is a double), else by ceil(). */
+static inline SimTime ceil_ns(double x)
+{
+    if (x >= 0 && x < 9007199254740992.0) {
+        const SimTime i = (SimTime)x;
+        return (double)i < x ? i + 1 : i;
+    }
+    return (SimTime)ceil(x);
+}
+/* The DRAM clock of @c now (engine_dram.c): the integral of its
+ * dram_speed over the time it ran; constant while frozen. */
+static inline double dram_clock(const Engine *E, const Ctx *c)
+{
+    return c->frozen ? c->vclk
+                     : c->vclk + (double)(E->now - c->vclk_t) * c->dram_speed;
+}
+/* @sm's progress is accounted up to now: so on the clock (its clock
+ * reading is kept only while it holds DRAM groups, and set when it gets
+ * its first). */
+static inline void dram_sm_synced(const Engine *E, SmRt *sm)
+{
+    sm->v_last = dram_clock(E, sm->ctx);
+    sm->v_epoch = sm->ctx->dram_epoch;
+}
+void dram_init_ctx(Engine *E, Ctx *c);
+void dram_free_ctx(Engine *E, Ctx *c);
+/* sm_reschedule's answer for @sm's loose DRAM groups: @old, timed by its
+ * own event (an early end due), else their earliest completion @vmin on
+ * the DRAM clock after sm->v_last and @dmin ns from now at the rates of
+ * the moment (INFINITY: none). */
+void dram_timed(Engine *E, SmRt *sm, bool old, double vmin, double dmin);
+/* EV_DRAM: the SM at the top of @c's heap has a group due. */
+void dram_event(Engine *E, Ctx *c);
+/* @c's clock stops (frozen) and starts again (thawed) now. */
+void dram_freeze(Engine *E, Ctx *c);
+void dram_thaw(Engine *E, Ctx *c);
+/* @sm's count of cohort groups changed. */
+void dram_cohort_note(SmRt *sm);
 /* Tests only: use the one-block-at-a-time most-free placement everywhere,
  * to check that the batched one places blocks identically. */
 void sm_force_exact_placement(bool on);

@@ -242,6 +242,7 @@ bool issue_share(const GpuModel *m, SmRt *sm)
     g->turns = k->is_turns;
     g->pipe_over = k->is_pipe_over;
     g->rate_ok = false;
+    g->vrate_ok = false;
     return k->is_slowed;
 }
 
@@ -482,6 +483,7 @@ static bool share_even(const GpuModel *m, SmRt *sm, bool *slowed)
         g->turns = k->greedy ? 1.0 : turns;
         g->pipe_over = k->pipe_slots > 0 && pipe > 1 ? pipe : 0;
         g->rate_ok = false;
+        g->vrate_ok = false;
         if (!k->fixed_time && (g->speed < k->speed_alone * (1 - 1e-12) ||
                                g->turns < 1 || g->pipe_over > 1))
             slow = true;
@@ -516,6 +518,7 @@ static bool share_groups(const GpuModel *m, SmRt *sm)
         g->turns = g->k->greedy ? 1.0 : turns;
         g->pipe_over = g->k->pipe_slots > 0 && pipe > 1 ? pipe : 0;
         g->rate_ok = false;
+        g->vrate_ok = false;
         if (!g->k->fixed_time && (g->speed < g->k->speed_alone * (1 - 1e-12) ||
                                   g->turns < 1 || g->pipe_over > 1))
             slowed = true;

@@ -95,14 +95,12 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
 /* The rate of @g's blocks on @sm: its warps' speed there over their speed
  * alone (at most 1) on the share of its time they issue (issue_frac: a
  * memory-bound warp waiting on DRAM is not slowed by a busy SM), times its
- * DRAM rate (engine_dram.c).  Wall-clock and self-timed blocks are never
- * slowed. */
-static double group_rate_calc(const SmRt *sm, const Group *g)
+ * DRAM rate @r (engine_dram.c).  Wall-clock and self-timed blocks are
+ * never slowed (group_rate_calc). */
+/* (out of line: group_rate's cache answers most calls) */
+G_GNUC_NO_INLINE static double group_rate_at(const Group *g, double r)
 {
-    if (g->k->fixed_time)
-        return 1.0;
     const KernelRt *k = g->k;
-    double r = dram_rate(sm->ctx, k); /* 1 without DRAM demand */
     /* bound on a shared pipe that is over-asked: at most its share */
     const double cap = g->pipe_over > 1 ? r / g->pipe_over : r;
     if (g->speed >= k->speed_alone && g->turns >= 1)
@@ -118,8 +116,30 @@ static double group_rate_calc(const SmRt *sm, const Group *g)
     return MIN(cap, MIN(wait, r * MIN(g->speed / k->speed_alone, 1.0)));
 }
 
+/* Every branch above is r times a factor that does not depend on r: a
+ * group's rate is its DRAM rate times its SM rate, so a DRAM group's rate
+ * is its context's dram_speed times group_vrate (engine_dram.c's DRAM
+ * clock rests on that). */
+static double group_rate_calc(const SmRt *sm, const Group *g)
+{
+    if (g->k->fixed_time)
+        return 1.0;
+    return group_rate_at(g, dram_rate(sm->ctx, g->k)); /* 1 without
+                                                              DRAM demand */
+}
+
+/* A DRAM group's rate per unit of its context's DRAM clock (Group.vrate). */
+static double group_vrate(Group *g)
+{
+    if (!g->vrate_ok) {
+        g->vrate = group_rate_at(g, 1.0 / g->k->dram_speed_alone);
+        g->vrate_ok = true;
+    }
+    return g->vrate;
+}
+
 /* group_rate_calc through @g's cache (Group.rate_ok). */
-static double group_rate(const SmRt *sm, Group *g)
+G_ALWAYS_INLINE static inline double group_rate(const SmRt *sm, Group *g)
 {
     const double dram = sm->ctx->dram_speed;
     if (g->rate_ok && g->rate_dram == dram)
@@ -351,22 +371,38 @@ static bool early_may(const SmRt *sm, const Group *g)
 }
 
 /* Account progress of the SM's loose groups up to now (cohort groups are
- * timed by their cohort). */
+ * timed by their cohort).  A DRAM group's progress since sm->last is its
+ * rate times the time when its context's DRAM speed has not changed since
+ * (the same bits as ever), else its vrate times the DRAM clock's advance
+ * (engine_dram.c): the rate changed meanwhile without a retime. */
 void sm_advance(Engine *E, SmRt *sm)
 {
     if (sm->st.on)
         sm_steady_stop(E, sm); /* back to step by step first */
     if (sm->last >= E->now) {
         sm->last = E->now;
+        if (sm->dram_groups)
+            dram_sm_synced(E, sm);
         return;
     }
     if (!sm->ctx->frozen && sm->groups) {
-        double d = (double)(E->now - sm->last);
-        for (Group *g = sm->groups; g; g = g->next)
-            if (!g->cohort)
+        const double d = (double)(E->now - sm->last);
+        const Ctx *c = sm->ctx;
+        /* without DRAM groups the clock is not read */
+        const bool same = !sm->dram_groups || sm->v_epoch == c->dram_epoch;
+        const double dv = same ? 0 : dram_clock(E, c) - sm->v_last;
+        for (Group *g = sm->groups; g; g = g->next) {
+            if (g->cohort)
+                continue;
+            if (same || g->k->dram_p <= 0)
                 g->remaining -= d * group_rate(sm, g);
+            else
+                g->remaining -= dv * group_vrate(g);
+        }
     }
     sm->last = E->now;
+    if (sm->dram_groups)
+        dram_sm_synced(E, sm);
 }
 
 /* The subtraction of sm_advance @times times (one per period of an SM in
@@ -385,24 +421,25 @@ void sm_advance_periods(SmRt *sm, double d, uint64_t times)
     }
 }
 
-/* ceil(@x) as a time: for 0 <= x < 2^53 by truncation (exact there: every
- * such integer is a double), else by ceil(). */
-static inline SimTime ceil_ns(double x)
-{
-    if (x >= 0 && x < 9007199254740992.0) {
-        const SimTime i = (SimTime)x;
-        return (double)i < x ? i + 1 : i;
-    }
-    return (SimTime)ceil(x);
-}
-
+/* The SM's next event.  Loose groups without DRAM demand, and the early
+ * block ends of any group, are timed by the SM's own event at the rates of
+ * the moment; the completions of loose DRAM groups go on the context's
+ * DRAM clock (engine_dram.c, dram_timed), so that a change of DRAM speed
+ * retimes one event, not every SM.  An SM with a DRAM group's early end
+ * due is timed the old way, all of it by its own event, retimed at every
+ * change of pressure (an early end is a time after its work point: an
+ * offset in ns, not on the clock). */
 void sm_reschedule(Engine *E, SmRt *sm)
 {
     if (sm->st.on) {
         sm_steady_stop(E, sm);
         sm_advance(E, sm);
     }
-    double min = INFINITY; /* time until the first loose group is done */
+    double min = INFINITY;  /* time until the first loose group is done */
+    double tmin = INFINITY; /* the same without DRAM groups' completions */
+    double dmin = INFINITY; /* DRAM groups' completions */
+    double vmin = INFINITY; /* the same on the DRAM clock */
+    bool old = false;       /* some group has early ends left */
     /* without a block-end spread no group ends blocks early (early_left) */
     const bool spread = E->m->sm_block_end_spread > 0;
     if (!sm->ctx->frozen)
@@ -411,11 +448,28 @@ void sm_reschedule(Engine *E, SmRt *sm)
                 continue;
             const double r = group_rate(sm, g);
             const double left = spread ? early_left(E, g) : -1;
-            min = MIN(min, MAX(g->remaining, 0) / r);
-            if (left >= 0 && early_may(sm, g))
-                min = MIN(min, MAX(g->remaining - left, 0) / r +
-                                   (double)early_offset(E, g));
+            const double end = MAX(g->remaining, 0) / r;
+            min = MIN(min, end);
+            const bool dram = g->k->dram_p > 0;
+            if (dram) {
+                dmin = MIN(dmin, end);
+                vmin = MIN(vmin, MAX(g->remaining, 0) / group_vrate(g));
+            } else
+                tmin = MIN(tmin, end);
+            /* whether its early end may be taken (early_may) changes
+             * with the pending kernels: the old way asks at every retime */
+            old = old || left >= 0;
+            if (left >= 0 && early_may(sm, g)) {
+                const double e = MAX(g->remaining - left, 0) / r +
+                                 (double)early_offset(E, g);
+                min = MIN(min, e);
+                tmin = MIN(tmin, e);
+            }
         }
+    if (sm->dram_groups || sm->v_slot != UINT32_MAX || sm->v_old)
+        dram_timed(E, sm, old, vmin, dmin);
+    if (!old)
+        min = tmin;
     if (min == INFINITY) {
         sim_eventq_cancel(&E->q, &sm->ev);
         return;
@@ -560,6 +614,8 @@ static void cohort_add(Engine *E, Cohort *co, Group *g)
     if (E->m->sm_release_staggered)
         g->drain = drain_key(E, g);
     g->cohort = co;
+    if (g->sm->cohort_groups++ == 0 && g->sm->dram_groups)
+        dram_cohort_note(g->sm);
     g->cprev = NULL;
     g->cnext = co->groups;
     if (co->groups)
@@ -579,6 +635,8 @@ static void cohort_remove(Engine *E, Group *g)
     if (g->cnext)
         g->cnext->cprev = g->cprev;
     g->cohort = NULL;
+    if (--g->sm->cohort_groups == 0 && g->sm->dram_groups)
+        dram_cohort_note(g->sm);
     g->cprev = g->cnext = NULL;
     if (--co->n == 0)
         cohort_release(E, co);
@@ -1054,6 +1112,7 @@ void sm_init_ctx(Engine *E, Ctx *c)
     c->sms = g_new0(SmRt, m->sm_count);
     c->dram_sms = g_new0(uint64_t, (m->sm_count + 63) / 64);
     c->dram_speed = 1.0; /* no pressure */
+    dram_init_ctx(E, c);
     for (uint32_t i = 0; i < m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sm->ctx = c;
@@ -1092,6 +1151,7 @@ void sm_free_ctx(Engine *E, Ctx *c)
         }
         g_free(sm->client_blocks);
     }
+    dram_free_ctx(E, c);
     g_free(c->sms);
     g_free(c->dram_sms);
 }
@@ -1902,6 +1962,8 @@ void sm_cohort_complete(Engine *E, Cohort *co)
         Group *next = g->cnext;
         SmRt *sm = g->sm;
         g->cohort = NULL;
+        if (--sm->cohort_groups == 0 && sm->dram_groups)
+            dram_cohort_note(sm);
         /* Removing the group changes the shares of the others: a slowed
          * SM's loose groups are retimed (one holds a cohort group only if
          * nothing on it is slowed, or the group is wall-clock). */
@@ -1931,6 +1993,7 @@ void sm_freeze(Engine *E, Ctx *c)
         sm_advance(E, sm);
         sm->mods++;
     }
+    dram_freeze(E, c);
     c->frozen = true;
     for (uint32_t i = 0; i < E->m->sm_count; i++)
         sim_eventq_cancel(&E->q, &c->sms[i].ev);
@@ -1947,6 +2010,7 @@ void sm_thaw(Engine *E, Ctx *c)
      * (measured on an H100: ~190 us per resume, FINDINGS.md §8). */
     const SimTime pen = c->resident_blocks ? E->m->context_resume_ns : 0;
     c->frozen = false;
+    dram_thaw(E, c);
     for (Cohort *co = c->cohorts; co; co = co->next) {
         /* A wall-clock block ends at its own time, or at its first
          * instruction after the resume if that time has passed. */
@@ -1964,6 +2028,8 @@ void sm_thaw(Engine *E, Ctx *c)
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sm->last = E->now;
+        sm->v_last = c->vclk;
+        sm->v_epoch = c->dram_epoch;
         sm->mods++;
         met_sm_warps(E, i, sm->warps);
         sm_reschedule(E, sm);
@@ -2094,12 +2160,43 @@ void sm_check(const Engine *E)
                   sm->load, load);
             CHECK(fabs(sm->speed - sim_gpu_model_warp_speed(m, load)) < 1e-9,
                   "SM %u: speed %g for load %g", i, sm->speed, load);
+            uint32_t co = 0, dg = 0;
+            bool loose_dram = false;
+            for (const Group *g = sm->groups; g; g = g->next) {
+                co += g->cohort != NULL;
+                dg += g->k->dram_p > 0;
+                loose_dram = loose_dram || (!g->cohort && g->k->dram_p > 0);
+            }
+            CHECK(co == sm->cohort_groups,
+                  "SM %u: %u cohort groups, counted %u", i, co,
+                  sm->cohort_groups);
+            CHECK(dg == sm->dram_groups, "SM %u: %u DRAM groups, counted %u", i,
+                  dg, sm->dram_groups);
+            CHECK(!!(c->dram_co[i / 64] & (1ull << (i % 64))) ==
+                      (dg > 0 && co > 0),
+                  "SM %u: DRAM-and-cohort bit", i);
+            CHECK(!!(c->dram_old[i / 64] & (1ull << (i % 64))) == sm->v_old,
+                  "SM %u: old-timing bit", i);
+            CHECK(c->frozen || !loose_dram || sm->v_old ||
+                      sm->v_slot != UINT32_MAX,
+                  "SM %u: loose DRAM groups off the DRAM clock", i);
+            if (sm->v_slot != UINT32_MAX) {
+                CHECK(sm->v_slot < c->vheap_n && c->vheap[sm->v_slot] == sm,
+                      "SM %u: heap slot", i);
+                const SmRt *p =
+                    sm->v_slot ? c->vheap[(sm->v_slot - 1) / 2] : NULL;
+                CHECK(!p || p->v_key < sm->v_key ||
+                          (p->v_key == sm->v_key && p->id < sm->id),
+                      "SM %u: heap order", i);
+            }
             if (sm_slows(sm))
                 for (const Group *g = sm->groups; g; g = g->next)
                     CHECK(!g->cohort || g->cohort->wall || g->cohort->timed,
                           "SM %u: slowed (load %g) yet holds a cohort group", i,
                           sm->load);
         }
+        CHECK(c->frozen || c->vheap_n == 0 || sim_event_pending(&c->dram_ev),
+              "context %u: DRAM clock without an event", ci);
         CHECK(blocks == c->resident_blocks, "context %u: %llu blocks != %llu",
               ci, (unsigned long long)blocks,
               (unsigned long long)c->resident_blocks);

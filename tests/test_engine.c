@@ -937,6 +937,37 @@ static void test_engine_dram_shared_in_proportion(void **state)
     assert_in_range(test_op(r2, 0, 1)->end_ns, MS(1), MS(1) + 2);
 }
 
+/* The DRAM clock (engine_dram.c): a memory kernel whose DRAM speed changes
+ * while it runs (another starts, then it ends) completes where the
+ * integral of its rate says.  a (SMs 0-1, r_a = 0.75) runs alone at rate 1
+ * until b starts behind a 0.5 ms compute kernel; both then run at rho =
+ * (d(1.5)/1.5)/0.8 until a's work is done; b's rest runs alone at 1.  One
+ * ns of rounding at each completion. */
+static void test_engine_dram_clock_speed_changes(void **state)
+{
+    Fix *f = *state;
+    f->m->dram_achievable_gbps = 1000;
+    g_autoptr(SimScenario) sc = sim_scenario_new("dramclock", "test");
+    SimProcessSpec *p = test_process(sc, "p", 2);
+    SimOp a = mem_kernel(0, "a", 2, 1024, 0.6);
+    SimOp c = test_kernel(1, "c", 1, 1024, US(500));
+    SimOp b = mem_kernel(1, "b", 2, 1024, 0.6);
+    sim_process_add_op(p, &a);
+    sim_process_add_op(p, &c);
+    sim_process_add_op(p, &b);
+    g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+    const SimOpRecord *ra = test_op(r, 0, 0), *rb = test_op(r, 0, 2);
+    const double rho = (dram_d(1.5) / 1.5) / 0.8;
+    const double tb = (double)rb->start_ns;
+    assert_true(tb > (double)ra->start_ns + US(400));
+    const double done = tb - (double)ra->start_ns; /* a's work alone */
+    const double a_end = tb + (1e6 - done) / rho;
+    assert_in_range(ra->end_ns, a_end - 2, a_end + 2);
+    const double b_end =
+        (double)ra->end_ns + (1e6 - ((double)ra->end_ns - tb) * rho);
+    assert_in_range(rb->end_ns, b_end - 2, b_end + 2);
+}
+
 /* Loaded latency on the launch path (engine_dram.c's dram_launch_delay,
  * 1 us here, d(r) = r / sqrt(1 + r^2), no launch latency otherwise).
  * Process or client "a" runs ten 1-block 10 us compute kernels in a row on
@@ -2285,6 +2316,7 @@ int main(void)
         T(test_engine_block_end_spread_join),
         T(test_engine_dram_kernel_alone_reproduces_duration),
         T(test_engine_dram_shared_in_proportion),
+        T(test_engine_dram_clock_speed_changes),
         T(test_engine_copies_overlap_and_serialize),
         T(test_engine_event_dependencies),
         T(test_engine_detects_deadlock),
