@@ -421,55 +421,64 @@ void sm_advance_periods(SmRt *sm, double d, uint64_t times)
     }
 }
 
+/* The SM's next event from its loose groups (all of them when @all, else
+ * those without DRAM demand and every group's early ends); their DRAM
+ * groups' completions, on the clock and in ns, into @vmin and @dmin, and
+ * whether some group has early ends left into @old. */
+static double sm_next(const Engine *E, SmRt *sm, bool all, double *vmin,
+                      double *dmin, bool *old)
+{
+    double min = INFINITY;
+    /* without a block-end spread no group ends blocks early (early_left) */
+    const bool spread = E->m->sm_block_end_spread > 0;
+    for (Group *g = sm->groups; g; g = g->next) {
+        if (g->cohort)
+            continue;
+        const double r = group_rate(sm, g);
+        const double left = spread ? early_left(E, g) : -1;
+        const double end = MAX(g->remaining, 0) / r;
+        if (g->k->dram_p > 0 && !all) {
+            *dmin = MIN(*dmin, end);
+            *vmin = MIN(*vmin, MAX(g->remaining, 0) / group_vrate(g));
+        } else {
+            min = MIN(min, end);
+        }
+        /* whether its early end may be taken (early_may) changes with
+         * the pending kernels: the old way asks at every retime */
+        *old = *old || left >= 0;
+        if (left >= 0 && early_may(sm, g))
+            min = MIN(min, MAX(g->remaining - left, 0) / r +
+                               (double)early_offset(E, g));
+    }
+    return min;
+}
+
 /* The SM's next event.  Loose groups without DRAM demand, and the early
  * block ends of any group, are timed by the SM's own event at the rates of
  * the moment; the completions of loose DRAM groups go on the context's
  * DRAM clock (engine_dram.c, dram_timed), so that a change of DRAM speed
- * retimes one event, not every SM.  An SM with a DRAM group's early end
- * due is timed the old way, all of it by its own event, retimed at every
- * change of pressure (an early end is a time after its work point: an
- * offset in ns, not on the clock). */
+ * retimes one event, not every SM.  An SM with early ends left is timed
+ * the old way, all of it by its own event, retimed at every change of
+ * pressure (whether an early end may be taken is asked at every retime,
+ * and its time is an offset in ns after a point of work, not a point on
+ * the clock). */
 void sm_reschedule(Engine *E, SmRt *sm)
 {
     if (sm->st.on) {
         sm_steady_stop(E, sm);
         sm_advance(E, sm);
     }
-    double min = INFINITY;  /* time until the first loose group is done */
-    double tmin = INFINITY; /* the same without DRAM groups' completions */
-    double dmin = INFINITY; /* DRAM groups' completions */
-    double vmin = INFINITY; /* the same on the DRAM clock */
-    bool old = false;       /* some group has early ends left */
-    /* without a block-end spread no group ends blocks early (early_left) */
-    const bool spread = E->m->sm_block_end_spread > 0;
-    if (!sm->ctx->frozen)
-        for (Group *g = sm->groups; g; g = g->next) {
-            if (g->cohort)
-                continue;
-            const double r = group_rate(sm, g);
-            const double left = spread ? early_left(E, g) : -1;
-            const double end = MAX(g->remaining, 0) / r;
-            min = MIN(min, end);
-            const bool dram = g->k->dram_p > 0;
-            if (dram) {
-                dmin = MIN(dmin, end);
-                vmin = MIN(vmin, MAX(g->remaining, 0) / group_vrate(g));
-            } else
-                tmin = MIN(tmin, end);
-            /* whether its early end may be taken (early_may) changes
-             * with the pending kernels: the old way asks at every retime */
-            old = old || left >= 0;
-            if (left >= 0 && early_may(sm, g)) {
-                const double e = MAX(g->remaining - left, 0) / r +
-                                 (double)early_offset(E, g);
-                min = MIN(min, e);
-                tmin = MIN(tmin, e);
-            }
-        }
-    if (sm->dram_groups || sm->v_slot != UINT32_MAX || sm->v_old)
+    double min = INFINITY; /* time until the first loose group is done */
+    double vmin = INFINITY, dmin = INFINITY;
+    bool old = false;
+    const bool dram = sm->dram_groups || sm->v_slot != UINT32_MAX || sm->v_old;
+    if (!sm->ctx->frozen) {
+        min = sm_next(E, sm, !dram, &vmin, &dmin, &old);
+        if (dram && old) /* the old way after all: everything by its event */
+            min = MIN(min, dmin);
+    }
+    if (dram)
         dram_timed(E, sm, old, vmin, dmin);
-    if (!old)
-        min = tmin;
     if (min == INFINITY) {
         sim_eventq_cancel(&E->q, &sm->ev);
         return;
@@ -2028,8 +2037,8 @@ void sm_thaw(Engine *E, Ctx *c)
     for (uint32_t i = 0; i < E->m->sm_count; i++) {
         SmRt *sm = &c->sms[i];
         sm->last = E->now;
-        sm->v_last = c->vclk;
-        sm->v_epoch = c->dram_epoch;
+        if (sm->dram_groups)
+            dram_sm_synced(E, sm);
         sm->mods++;
         met_sm_warps(E, i, sm->warps);
         sm_reschedule(E, sm);
