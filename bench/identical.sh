@@ -83,7 +83,7 @@ for t in "$own"/torch_profile_trace.json.gz "$own"/torch_multistream_trace.json.
     add "run-$n" "run $t --json @D/out.json --csv @D/out.csv"
 done
 # Kernels with DRAM demand (Nsight Compute's DRAM Throughput) under MPS:
-# every pressure change retimes every SM holding a DRAM group.
+# every pressure change moves the context's DRAM clock (engine_dram.c).
 h=traces/measured/h100
 add "ncu-cnn_b1_graph-mps2" \
     "run $h/launch/kineto/cnn_b1_graph.json.gz $h/mpspct/ncu/cnn_b1_graph.csv.gz --loop-request --host-scale 0.0517 --request-spread $h/openloop/spread/cnn_b1_graph.json --processes 2 --mode mps --iterations 10 --seed 1 --json @D/out.json"

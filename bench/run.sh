@@ -94,8 +94,8 @@ timed "compare $(basename $own) --loop-request --iterations 300 --processes 8" \
     "" "$HQSIM" compare -q $BIG "$own" --loop-request --iterations 300 --processes 8
 # Kernels with DRAM demand under MPS (resnet50 b1 graph with its Nsight
 # Compute DRAM throughputs, 2 clients; harness/openloop_predict.py's
-# closed-loop command): every DRAM pressure change retimes every SM that
-# holds a DRAM group.
+# closed-loop command): every DRAM pressure change moves the context's DRAM
+# clock (engine_dram.c); it retimed every SM holding a DRAM group before.
 h=traces/measured/h100
 timed "run cnn_b1_graph + ncu --processes 2 --mode mps --iterations 30" "" \
     "$HQSIM" run -q $BIG $h/launch/kineto/cnn_b1_graph.json.gz \

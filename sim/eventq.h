@@ -10,8 +10,8 @@
  * when more buckets are pending than ever before.
  *
  * Why buckets: the engine reschedules many SMs' next completions at once
- * (engine_dram.c retimes every SM holding a DRAM group when the pressure
- * changes), mostly to the time they already had or to one time shared by
+ * (a wave's end; engine_dram.c's retimes of the SMs it still retimes when
+ * the pressure changes), mostly to the time they already had or to one time shared by
  * many.  A reschedule within the open bucket is O(1) (to its tail); one to
  * the open bucket's time, an append; only a new time costs a heap insert.
  *
