@@ -158,12 +158,65 @@ static bool load_arrival_times(SimScenario *sc, const char *path,
     return true;
 }
 
+/* Step 4's cut then step 2 on what it kept (--loop-request on a timed
+ * trace): the times alone of each process's looped request, inferred from
+ * one run of that request alone -- one iteration, no jitter, as the loop
+ * issues it (no recorded call times) -- against the same request's
+ * recorded times.  @first[p]: the index its first op had in process p's
+ * recording (sim_scenario_loop_request). */
+static bool infer_looped(SimScenario *sc, const SimImportReport *rep,
+                         const uint32_t *first, const GpuModel *src,
+                         const PrepOptions *o, GError **error)
+{
+    guint np = sc->processes->len;
+    /* A view of the recording from each kept request's first op on: the
+     * inference indexes recorded times by the op's index in the list. */
+    SimImportReport view = *rep;
+    view.procs = g_new(SimImportProcess, MAX(rep->n_procs, 1));
+    for (uint32_t i = 0; i < rep->n_procs; i++) {
+        SimImportProcess *v = &view.procs[i];
+        *v = rep->procs[i];
+        uint32_t k = i < np ? first[i] : 0;
+        v->rec_start_ns = v->rec_start_ns ? v->rec_start_ns + k : NULL;
+        v->rec_end_ns = v->rec_end_ns ? v->rec_end_ns + k : NULL;
+        v->rec_node_start_ns =
+            v->rec_node_start_ns ? v->rec_node_start_ns + k : NULL;
+        v->rec_node_end_ns = v->rec_node_end_ns ? v->rec_node_end_ns + k : NULL;
+    }
+    /* One iteration without the spread step 4 made: set aside, then put
+     * back. */
+    struct SimJitter **jit = g_new(struct SimJitter *, MAX(np, 1));
+    uint32_t *iters = g_new(uint32_t, MAX(np, 1));
+    for (guint p = 0; p < np; p++) {
+        SimProcessSpec *ps = g_ptr_array_index(sc->processes, p);
+        jit[p] = ps->jitter;
+        iters[p] = ps->iterations;
+        ps->jitter = NULL;
+        ps->iterations = 1;
+    }
+    int rounds = sim_workload_infer_solo_run(sc, &view, src, PREP_INFER_ROUNDS,
+                                             o->sm_sample, NULL, error);
+    for (guint p = 0; p < np; p++) {
+        SimProcessSpec *ps = g_ptr_array_index(sc->processes, p);
+        ps->jitter = jit[p];
+        ps->iterations = iters[p];
+    }
+    g_free(jit);
+    g_free(iters);
+    g_free(view.procs);
+    return rounds >= 0;
+}
+
 /* Steps 1-2: the workload as recorded, with times alone inferred; into
- * @solo_run (nullable) the inference's final round, if it ran. */
+ * @solo_run (nullable) the inference's final round, if it ran.  With
+ * --loop-request on a timed trace, step 4 comes first (*@looped set) and
+ * only the looped request is inferred: the other requests' times alone
+ * are never used. */
 static SimScenario *load_inferred(char *const *files, int n,
                                   const PrepOptions *o, SimResult **solo_run,
-                                  GError **error)
+                                  bool *looped, GError **error)
 {
+    *looped = false;
     SimImportOptions io;
     sim_import_options_init(&io);
     io.models_dir = o->models_dir;
@@ -184,9 +237,19 @@ static SimScenario *load_inferred(char *const *files, int n,
     /* Issue times are inferred with the latencies of the model closest to
      * the GPU the trace was recorded on: the run being replayed. */
     g_autoptr(GpuModel) src = sim_gpu_model_find(sc->gpu, o->models_dir, error);
-    if (!src ||
-        sim_workload_infer_solo_run(sc, rep, src, PREP_INFER_ROUNDS,
-                                    o->sm_sample, solo_run, error) < 0) {
+    bool ok = src != NULL;
+    if (ok && o->loop_request) {
+        g_autofree uint32_t *first =
+            g_new(uint32_t, MAX(sc->processes->len, 1));
+        ok = sim_scenario_loop_request(sc, o->iterations ? o->iterations : 100,
+                                       first, error) &&
+             infer_looped(sc, rep, first, src, o, error);
+        *looped = true;
+    } else if (ok) {
+        ok = sim_workload_infer_solo_run(sc, rep, src, PREP_INFER_ROUNDS,
+                                         o->sm_sample, solo_run, error) >= 0;
+    }
+    if (!ok) {
         sim_scenario_free(sc);
         return NULL;
     }
@@ -230,14 +293,16 @@ SimScenario *prep_load_run(char *const *files, int n, const PrepOptions *o,
         }
     /* The inference's last round is a run of the scenario as returned only
      * if no later step rewrites it. */
+    bool looped;
     SimScenario *sc = load_inferred(
-        files, n, o, solo_run && !prep_rewrites(o) ? solo_run : NULL, error);
+        files, n, o, solo_run && !prep_rewrites(o) ? solo_run : NULL, &looped,
+        error);
     if (!sc)
         return NULL;
     bool ok = !o->mem_mib || prep_set_memory(sc, o->mem_mib, error);
-    if (ok && o->loop_request)
+    if (ok && o->loop_request && !looped)
         ok = sim_scenario_loop_request(sc, o->iterations ? o->iterations : 100,
-                                       error);
+                                       NULL, error);
     if (ok && o->iterations && !o->loop_request)
         for (guint i = 0; i < sc->processes->len; i++)
             ((SimProcessSpec *)g_ptr_array_index(sc->processes, i))

@@ -14,7 +14,14 @@
  *     3. device memory: --mem-mib overrides what the trace says;
  *     4. --loop-request: loop one representative request; the request is
  *        picked by its *recorded* GPU work, before any retargeting, so the
- *        same request is looped whatever GPU the workload then runs on;
+ *        same request is looped whatever GPU the workload then runs on.
+ *        On a timed trace this cut comes before step 2, and step 2 infers
+ *        the kept request alone (one run of it, against its own recorded
+ *        times): the other requests' times alone would never be used, and
+ *        the whole recording costs its number of requests times as much.
+ *        The per-request spread rows are their recorded times over the
+ *        kept one's; with several processes their kept requests are
+ *        inferred in one run, started together;
  *     5. --iterations;
  *     6. --host-scale;
  *     7. --request-spread: per-request rows from measured latencies;

@@ -97,7 +97,7 @@ static int cmp_seg(const void *a, const void *b)
 }
 
 bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
-                               GError **error)
+                               uint32_t *first, GError **error)
 {
     for (guint pi = 0; pi < sc->processes->len; pi++) {
         SimProcessSpec *p = g_ptr_array_index(sc->processes, pi);
@@ -132,6 +132,8 @@ bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
         const Segment *pick = &rest[(segs->len - 1) / 2];
         request_rows(p, rest, segs->len - 1, pick);
         uint32_t n = pick->to - pick->from;
+        if (first)
+            first[pi] = pick->from;
         SimOp *ops = g_new(SimOp, (size_t)1 << g_bit_storage(n));
         memcpy(ops, p->ops + pick->from, n * sizeof(SimOp));
         /* recorded call times refer to the whole run: drop them */

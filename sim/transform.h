@@ -23,10 +23,12 @@ void sim_scenario_scale_host(SimScenario *sc, double f);
  * kept as the op list, and the process runs @iterations of it.  The other
  * requests' spread becomes the process's per-request jitter rows (each
  * request's kernel, copy and host time over the kept one's; sim/jitter.h),
- * unless it has rows already.  Fails for a process with fewer than two
- * such synchronizes. */
+ * unless it has rows already.  With @first (nullable, one entry per
+ * process), first[p] is the index the kept request's first op had in
+ * process p's recorded op list (to find its recorded times).  Fails for a
+ * process with fewer than two such synchronizes. */
 bool sim_scenario_loop_request(SimScenario *sc, uint32_t iterations,
-                               GError **error);
+                               uint32_t *first, GError **error);
 
 /* Open loop: every process serves @count requests arriving as a Poisson
  * process at @rate_per_s (> 0) per process, seeded by the run's seed; a

@@ -32,9 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../plan/prepare.h"
 #include "engine.h"
-#include "import.h"
-#include "replay.h"
 #include "report.h"
 #include "transform.h"
 
@@ -202,18 +201,16 @@ static int setup(void **state)
 {
     Fix *f = g_new0(Fix, 1);
     GError *err = NULL;
+    /* The pipeline of `run --loop-request` (plan/prepare.h): the median
+     * request by recorded GPU work, its times alone inferred, looped. */
     char *paths[] = {(char *)DIR "torch_profile_trace.json.gz"};
-    SimImportOptions io;
-    sim_import_options_init(&io);
-    SimImportReport *rep = NULL;
-    f->base = sim_workload_load_report(paths, 1, &io, &rep, &err);
+    PrepOptions po = {.loop_request = true, .iterations = 100};
+    f->base = prep_load(paths, 1, &po, &err);
     if (!f->base)
         return -1;
     f->m = sim_gpu_model_find(f->base->gpu, NULL, &err);
-    if (!f->m || sim_workload_infer_solo(f->base, rep, f->m, 40, &err) < 0 ||
-        !sim_scenario_loop_request(f->base, 100, &err))
+    if (!f->m)
         return -1;
-    sim_import_report_free(rep);
     *state = f;
     return 0;
 }

@@ -52,7 +52,7 @@ static void test_loop_request_skips_syncs_without_work(void **state)
     const SimTime us[] = {100, 10, 20, 30};
     g_autoptr(SimScenario) sc = profile(us, 4, 2);
     GError *err = NULL;
-    assert_true(sim_scenario_loop_request(sc, 7, &err));
+    assert_true(sim_scenario_loop_request(sc, 7, NULL, &err));
     const SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
     assert_int_equal(p->iterations, 7);
     assert_int_equal(p->n_ops, 2);
@@ -78,7 +78,7 @@ static void test_loop_request_needs_two_requests_with_work(void **state)
     const SimTime us[] = {100};
     g_autoptr(SimScenario) sc = profile(us, 1, 3);
     GError *err = NULL;
-    assert_false(sim_scenario_loop_request(sc, 7, &err));
+    assert_false(sim_scenario_loop_request(sc, 7, NULL, &err));
     assert_non_null(err);
     assert_true(g_error_matches(err, SIM_ERROR, SIM_ERROR_INVALID));
     assert_non_null(strstr(err->message, "profile.json: process 'p' has 1 "
@@ -89,7 +89,7 @@ static void test_loop_request_needs_two_requests_with_work(void **state)
     /* two requests with work are enough */
     const SimTime two[] = {100, 10};
     g_autoptr(SimScenario) ok = profile(two, 2, 3);
-    assert_true(sim_scenario_loop_request(ok, 7, &err));
+    assert_true(sim_scenario_loop_request(ok, 7, NULL, &err));
     const SimProcessSpec *p = g_ptr_array_index(ok->processes, 0);
     assert_int_equal(p->ops[0].u.kernel.duration_ns, SIM_US(10));
     assert_int_equal(p->jitter->n_rows, 1);
