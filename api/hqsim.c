@@ -20,7 +20,6 @@
 #include "options.h"
 #include "pool.h"
 #include "report.h"
-#include "reqmodel.h"
 #include "slo.h"
 #include "sweep.h"
 #include "sweep_report.h"
@@ -250,11 +249,7 @@ static HqsimResult *result_run(const char *const *files, const PlanSettings *s,
             so.progress = run_progress;
             so.progress_data = (void *)o;
         }
-        SimResult *run =
-            s->request_model
-                ? sim_reqmodel_run(r->model, r->scenario, &so,
-                                   (uint32_t)s->request_model, error)
-                : sim_engine_run(r->model, r->scenario, &so, error);
+        SimResult *run = plan_simulate(s, r->model, r->scenario, &so, error);
         if (run)
             r->runs[r->n_runs++] = run;
         else

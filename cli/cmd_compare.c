@@ -31,7 +31,7 @@ int sim_cmd_compare(int argc, char **argv)
         g_autofree char *what = g_strdup_printf(" (%s)", names[i]);
         sim_cli_sim_options(&c, what, &so);
         if (sim_share_mode_parse(names[i], &so.mode, &error))
-            runs[i] = sim_engine_run(c.m, c.sc, &so, &error);
+            runs[i] = plan_simulate(&c.s, c.m, c.sc, &so, &error);
     }
     if (!error && plan_settings_write_runs(&c.s, runs, n, c.m, c.sc, &error) &&
         !c.s.quiet && !sim_cli_output_to_stdout(&c.s)) {

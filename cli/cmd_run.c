@@ -5,7 +5,6 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "report.h"
-#include "reqmodel.h"
 
 int sim_cmd_run(int argc, char **argv)
 {
@@ -34,10 +33,7 @@ int sim_cmd_run(int argc, char **argv)
         r = g_steal_pointer(&c.solo_run);
     g_clear_pointer(&c.solo_run, sim_result_free);
     if (mode_ok && !r)
-        r = c.s.request_model
-                ? sim_reqmodel_run(c.m, c.sc, &so, (uint32_t)c.s.request_model,
-                                   &error)
-                : sim_engine_run(c.m, c.sc, &so, &error);
+        r = plan_simulate(&c.s, c.m, c.sc, &so, &error);
     if (r && plan_settings_write_runs(&c.s, &r, 1, c.m, c.sc, &error) &&
         !c.s.quiet && !sim_cli_output_to_stdout(&c.s)) {
         g_autoptr(GString) out = g_string_new(NULL);

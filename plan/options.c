@@ -8,6 +8,7 @@
 #include "error.h"
 #include "optrange.h"
 #include "outfile.h"
+#include "reqmodel.h"
 #include "sweep_report.h"
 #include "viz.h"
 
@@ -88,11 +89,12 @@ static const PlanOption rows[] = {
      "kernel with 1/M of its blocks (README \"Sampled SMs\"), in the runs "
      "and in a trace's solo-time inference; 1: every SM (default)",
      false},
-    {"request-model", 0, PLAN_CMD_RUN, PLAN_ARG_INT, AT(request_model), "W",
+    {"request-model", 0, ALL, PLAN_ARG_INT, AT(request_model), "W",
      "Approximate model of a closed loop's whole requests, for speed: "
      "simulate W iterations per process exactly, then draw each further "
      "request's time from those of the same process and requests in "
-     "flight (README \"Whole requests\"); no per-op outputs",
+     "flight (README \"Whole requests\"); no per-op outputs (in a sweep: "
+     "every configuration)",
      false},
     {"time-limit-ms", 0, ALL, PLAN_ARG_DOUBLE, AT(time_limit_ms), "MS",
      "Give up on a run (in a sweep: on that configuration) with an error "
@@ -376,13 +378,14 @@ bool plan_settings_check(const PlanSettings *s, PlanCommand command,
                     "--picture-kind needs --picture FILE");
         return false;
     }
-    /* The request model keeps no op after its exact part. */
+    /* The request model keeps no op after its exact part (a sweep's
+     * outputs are its rows). */
     const char *per_op = s->csv        ? "--csv"
                          : s->perfetto ? "--perfetto"
                          : s->report   ? "--report"
                          : s->picture  ? "--picture"
                                        : NULL;
-    if (s->request_model && per_op) {
+    if (s->request_model && per_op && command != PLAN_CMD_SWEEP) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "%s needs every op, which --request-model does not "
                     "simulate",
@@ -420,6 +423,15 @@ void plan_settings_prep(const PlanSettings *s, PrepOptions *po)
 static SimTime time_limit_ns(const PlanSettings *s)
 {
     return s->time_limit_ms > 0 ? (SimTime)(s->time_limit_ms * 1e6) : 0;
+}
+
+SimResult *plan_simulate(const PlanSettings *s, const GpuModel *m,
+                         const SimScenario *sc, const SimOptions *so,
+                         GError **error)
+{
+    return s->request_model
+               ? sim_reqmodel_run(m, sc, so, (uint32_t)s->request_model, error)
+               : sim_engine_run(m, sc, so, error);
 }
 
 void plan_settings_sim(const PlanSettings *s, SimOptions *so)
@@ -539,6 +551,7 @@ bool plan_settings_sweep_space(const PlanSettings *s, char *const *files,
     sp->no_jitter = s->no_jitter;
     sp->time_limit_ns = time_limit_ns(s);
     sp->sm_sample = (uint32_t)s->sm_sample;
+    sp->request_model = (uint32_t)s->request_model;
     /* Each file is one workload of the sweep, prepared as `hqsim run`
      * prepares it (plan/prepare.h); sim_sweep_new moves it to each GPU
      * and replicates it. */

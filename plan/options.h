@@ -74,8 +74,9 @@ typedef struct {
     bool no_jitter;
     double time_limit_ms; /* 0: none */
     int sm_sample;        /* 0 or 1: every SM; else SimOptions.sm_sample */
-    int request_model;    /* run: 0 off; else exact iterations per process
-                             (sim/reqmodel.h) */
+    int request_model;    /* 0 off; else exact iterations per process
+                             (sim/reqmodel.h) of each run, or of each
+                             configuration of a sweep */
     bool as_recorded, loop_request;
     bool recorded_clocks; /* traces recorded apart keep their clocks */
     int iterations;       /* 0: as the workload says */
@@ -160,6 +161,13 @@ void plan_settings_prep(const PlanSettings *s, PrepOptions *po);
  * recorded; the timeline recorded when an output draws it.  No progress
  * hook (the caller's). */
 void plan_settings_sim(const PlanSettings *s, SimOptions *so);
+
+/* One run of @sc on @m with @so: the engine's, or with --request-model W
+ * the request model's (sim/reqmodel.h), as `run` and `compare` do it.
+ * Returns: (transfer full) (nullable). */
+SimResult *plan_simulate(const PlanSettings *s, const GpuModel *m,
+                         const SimScenario *sc, const SimOptions *so,
+                         GError **error);
 
 /* The model of --gpu, else the scenario's "gpu", else h100-sxm.
  * Returns: (transfer full) (nullable). */

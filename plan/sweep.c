@@ -9,6 +9,7 @@
 #include "error.h"
 #include "optrange.h"
 #include "prepare.h"
+#include "reqmodel.h"
 #include "report.h"
 
 #define MAX_AXIS_VALUES 4096 /* values of one axis */
@@ -696,7 +697,10 @@ void sim_sweep_run_config(SimSweep *sw, uint32_t i)
     SimOptions opt;
     sim_sweep_options(sw, i, &opt);
     g_autoptr(GError) error = NULL;
-    g_autoptr(SimResult) r = sim_engine_run(m, sc, &opt, &error);
+    g_autoptr(SimResult) r =
+        sw->space.request_model
+            ? sim_reqmodel_run(m, sc, &opt, sw->space.request_model, &error)
+            : sim_engine_run(m, sc, &opt, &error);
     if (r) {
         sim_sweep_summarize(sw, r, row);
     } else {

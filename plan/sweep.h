@@ -49,23 +49,26 @@ typedef struct {
  * the thread-percentage axis: it contributes one configuration per point of
  * the other axes, not one per percentage. */
 typedef struct {
-    GPtrArray *workloads;  /* SimScenario*, owned, from prep_load (N = 1,
+    GPtrArray *workloads;   /* SimScenario*, owned, from prep_load (N = 1,
                               on the GPU it was recorded on) */
-    GPtrArray *gpus;       /* GpuModel*, owned */
-    GArray *connections;   /* uint32_t; 0: the scenario's / model default */
-    GArray *modes;         /* SimShareMode */
-    GArray *pcts;          /* SimSweepPct */
-    GArray *processes;     /* uint32_t N >= 1, ascending */
-    uint64_t seed;         /* 0: each scenario's own */
-    SimTime time_limit_ns; /* per configuration; 0: none */
-    char *models_dir;      /* where workloads' recorded GPUs are found
+    GPtrArray *gpus;        /* GpuModel*, owned */
+    GArray *connections;    /* uint32_t; 0: the scenario's / model default */
+    GArray *modes;          /* SimShareMode */
+    GArray *pcts;           /* SimSweepPct */
+    GArray *processes;      /* uint32_t N >= 1, ascending */
+    uint64_t seed;          /* 0: each scenario's own */
+    SimTime time_limit_ns;  /* per configuration; 0: none */
+    char *models_dir;       /* where workloads' recorded GPUs are found
                               (owned, nullable: the bundled models) */
-    GPtrArray *fixed;      /* SimScenario*, owned, from prep_load: run
+    GPtrArray *fixed;       /* SimScenario*, owned, from prep_load: run
                               once beside every configuration (`--fixed`),
                               not swept */
-    uint32_t host_cores;   /* 0: as the scenario / model (SimOptions) */
-    bool no_jitter;        /* every request as specified (SimOptions) */
-    uint32_t sm_sample;    /* 1 SM in M simulated (SimOptions); 0: all */
+    uint32_t host_cores;    /* 0: as the scenario / model (SimOptions) */
+    bool no_jitter;         /* every request as specified (SimOptions) */
+    uint32_t sm_sample;     /* 1 SM in M simulated (SimOptions); 0: all */
+    uint32_t request_model; /* 0: exact; else each configuration runs the
+                               request model with this many exact
+                               iterations per process (sim/reqmodel.h) */
 } SimSweepSpace;
 
 /* An empty space (no axis values yet). */

@@ -339,6 +339,14 @@ void sim_sweep_report_text(const SimSweep *sw, const SimSlo *slo,
                                "configuration simulates 1 SM in %u "
                                "(README \"Sampled SMs\")\n",
                                sw->space.sm_sample, sw->space.sm_sample);
+    if (sw->space.request_model)
+        g_string_append_printf(o,
+                               "approximate (--request-model %u): every "
+                               "configuration simulates %u iterations per "
+                               "process exactly and draws the rest "
+                               "(README \"Whole requests\")\n",
+                               sw->space.request_model,
+                               sw->space.request_model);
     g_string_append_c(o, '\n');
     sim_sweep_report_answer_text(sw, slo, answers, o);
     for (uint32_t w = 0; w < sw->space.workloads->len; w++)
@@ -484,6 +492,9 @@ char *sim_sweep_report_json(const SimSweep *sw, const SimSlo *slo,
         cJSON_AddNumberToObject(o, "seed", (double)sw->space.seed);
     else
         cJSON_AddNullToObject(o, "seed");
+    /* only when on: an exact sweep's JSON is as before */
+    if (sw->space.request_model)
+        cJSON_AddNumberToObject(o, "request_model", sw->space.request_model);
     cJSON_AddItemToObject(o, "axes", json_axes(sw));
     /* What the numbers rest on, per workload and GPU. */
     cJSON *cav = cJSON_AddArrayToObject(o, "gpus");

@@ -4,9 +4,10 @@
  * time-sliced processes, 60 iterations, 16 of them exact.  Its makespan,
  * throughput and p50 must be within 5% of the exact run's and its p99
  * within 10% (README "Whole requests" states the same tolerance; measured
- * +4.2 / -4.4 / +3.5 / -0.4% MPS, +0.3 / -0.4 / +0.1 / -6.3% time-sliced); the run
+ * -1.4 / +1.9 / -2.7 / +0.0% MPS, +0.3 / -0.4 / +0.1 / -6.3% time-sliced); the run
  * must repeat itself byte for byte, say it is approximate, fall back to the
- * exact run where there is nothing to draw, and refuse per-op outputs.
+ * exact run where there is nothing to draw, and refuse per-op outputs;
+ * `compare` and `sweep` run it as `run` does.
  *
  * Runs the binary named by $HQSIM (set by `make check`); skipped without it.
  * Not a timed test: the speed is `make bench`'s (bench/reqmodel_check.py).
@@ -19,6 +20,8 @@
 
 #include <cmocka.h>
 #include <math.h>
+
+#include <glib/gstdio.h>
 
 #include "e2e.h"
 
@@ -141,6 +144,64 @@ static void test_falls_back_to_exact(void **state)
     cJSON_Delete(b);
 }
 
+/* `compare` and `sweep` take --request-model as `run` does: each compared
+ * mode and each sweep row is `run` of that configuration with the same W
+ * (the same model on the same prepared scenario: equal numbers, not
+ * close), not the exact run, and both say they are approximate. */
+static void test_compare_and_sweep_as_run(void **state)
+{
+    (void)state;
+    g_autofree char *trace = source_path(TORCH);
+#define BASE                                                                   \
+    trace, "--loop-request", "--iterations", "30", "--host-scale", "0.372",    \
+        "--processes", "2", "--json", "-"
+#define CASE BASE, "--request-model", "8"
+    cJSON *cmp = run_hqsim_json("compare", "-q", CASE, NULL);
+    cJSON *sw =
+        run_hqsim_json("sweep", "-q", CASE, "-m", "timeslice,mps", NULL);
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(sw, "request_model");
+    assert_true(cJSON_IsNumber(w) && w->valuedouble == 8);
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(cmp, "runs");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(sw, "configurations");
+    static const char *const modes[] = {"timeslice", "mps"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *a = run_hqsim_json("run", "-q", CASE, "--mode", modes[i], NULL);
+        cJSON *b = run_hqsim_json("run", "-q", BASE, "--mode", modes[i], NULL);
+        const cJSON *exact = cJSON_GetObjectItemCaseSensitive(b, "run");
+        const cJSON *run = cJSON_GetObjectItemCaseSensitive(a, "run");
+        const cJSON *c = cJSON_GetArrayItem(runs, i);
+        const cJSON *row = cJSON_GetArrayItem(rows, i);
+        assert_string_equal(
+            cJSON_GetObjectItemCaseSensitive(c, "mode")->valuestring, modes[i]);
+        assert_string_equal(
+            cJSON_GetObjectItemCaseSensitive(row, "mode")->valuestring,
+            modes[i]);
+        assert_true(has_note(c, "approximate (--request-model 8)"));
+        static const char *const keys[] = {
+            "makespan_ms", "events", "throughput_per_s", "latency_p99_ms"};
+        for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
+            if (num(c, keys[k]) != num(run, keys[k]))
+                fail_msg("%s %s: compare %.9g, run %.9g", modes[i], keys[k],
+                         num(c, keys[k]), num(run, keys[k]));
+        if (num(row, "throughput_per_s") != num(run, "throughput_per_s") ||
+            num(row, "latency_p99_ms") != num(run, "latency_p99_ms"))
+            fail_msg("%s: sweep %.9g/s p99 %.9g ms, run %.9g/s p99 %.9g ms",
+                     modes[i], num(row, "throughput_per_s"),
+                     num(row, "latency_p99_ms"), num(run, "throughput_per_s"),
+                     num(run, "latency_p99_ms"));
+        /* and the model, not the exact engine, ran */
+        assert_true(num(run, "events") < num(exact, "events") / 2);
+        assert_true(num(row, "throughput_per_s") !=
+                    num(exact, "throughput_per_s"));
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+    }
+#undef CASE
+#undef BASE
+    cJSON_Delete(cmp);
+    cJSON_Delete(sw);
+}
+
 static void test_refuses_per_op_outputs_and_small_w(void **state)
 {
     g_autofree char *trace = source_path(TORCH);
@@ -152,6 +213,20 @@ static void test_refuses_per_op_outputs_and_small_w(void **state)
     assert_non_null(strstr(r.err, "--csv"));
     assert_non_null(strstr(r.err, "--request-model"));
     assert_false(g_file_test(csv, G_FILE_TEST_EXISTS));
+    run_clear(&r);
+    /* compare's per-op CSVs too; a sweep's CSV is its rows */
+    r = run_hqsim("compare", "-q", trace, "--loop-request", "--csv", csv,
+                  "--request-model", "4", NULL);
+    assert_int_not_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "--request-model"));
+    assert_false(g_file_test(csv, G_FILE_TEST_EXISTS));
+    run_clear(&r);
+    r = run_hqsim("sweep", "-q", trace, "--loop-request", "--iterations", "8",
+                  "-n", "2", "-m", "mps", "--csv", csv, "--request-model", "4",
+                  NULL);
+    assert_int_equal(r.status, 0);
+    assert_true(g_file_test(csv, G_FILE_TEST_EXISTS));
+    g_remove(csv);
     run_clear(&r);
     r = run_hqsim("run", "-q", trace, "--loop-request", "--request-model", "1",
                   NULL);
@@ -167,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_timeslice_within_tolerance),
         cmocka_unit_test(test_reproducible),
         cmocka_unit_test(test_falls_back_to_exact),
+        cmocka_unit_test(test_compare_and_sweep_as_run),
         cmocka_unit_test_setup_teardown(test_refuses_per_op_outputs_and_small_w,
                                         e2e_tmpdir_setup, e2e_tmpdir_teardown),
     };
