@@ -12,12 +12,11 @@ build/hqsim, W 4,8; CHECK_ITER (default 300) sets --iterations,
 CHECK_CASES a comma-separated subset of the case names.  Not a test:
 nothing passes or fails; the numbers go to the README.
 """
-import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
+
+from checklib import rel, run as hqsim_run
 
 HQ = sys.argv[1] if len(sys.argv) > 1 else "build/hqsim"
 WS = [int(x) for x in (sys.argv[2] if len(sys.argv) > 2 else "4,8").split(",")]
@@ -50,27 +49,9 @@ CASES += [("cnn_b1_graph mps N=4", graph("cnn_b1_graph", "0.0517") +
            ["--processes", "2", "--mode", "timeslice"])]
 
 
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run(args, w, tmp):
-    out = os.path.join(tmp, "r.json")
     extra = ["--request-model", str(w)] if w else []
-    t0 = cpu()
-    subprocess.run([HQ, "run", "-q", "--iterations", IT] + args + extra +
-                   ["--json", out], check=True)
-    r = json.load(open(out))["run"]
-    r["cpu_s"] = cpu() - t0
-    return r
-
-
-def rel(a, b, key):
-    x, y = a.get(key), b.get(key)
-    if not x or y is None:
-        return "      -"
-    return "%+6.2f%%" % (100 * (y / x - 1))
+    return hqsim_run(HQ, ["--iterations", IT] + args + extra, tmp)
 
 
 def line(label, r, cols):
@@ -93,7 +74,7 @@ def case(name, args, tmp):
         r = run(args, w, tmp)
         fell = any(n.startswith("--request-model") for n in r.get("notes", []))
         line(str(w) + ("*" if fell else ""), r,
-             tuple(rel(base, r, k) for k in
+             tuple(rel(base.get(k), r.get(k)) for k in
                    ("makespan_ms", "throughput_per_s", "latency_p50_ms",
                     "latency_p99_ms")))
 

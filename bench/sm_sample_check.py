@@ -13,14 +13,14 @@ exact - 1|.  Default HQSIM build/hqsim, M 2,3,4,12.  CHECK_ITER (default
 cases whose name contains TEXT, and no validate.  Not a test: nothing
 passes or fails; the numbers go to README "Sampled SMs".
 """
-import json
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from checklib import rel, run as hqsim_run
 
 HQ = sys.argv[1] if len(sys.argv) > 1 else "build/hqsim"
 MS = [int(x) for x in (sys.argv[2] if len(sys.argv) > 2 else "2,3,4,12")
@@ -32,26 +32,8 @@ BIG = ["--limit", "ops=100M", "--limit", "work=100M", "--limit",
        "events=10G", "--limit", "placements=100G"]
 
 
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run(args, m, tmp):
-    out = os.path.join(tmp, "r.json")
-    t0 = cpu()
-    subprocess.run([HQ, "run", "-q"] + BIG + args +
-                   ["--sm-sample", str(m), "--json", out], check=True)
-    r = json.load(open(out))["run"]
-    r["cpu_s"] = cpu() - t0
-    return r
-
-
-def rel(a, b, key):
-    x, y = a.get(key), b.get(key)
-    if not x or y is None:
-        return "     -"
-    return "%+6.2f%%" % (100 * (y / x - 1))
+    return hqsim_run(HQ, BIG + args + ["--sm-sample", str(m)], tmp)
 
 
 ONLY = os.environ.get("CHECK_ONLY")
@@ -71,10 +53,10 @@ def case(name, args, tmp):
     for m in MS:
         r = run(args, m, tmp)
         print("  %-5d %11d %8.2f %9s %10s %8s %8s" %
-              (m, r["events"], r["cpu_s"], rel(base, r, "makespan_ms"),
-               rel(base, r, "throughput_per_s"),
-               rel(base, r, "latency_p50_ms"),
-               rel(base, r, "latency_p99_ms")))
+              ((m, r["events"], r["cpu_s"]) +
+               tuple(rel(base.get(k), r.get(k)) for k in
+                     ("makespan_ms", "throughput_per_s", "latency_p50_ms",
+                      "latency_p99_ms"))))
 
 
 ROW = re.compile(r"^(\S+)\s+\S+\s+\S+\s+\d+\s+([\d.]+)\s+([\d.]+)\s")

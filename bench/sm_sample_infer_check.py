@@ -17,12 +17,12 @@ Default HQSIM build/hqsim, M 2,4,11; BIG_N (default 20000) kernels in the
 synthetic traces.
 """
 import glob
-import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
+
+from checklib import rel, run as hqsim_run
 
 HQ = sys.argv[1] if len(sys.argv) > 1 else "build/hqsim"
 MS = [int(x) for x in (sys.argv[2] if len(sys.argv) > 2 else "2,4,11")
@@ -32,31 +32,10 @@ LIMITS = ["--limit", "ops=100M", "--limit", "work=100M", "--limit",
           "events=10G", "--limit", "placements=100G"]
 
 
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run(trace, m, tmp):
-    out = os.path.join(tmp, "r.json")
-    t0 = cpu()
-    args = [HQ, "run", "-q"] + LIMITS + [trace, "--json", out]
-    if m > 1:
-        args += ["--sm-sample", str(m)]
-    p = subprocess.run(args, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, text=True)
-    if p.returncode:
-        return None
-    doc = json.load(open(out))
-    r = doc["run"]
-    r["cpu_s"] = cpu() - t0
-    return r
-
-
-def rel(a, b):
-    if not a or b is None:
-        return "      -"
-    return "%+7.2f%%" % (100 * (b / a - 1))
+    """None where the command fails (a trace hqsim refuses)."""
+    args = LIMITS + [trace] + (["--sm-sample", str(m)] if m > 1 else [])
+    return hqsim_run(HQ, args, tmp, check=False)
 
 
 def mean_op(r):
@@ -100,8 +79,8 @@ def main():
                 continue
             print("%-60s %4d %10d %8.2f %9s %9s" %
                   ("", m, r.get("events", 0), r["cpu_s"],
-                   rel(base.get("makespan_ms"), r.get("makespan_ms")),
-                   rel(mean_op(base), mean_op(r))))
+                   rel(base.get("makespan_ms"), r.get("makespan_ms"), 7),
+                   rel(mean_op(base), mean_op(r), 7)))
         sys.stdout.flush()
 
 
