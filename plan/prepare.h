@@ -15,13 +15,15 @@
  *     4. --loop-request: loop one representative request; the request is
  *        picked by its *recorded* GPU work, before any retargeting, so the
  *        same request is looped whatever GPU the workload then runs on.
- *        On a timed trace this cut comes before step 2, and step 2 infers
- *        the kept request alone (one run of it, against its own recorded
- *        times): the other requests' times alone would never be used, and
- *        the whole recording costs its number of requests times as much.
- *        The per-request spread rows are their recorded times over the
- *        kept one's; with several processes their kept requests are
- *        inferred in one run, started together;
+ *        On a timed trace of one process this cut comes before step 2,
+ *        and step 2 infers the kept request alone (one run of it, against
+ *        its own recorded times): the other requests' times alone would
+ *        never be used, and the whole recording costs its number of
+ *        requests times as much; the per-request spread rows are then
+ *        their recorded times over the kept one's.  With several
+ *        processes the whole recording is inferred first, as they ran
+ *        side by side (their kept requests started together would contend
+ *        as no recorded request did);
  *     5. --iterations;
  *     6. --host-scale;
  *     7. --request-spread: per-request rows from measured latencies;
