@@ -1393,10 +1393,7 @@ uint64_t eng_sampled_blocks(Engine *E, const OpInst *in, uint64_t n)
     uint64_t h = E->seed ^ ((uint64_t)in->proc->index << 40) ^
                  ((uint64_t)in->op_index << 12) ^ (uint64_t)in->node ^
                  ((uint64_t)in->iteration * 0xd6e8feb86659fd93ull);
-    h += 0x9e3779b97f4a7c15ull;
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    h ^= h >> 31;
+    h = sim_mix64(h);
     const double u = (double)(h >> 11) * 0x1p-53;
     return MAX(1u, (uint64_t)lo + (u < x - lo));
 }

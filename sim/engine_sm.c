@@ -36,6 +36,7 @@
 #include "engine_cost.h"
 #include "engine_internal.h"
 #include "error.h"
+#include "jitter.h"
 #include "smem_config.h"
 
 #define WORK_EPS 1e-3 /* ns of work: a group with less left is done */
@@ -229,10 +230,7 @@ static uint64_t drain_key(const Engine *E, const Group *g)
     SimTime since = k->start == SIM_TIME_NEVER ? 0 : g->placed - k->start;
     uint64_t x = E->seed ^ ((uint64_t)g->sm->id << 40) ^
                  (op * 0x9e3779b97f4a7c15ull) ^ (uint64_t)since;
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
+    return sim_mix64(x);
 }
 
 /* Identical SMs reach an early end at one instant; with

@@ -34,9 +34,10 @@
 #include "simtime.h"
 
 /* SplitMix64's finalizer: a bijection that mixes every input bit into
- * every output bit.  The counter-based draws of the spread and of the
- * request model (sim/reqmodel.c) hash their keys with it, so a draw depends
- * on its key alone. */
+ * every output bit.  The counter-based draws of the spread, of the
+ * request model (sim/reqmodel.c), of --sm-sample's rounding (engine.c) and
+ * the drain order of identical SMs (engine_sm.c) hash their keys with it,
+ * so a draw depends on its key alone. */
 static inline uint64_t sim_mix64(uint64_t x)
 {
     x += 0x9e3779b97f4a7c15ull;
