@@ -127,6 +127,46 @@ static void test_eventq_reschedule_behind_newer_bucket(void **state)
     sim_eventq_destroy(&q);
 }
 
+/* An event alone in its bucket, moved to a time no bucket may take it,
+ * carries its bucket along (eventq.c's bucket_move): the bucket becomes
+ * the open one at the new time, and the bucket marked newest in that
+ * time's table slot loses its mark, as a new bucket would have made them.
+ * Later events at the new time go after it, at the old time into a new
+ * bucket; at a time sharing the slot, after the unmarked bucket there. */
+static void test_eventq_lone_event_moves_its_bucket(void **state)
+{
+    (void)state;
+    const SimTime t2 = 20;
+    SimTime t3 = t2 + 1;
+    while (sim_eventq_slot(t3) != sim_eventq_slot(t2))
+        t3++;
+    SimEventQ q;
+    sim_eventq_init(&q);
+    SimEvent a, b, c, d, e;
+    sim_event_init(&a, 1, NULL);
+    sim_event_init(&b, 2, NULL);
+    sim_event_init(&c, 3, NULL);
+    sim_event_init(&d, 4, NULL);
+    sim_event_init(&e, 5, NULL);
+    sim_eventq_schedule(&q, &a, 10); /* bucket A */
+    sim_eventq_schedule(&q, &b, t2); /* bucket B: open, marked */
+    sim_eventq_schedule(&q, &a, t3); /* to t3; B unmarked */
+    SimEventBucket *A = a.bucket;
+    assert_true(q.open == A && A->newest && !b.bucket->newest);
+    assert_true(sim_eventq_check(&q));
+    sim_eventq_schedule(&q, &c, t3); /* after a, in A */
+    assert_ptr_equal(c.bucket, A);
+    sim_eventq_schedule(&q, &d, 10); /* a new bucket at 10 */
+    sim_eventq_schedule(&q, &e, t2); /* a new bucket after B */
+    assert_true(e.bucket != b.bucket);
+    assert_true(sim_eventq_check(&q));
+    const int order[] = {4, 2, 5, 1, 3};
+    for (size_t i = 0; i < G_N_ELEMENTS(order); i++)
+        assert_int_equal(sim_eventq_pop(&q)->kind, order[i]);
+    assert_null(sim_eventq_pop(&q));
+    sim_eventq_destroy(&q);
+}
+
 /* Random schedule/cancel/pop sequences against a trivially correct model:
  * an array kept sorted by (when, seq). */
 typedef struct {
@@ -227,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_eventq_reschedule_goes_after_equals),
         cmocka_unit_test(test_eventq_cancel_removes),
         cmocka_unit_test(test_eventq_reschedule_behind_newer_bucket),
+        cmocka_unit_test(test_eventq_lone_event_moves_its_bucket),
         cmocka_unit_test(test_eventq_matches_sorted_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
