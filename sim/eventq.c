@@ -46,6 +46,27 @@ static void sift_down(SimEventQ *q, uint32_t i)
     place(q, i, b);
 }
 
+/* Fill the hole at heap slot @i with @b, which belongs at or below it:
+ * the earlier child moves up into the hole, down to a leaf, then @b sifts
+ * up from there.  One comparison per level where sift_down makes two; @b
+ * comes from the heap's end and mostly belongs near the bottom again.
+ * Another layout than sift_down's at times, the same heap order. */
+static void fill_hole(SimEventQ *q, uint32_t i, SimEventBucket *b)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1;
+        if (l >= q->nb)
+            break;
+        uint32_t c = l;
+        if (l + 1 < q->nb && before(q->heap[l + 1], q->heap[l]))
+            c = l + 1;
+        place(q, i, q->heap[c]);
+        i = c;
+    }
+    place(q, i, b);
+    sift_up(q, i);
+}
+
 void sim_eventq_init(SimEventQ *q)
 {
     *q = (SimEventQ){0};
@@ -109,11 +130,12 @@ static void bucket_drop(SimEventQ *q, SimEventBucket *b)
         return;
     /* Move the last bucket into the hole; it may need to go either way. */
     SimEventBucket *last = q->heap[q->nb];
-    place(q, i, last);
-    if (i > 0 && before(last, q->heap[(i - 1) / 2]))
+    if (i > 0 && before(last, q->heap[(i - 1) / 2])) {
+        place(q, i, last);
         sift_up(q, i);
-    else
-        sift_down(q, i);
+    } else {
+        fill_hole(q, i, last);
+    }
 }
 
 /* Bucket @b, holding one event about to move to @when where no bucket
