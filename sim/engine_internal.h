@@ -335,8 +335,19 @@ typedef struct Queue {
     SimEvent ev;    /* EV_QUEUE: wake when the head becomes visible */
 } Queue;
 
+/* engine_issue.c's memo of the issue curve T(L) and the priority weight
+ * f(L) at an SM load L, keyed by L's bits (set: filled): functions of the
+ * load and the model alone, so a hit gives the bits computed anew. */
+#define SHARE_LOAD_MEMO 64 /* a power of two */
+typedef struct {
+    uint64_t key;
+    double rate, f;
+    bool set;
+} ShareLoadMemo;
+
 /* A CUDA context: one per non-MPS process, one shared by all MPS clients. */
 struct Ctx {
+    ShareLoadMemo load_memo[SHARE_LOAD_MEMO]; /* engine_issue.c */
     uint32_t index;
     bool mps_server;
     const char *name;
