@@ -345,6 +345,14 @@ typedef struct {
     bool set;
 } ShareLoadMemo;
 
+/* The distinct (client, function) pairs an MPS server's clients ran last,
+ * most recent first: the same name in two clients is two functions. */
+typedef struct {
+    const char *names[SIM_MAX_FUNC_LRU];
+    const void *owners[SIM_MAX_FUNC_LRU];
+    uint32_t n;
+} SrvFuncLru;
+
 /* A CUDA context: one per non-MPS process, one shared by all MPS clients. */
 struct Ctx {
     ShareLoadMemo load_memo[SHARE_LOAD_MEMO]; /* engine_issue.c */
@@ -365,6 +373,7 @@ struct Ctx {
     uint32_t graphs;   /* graphs started and not complete: work too,
                              between and beside their kernel nodes */
     uint64_t resident_blocks;
+    SrvFuncLru funcs;        /* its clients' functions (engine_share.c) */
     uint64_t state_bytes;    /* registers + shared memory of resident blocks:
                              what a mid-block preemption saves */
     uint32_t n_clients;      /* MPS clients attached so far */
@@ -457,7 +466,7 @@ typedef enum {
  * process in its own context nothing. */
 typedef struct {
     SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns, fetch_ns,
-        xreload_ns;
+        xreload_ns, busy_ns;
 } ShareCosts;
 
 /* The distinct kernel functions a process ran last, most recent first

@@ -171,7 +171,7 @@ static void own_fault(Engine *E, Proc *P, const char *kname, const char *own)
 static void own_costs(const GpuModel *m, ShareCosts *out)
 {
     (void)m;
-    *out = (ShareCosts){0, 0, 0, 0, 0, 0, 0};
+    *out = (ShareCosts){0};
 }
 
 /* ------------------------------------------------------------------------
@@ -190,6 +190,7 @@ static void mps_costs(const GpuModel *m, ShareCosts *out)
         .kernel_ns = m->mps_client_kernel_ns,
         .fetch_ns = m->mps_func_fetch_ns,
         .xreload_ns = m->mps_func_xreload_ns,
+        .busy_ns = m->mps_func_busy_ns,
     };
 }
 
@@ -476,16 +477,67 @@ static SimTime xreload_take(Proc *P)
     return t;
 }
 
+/* The LRU distance of (@owner, @name) among the server's pairs, which
+ * then becomes the most recent (as eng_func_lru_touch). */
+static uint32_t srv_lru_touch(SrvFuncLru *lru, const void *owner,
+                              const char *name)
+{
+    uint32_t d = 0;
+    while (d < lru->n &&
+           !(lru->owners[d] == owner &&
+             (lru->names[d] == name ||
+              (name && lru->names[d] && strcmp(lru->names[d], name) == 0))))
+        d++;
+    uint32_t dist = d < lru->n ? d : SIM_MAX_FUNC_LRU;
+    if (d == lru->n && lru->n < SIM_MAX_FUNC_LRU)
+        lru->n++;
+    if (d == lru->n)
+        d--;
+    memmove(&lru->names[1], &lru->names[0], d * sizeof lru->names[0]);
+    memmove(&lru->owners[1], &lru->owners[0], d * sizeof lru->owners[0]);
+    lru->names[0] = name;
+    lru->owners[0] = owner;
+    return dist;
+}
+
+/* Whether another client of @P's server has GPU work issued and not
+ * complete. */
+static bool others_busy(const Engine *E, const Proc *P)
+{
+    for (uint32_t i = 0; i < E->n_procs; i++) {
+        const Proc *Q = &E->procs[i];
+        if (Q != P && Q->ctx == P->ctx && Q->outstanding)
+            return true;
+    }
+    return false;
+}
+
+/* A graph node's own reload beside busy clients (FINDINGS §43,
+ * mpspct/var/funcn): any width pays, by its function's distance @ds among
+ * the server's (client, function) pairs; an idle neighbour costs nothing,
+ * stream launches nothing (their funcn rows: F8 = F1). */
+static SimTime busy_reload(const Engine *E, const KernelRt *k, uint32_t ds)
+{
+    const Proc *P = k->proc;
+    double w = eng_func_weight(E->m, ds);
+    if (!k->inst->gnode || w <= 0 || !others_busy(E, P))
+        return 0;
+    return (SimTime)llround((double)P->cost.busy_ns * w);
+}
+
 SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
 {
     Proc *P = k->proc;
     const ShareCosts *c = &P->cost;
-    if (!c->kernel_ns && !c->fetch_ns && !c->xreload_ns)
+    if (!c->kernel_ns && !c->fetch_ns && !c->xreload_ns && !c->busy_ns)
         return 0; /* a context of its own: nothing to track */
-    uint32_t d = eng_func_lru_touch(&P->funcs, k->inst->op->u.kernel.name);
+    const char *name = k->inst->op->u.kernel.name;
+    uint32_t d = eng_func_lru_touch(&P->funcs, name);
     bool after_narrow = P->last_blocks == 1;
     P->last_blocks = k->blocks;
     SimTime t = xreload_take(P);
+    if (c->busy_ns)
+        t += busy_reload(E, k, srv_lru_touch(&P->ctx->funcs, P, name));
     if (k->blocks < 2)
         return t;
     t += c->kernel_ns;

@@ -198,6 +198,11 @@ typedef struct GpuModel {
      * w(d) x L(P) of the fetches since its last kernel times this later
      * (engine_share.c). */
     SimTime mps_func_xreload_ns;
+    /* While another client of its server has work issued to the GPU, a
+     * graph kernel node (any width) starts mps_func_busy x w(D) later, D
+     * its function's LRU distance among the server's (client, function)
+     * pairs, w the same table (engine_share.c, FINDINGS §43). */
+    SimTime mps_func_busy_ns;
     double mps_func_lru_weight[SIM_MAX_FUNC_LRU];
     uint32_t n_mps_func_lru_weight;
 

@@ -646,6 +646,87 @@ static void test_engine_mps_xreload(void **state)
     }
 }
 
+/* Two MPS clients: a neighbour running one 1-block kernel of @busy_us (from
+ * t = 0), and a victim from 5 us on, 16 chained 1-block 2 us kernels on
+ * functions f(j mod F), as graph nodes or stream launches. */
+static SimScenario *busy_scenario(uint32_t F, bool stream, uint32_t busy_us)
+{
+    SimScenario *sc = sim_scenario_new("busy", "hqsim");
+    SimProcessSpec *n = test_process(sc, "n", 1);
+    SimOp nk = test_kernel(0, "n", 1, 32, SIM_US(busy_us));
+    nk.api_ns = 0;
+    sim_process_add_op(n, &nk);
+    add_free_sync(n);
+    SimProcessSpec *v = test_process(sc, "v", 1);
+    v->start_ns = SIM_US(5);
+    SimGraph *g = stream ? NULL : sim_scenario_new_graph(sc);
+    for (uint32_t j = 0; j < 16; j++) {
+        SimGraphNode nd = node_kernel(0, fn_names[j % F], SIM_US(2));
+        nd.op.api_ns = 0;
+        if (stream) {
+            sim_process_add_op(v, &nd.op);
+            continue;
+        }
+        uint32_t prev = j - 1;
+        sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
+    }
+    if (g) {
+        SimOp op = graph_op(g);
+        sim_process_add_op(v, &op);
+    }
+    add_free_sync(v);
+    return sc;
+}
+
+/* The reload beside a busy client (FINDINGS §43): while the neighbour's
+ * kernel runs, each victim graph node pays mps_func_busy x w(D), D among
+ * the server's (client, function) pairs: a new function w = 1, f(j) again
+ * at F = 8 D = 7 (w = 1), at F = 4 D = 3 (w = 0); 1-block nodes pay too.
+ * A neighbour with no work issued, stream launches and the victim's own
+ * context (time-slicing) pay nothing. */
+static void test_engine_mps_busy_reload(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m0 = fetch_model();
+    g_autoptr(GpuModel) m1 = fetch_model();
+    m1->mps_func_busy_ns = 500;
+    struct {
+        uint32_t F, busy_us;
+        bool stream;
+        SimTime first, again; /* nodes 1..F-1, nodes F..15 */
+    } cases[] = {
+        {8, 1000, false, 500, 500},
+        {4, 1000, false, 500, 0},
+        {8, 1, false, 0, 0}, /* the neighbour done before the victim starts */
+        {8, 1000, true, 0, 0},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(SimScenario) sc =
+            busy_scenario(cases[i].F, cases[i].stream, cases[i].busy_us);
+        for (int ts = 0; ts < 2; ts++) {
+            SimShareMode mode = ts ? SIM_SHARE_TIMESLICE : SIM_SHARE_MPS;
+            g_autoptr(SimResult) a = test_run(m0, sc, mode);
+            g_autoptr(SimResult) b = test_run(m1, sc, mode);
+            assert_non_null(a);
+            assert_non_null(b);
+            for (uint32_t j = 1; j < 16; j++) {
+                const SimOpRecord *a0 = cases[i].stream ? test_op(a, 1, j - 1)
+                                                        : node_rec(a, 1, j - 1);
+                const SimOpRecord *a1 =
+                    cases[i].stream ? test_op(a, 1, j) : node_rec(a, 1, j);
+                const SimOpRecord *b0 = cases[i].stream ? test_op(b, 1, j - 1)
+                                                        : node_rec(b, 1, j - 1);
+                const SimOpRecord *b1 =
+                    cases[i].stream ? test_op(b, 1, j) : node_rec(b, 1, j);
+                int64_t extra = ((int64_t)b1->start_ns - (int64_t)b0->end_ns) -
+                                ((int64_t)a1->start_ns - (int64_t)a0->end_ns);
+                SimTime want = j < cases[i].F ? cases[i].first : cases[i].again;
+                assert_int_equal(extra, ts ? 0 : want);
+            }
+        }
+    }
+}
+
 /* A graph kernel node that faults kills its MPS peers, mid-graph, with no
  * leak (valgrind) and no stuck node. */
 static void test_engine_fault_in_graph(void **state)
@@ -962,6 +1043,7 @@ int main(void)
         cmocka_unit_test(test_engine_mps_fetch_needs_narrow),
         cmocka_unit_test(test_engine_mps_fetch_dram),
         cmocka_unit_test(test_engine_mps_xreload),
+        cmocka_unit_test(test_engine_mps_busy_reload),
         cmocka_unit_test(test_engine_fault_in_graph),
         cmocka_unit_test_setup_teardown(test_kineto_graph, tmp_setup,
                                         tmp_teardown),
