@@ -30,17 +30,11 @@
 #include <string>
 #include <vector>
 
-#include "cuda_check.h"
+#include "gpu_clock.h"
+
 struct Rec {
     u64 s, e;
 };
-
-__device__ __forceinline__ u64 gtime()
-{
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
 
 __global__ void knode(Rec *r, int idx, u64 work)
 {
@@ -53,47 +47,16 @@ __global__ void knode(Rec *r, int idx, u64 work)
     }
 }
 
-// Ping-pong: wait for the host's flag, answer with the GPU time.
-__global__ void kpong(volatile u64 *box)
-{
-    for (int i = 0; i < 32; i++) {
-        while (box[0] != (u64)(i + 1)) {
-        }
-        box[1] = gtime();
-        __threadfence_system();
-        box[0] = 0;
-    }
-}
-
-static u64 hnow()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static long long g_off; // gt = host + g_off
 
 static void sync_clock()
 {
     volatile u64 *box;
     CK(cudaHostAlloc((void **)&box, 64, cudaHostAllocMapped));
-    box[0] = box[1] = 0;
     u64 *dbox;
     CK(cudaHostGetDevicePointer((void **)&dbox, (void *)box, 0));
-    kpong<<<1, 1>>>((volatile u64 *)dbox);
-    u64 best = ~0ull;
-    for (int i = 0; i < 32; i++) {
-        u64 t0 = hnow();
-        box[0] = i + 1;
-        while (box[0] != 0) {
-        }
-        u64 t1 = hnow();
-        if (t1 - t0 < best) {
-            best = t1 - t0;
-            g_off = (long long)box[1] - (long long)(t0 + (t1 - t0) / 2);
-        }
-    }
+    u64 best;
+    g_off = clock_offset(box, dbox, 0, &best);
     CK(cudaDeviceSynchronize());
     CK(cudaFreeHost((void *)box));
     fprintf(stderr, "clock sync: best round trip %llu ns\n", best);

@@ -48,14 +48,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_check.h"
-
-__device__ __forceinline__ u64 gtime()
-{
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
+#include "gpu_clock.h"
 
 // One node: thread 0 spins `work` ns; role 1 records its start in box[0],
 // role 2 its end in box[1] and a word of the output (the copy's source).
@@ -74,48 +67,14 @@ __global__ void knode(volatile u64 *box, u64 *out, u64 work, int role)
     }
 }
 
-// Ping-pong: wait for the host's flag, answer with the GPU time.
-__global__ void kpong(volatile u64 *box)
-{
-    for (int i = 0; i < 32; i++) {
-        while (box[0] != (u64)(i + 1)) {
-        }
-        box[1] = gtime();
-        __threadfence_system();
-        box[0] = 0;
-    }
-}
-
-static u64 hnow()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static volatile u64 *g_pbox; // mapped: ping-pong
 static u64 *g_dpbox;
 
-// gt = host + offset, from the smallest of 32 round trips (on stream s).
+// gt = host + offset (gpu_clock.h), on stream s.
 static long long sync_clock(cudaStream_t s)
 {
-    g_pbox[0] = g_pbox[1] = 0;
-    kpong<<<1, 1, 0, s>>>((volatile u64 *)g_dpbox);
-    u64 best = ~0ull;
-    long long off = 0;
-    for (int i = 0; i < 32; i++) {
-        u64 t0 = hnow();
-        g_pbox[0] = i + 1;
-        while (g_pbox[0] != 0) {
-        }
-        u64 t1 = hnow();
-        if (t1 - t0 < best) {
-            best = t1 - t0;
-            off = (long long)g_pbox[1] - (long long)(t0 + (t1 - t0) / 2);
-        }
-    }
-    CK(cudaStreamSynchronize(s));
-    return off;
+    u64 best;
+    return clock_offset(g_pbox, g_dpbox, s, &best);
 }
 
 static void sleep_until(u64 t)
