@@ -8,7 +8,12 @@
 # N = 2 and 8.  With "heavy" instead: the graph's inner nodes hold SMs (264 blocks of 128 threads,
 # --blocks 264), variants pg, pin, none and pinev (CUDA events around the copy), without MPS at
 # N = 1 and as MPS clients at N = 1, 2, 4, 8; then one-block nodes again, pin and pinev, MPS
-# N = 1, 2 and 8.  Every daemon is quit here (EXIT trap).
+# N = 1, 2 and 8.  With "dram" (span10b): rank 0 serves pg, pinev and none beside neighbours
+# that serve the same, sit idle, or stream DRAM (--others dram: a graph of one copy kernel over
+# 2 x DRAM_MB MiB, default 1024, back to back), MPS N = 1, 2, 4, 8 with 264-block inner nodes and
+# N = 2, 8 with 1-block ones; then harness/span_host_loop.py (a fixed Python + torch host loop,
+# no GPU wait, rank 0 timed) with N - 1 busy siblings: mode cuda as MPS clients N = 1, 2, 4, 8,
+# mode cpu without MPS N = 1, 2, 4, 8, 16.  Every daemon is quit here (EXIT trap).
 set -u
 OUTDIR=${1:?outdir}; PART=${2:-main}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -39,6 +44,30 @@ group() { # TAG N AFFINITY(none|own|c4) [span_probe options]
   for i in "${PIDS[@]}"; do wait $i; done; PIDS=(); rm -rf "$B"
   echo "$tag done $((SECONDS - t0)) s"
 }
+hgroup() { # TAG N MODE: span_host_loop.py, N processes together
+  local tag=$1 n=$2 mode=$3 B=$RAW/bar_$1 i t0=$SECONDS; PIDS=()
+  mkdir -p "$B"
+  for i in $(seq 0 $((n - 1))); do
+    timeout 60 python3 "$HERE/span_host_loop.py" --rank $i --n $n --barrier "$B" --mode "$mode" \
+      --out "$RAW/${tag}_host.csv" > "$RAW/${tag}_h$i.log" 2>&1 & PIDS+=($!)
+  done
+  for i in "${PIDS[@]}"; do wait $i; done; PIDS=(); rm -rf "$B"
+  echo "$tag done $((SECONDS - t0)) s: $(cat "$RAW/${tag}_h0.log" | tail -1)"
+}
+if [ "$PART" = dram ]; then
+  mps_lib_info 1 torch >> "$RAW/info.txt" 2>&1
+  D=(--variants pg,pinev,none --others same,dram,idle --dram-mb "${DRAM_MB:-1024}")
+  export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
+  mps_lib_start
+  for n in 1 2 4 8; do group mps_n${n}_b264_dram $n none --blocks 264 "${D[@]}"; done
+  for n in 2 8; do group mps_n${n}_dram $n none "${D[@]}"; done
+  grep -h '^dram' "$RAW"/*_p[1-9].log | awk '{ s += $4; k++ } END { if (k) print "dram neighbours: mean", s / k, "GiB/s per slot over", k, "slots" }'
+  for n in 1 2 4 8; do hgroup mps_host_cuda_n$n $n cuda; done
+  mps_lib_stop; MPSON=0
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  for n in 1 2 4 8 16; do hgroup host_cpu_n$n $n cpu; done
+  exit 0
+fi
 if [ "$PART" = heavy ]; then
   H=(--blocks 264 --variants pg,pin,none,pinev)
   group nomps_n1_b264 1 none "${H[@]}"

@@ -34,9 +34,17 @@
 //   nocopy  the same graph and synchronizes, no output copy
 //   copy    only the 32 KiB pageable output copy and synchronize, no kernels
 //   idle    nothing (connected, sleeping)
+//   dram    a graph of one copy kernel streaming --dram-mb MiB from one
+//           device buffer to another (grid-stride float4), launched and
+//           stream-synchronized back to back: neighbours streaming DRAM as
+//           the decoders' kernels do (FINDINGS §31), with no output copy;
+//           each such rank prints "dram GiB/s launches" of its slots on
+//           stdout (span10b)
 // FILE gets one CSV row per request: rank,slot,variant,others,i,h_h2d,
 // h_launch,h_copy,h_ssync,h_dsync,gs,ge (ns from the request's start),ev
-// (ns; pinev only, else 0).  --variants a,b,.. limits the schedule.
+// (ns; pinev only, else 0).  --variants a,b,.. and --others a,b,.. limit the
+// schedule (default others: same,nocopy,copy,idle; dram only when asked, as
+// it allocates 2 x --dram-mb MiB, default 1024, in every rank but 0).
 #include <cuda_runtime.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -65,6 +73,14 @@ __global__ void knode(volatile u64 *box, u64 *out, u64 work, int role)
         out[0] = t;
         box[1] = gtime();
     }
+}
+
+// A DRAM-streaming neighbour's node: copy n float4 from a to b.
+__global__ void kdram(const float4 *a, float4 *b, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        b[i] = a[i];
 }
 
 static volatile u64 *g_pbox; // mapped: ping-pong
@@ -101,12 +117,14 @@ struct Slot {
     const char *variant, *others;
 };
 static const char *VARIANTS[] = {"pg", "pin", "none", "pg512", "pinev"};
-static const char *OTHERS[] = {"same", "nocopy", "copy", "idle"};
+static const char *OTHERS[] = {"same", "nocopy", "copy", "idle", "dram"};
 
 int main(int argc, char **argv)
 {
     int rank = 0, n = 1, kernels = 64, slot_ms = 300, blocks = 1;
     std::string only = "pg,pin,none,pg512";
+    std::string oth = "same,nocopy,copy,idle";
+    size_t dram_mb = 1024;
     u64 work = 4000;
     const char *bar = NULL, *outf = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -129,6 +147,10 @@ int main(int argc, char **argv)
             blocks = atoi(argv[i + 1]);
         else if (k == "--variants")
             only = argv[i + 1];
+        else if (k == "--others")
+            oth = argv[i + 1];
+        else if (k == "--dram-mb")
+            dram_mb = strtoull(argv[i + 1], NULL, 10);
         else {
             fprintf(stderr, "span_probe: unknown option %s\n", argv[i]);
             return 2;
@@ -171,13 +193,37 @@ int main(int argc, char **argv)
     CK(cudaStreamEndCapture(s, &g));
     CK(cudaGraphInstantiate(&ge, g, 0));
 
+    // the DRAM-streaming neighbour's graph (ranks > 0, only when asked)
+    bool want_dram = rank > 0 && ("," + oth + ",").find(",dram,") !=
+                                     std::string::npos;
+    cudaGraphExec_t gd = NULL;
+    size_t dram_n = dram_mb * (1024 * 1024 / 16);
+    if (want_dram) {
+        float4 *da, *db;
+        CK(cudaMalloc((void **)&da, dram_n * 16));
+        CK(cudaMalloc((void **)&db, dram_n * 16));
+        CK(cudaMemset(da, 0, dram_n * 16));
+        cudaGraph_t g2;
+        CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+        kdram<<<132 * 8, 256, 0, s>>>(da, db, dram_n);
+        CK(cudaStreamEndCapture(s, &g2));
+        CK(cudaGraphInstantiate(&gd, g2, 0));
+        CK(cudaGraphLaunch(gd, s));
+        CK(cudaStreamSynchronize(s));
+    }
+
     cudaEvent_t e1, e2;
     CK(cudaEventCreate(&e1));
     CK(cudaEventCreate(&e2));
     // one request; variant v (0 pg, 1 pin, 2 none, 3 pg512, 5 pinev; 4 copy
-    // only)
+    // only; 6 the DRAM-streaming graph alone)
     auto request = [&](int v, u64 *m) {
         u64 h0 = hnow();
+        if (v == 6) {
+            CK(cudaGraphLaunch(gd, s));
+            CK(cudaStreamSynchronize(s));
+            return;
+        }
         CK(cudaMemcpyAsync(din, hpin_in, 8, cudaMemcpyHostToDevice, s));
         m[0] = hnow() - h0;
         if (v != 4)
@@ -238,7 +284,9 @@ int main(int argc, char **argv)
     for (const char *v : VARIANTS)
         for (const char *o : OTHERS)
             if (("," + only + ",").find(std::string(",") + v + ",") !=
-                std::string::npos)
+                    std::string::npos &&
+                ("," + oth + ",").find(std::string(",") + o + ",") !=
+                    std::string::npos)
                 slots.push_back({v, o});
     FILE *out = fopen(outf, "w");
     fprintf(out, "rank,slot,variant,others,i,h_h2d,h_launch,h_copy,h_ssync,"
@@ -258,13 +306,16 @@ int main(int argc, char **argv)
         int v = serve                          ? vi
                 : !strcmp(sl.others, "nocopy") ? 2
                 : !strcmp(sl.others, "copy")   ? 4
+                : !strcmp(sl.others, "dram")   ? 6
                                                : -1;
         rows.clear();
         if (v < 0) {
             sleep_until(end);
             continue;
         }
-        for (int i = 0; hnow() < end; i++) {
+        u64 d0 = hnow();
+        int i = 0;
+        for (; hnow() < end; i++) {
             request(v, m);
             if (!serve || rows.size() >= 4000)
                 continue;
@@ -274,6 +325,10 @@ int main(int argc, char **argv)
                             (long long)m[2], (long long)m[3], (long long)m[4],
                             gs, gend, (long long)m[8]});
         }
+        if (v == 6)
+            printf("dram slot %zu %.1f GiB/s %d launches\n", si,
+                   2.0 * i * dram_n * 16 / 1073741824.0 / ((hnow() - d0) * 1e-9),
+                   i);
         for (auto &r : rows)
             fprintf(out,
                     "%d,%zu,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,"
