@@ -16,11 +16,12 @@ wait (torch_graphs.py Runner.request()):
         that do not wait for the GPU (the stream holds only tiny copies)
 """
 import argparse
-import os
 import statistics
 import time
 
 import torch
+
+from start_together import start_together  # the script's folder is on sys.path
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--rank", type=int, required=True)
@@ -57,17 +58,7 @@ for _ in range(2000):
 if a.mode == "cuda":
     torch.cuda.synchronize()
 
-open(os.path.join(a.barrier, f"go.{a.rank}"), "w").close()
-while sum(1 for f in os.listdir(a.barrier) if f.startswith("go.")) < a.n:
-    time.sleep(0.0002)
-t0f = os.path.join(a.barrier, "t0")
-if a.rank == 0:
-    with open(t0f + ".tmp", "w") as f:
-        f.write(repr(time.time() + 0.2))
-    os.rename(t0f + ".tmp", t0f)
-while not os.path.exists(t0f):
-    time.sleep(0.0002)
-t0 = float(open(t0f).read())
+t0 = start_together(a.barrier, a.rank, a.n, 0.2)
 while time.time() < t0:
     pass
 end = t0 + a.secs

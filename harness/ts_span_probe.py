@@ -35,6 +35,7 @@ a = ap.parse_args()
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import torch_graphs  # noqa: E402
+from start_together import start_together  # noqa: E402
 
 runners = {}
 for c in a.configs.split(","):
@@ -45,17 +46,7 @@ for c in a.configs.split(","):
 torch.cuda._sleep(1000)
 torch.cuda.synchronize()
 
-open(os.path.join(a.barrier, f"go.{a.rank}"), "w").close()
-while sum(1 for f in os.listdir(a.barrier) if f.startswith("go.")) < a.n:
-    time.sleep(0.0002)
-t0f = os.path.join(a.barrier, "t0")
-if a.rank == 0:
-    with open(t0f + ".tmp", "w") as f:
-        f.write(repr(time.time() + 0.3))
-    os.rename(t0f + ".tmp", t0f)
-while not os.path.exists(t0f):
-    time.sleep(0.0002)
-t0 = float(open(t0f).read())
+t0 = start_together(a.barrier, a.rank, a.n, 0.3)
 
 
 def one(r, role, e0, e1):
