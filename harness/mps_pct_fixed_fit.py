@@ -39,6 +39,8 @@ ap.add_argument("hqsim")
 ap.add_argument("kernels")
 ap.add_argument("configs")
 ap.add_argument("--fixed", default=None, help="kernel_fixed_us values (default: the model's)")
+ap.add_argument("--per-kernel", default=None, metavar="FILE",
+                help="also write each kept kernel's growth, measured and hqsim, to FILE (CSV)")
 a = ap.parse_args()
 FITS = json.load(open(os.path.join(H, "openloop/fits.json")))
 TMP = tempfile.mkdtemp(prefix="fixedfit.")
@@ -103,6 +105,11 @@ def measured(cfg):
 
 def main():
     fixed_values = a.fixed.split(",") if a.fixed else [None]
+    per = open(a.per_kernel, "w", newline="") if a.per_kernel else None
+    if per:
+        pw = csv.writer(per)
+        pw.writerow(["config", "kernel_fixed_us", "kernel", "grid", "block", "per_request", "meas_us_100",
+                     "hqsim_us_100", "meas_growth_50", "hqsim_growth_50", "meas_growth_25", "hqsim_growth_25"])
     print("config,kernel_fixed_us,kept,of,setting,meas_us,hqsim_us,meas_growth,hqsim_growth,growth_err_pct")
     for cfg in a.configs.split(","):
         M = measured(cfg)
@@ -119,6 +126,12 @@ def main():
                           abs(S[pct][k][1] / S[100][k][1] - M[s][k][1] / M["mps100"][k][1]) for k in keys)
                 print(f"{cfg},{fx if fx is not None else 'model'},{len(keys)},{len(S[100])},{s},{m:.1f},{p:.1f},"
                       f"{m / base_m:.3f},{p / base_s:.3f},{100 * err / base_m:.1f}", flush=True)
+            for k in keys if per else []:
+                g = [(M[s][k][1] / M["mps100"][k][1], S[p][k][1] / S[100][k][1]) for p, s in ((50, "mps50"), (25, "mps25"))]
+                pw.writerow([cfg, fx if fx is not None else "model", *k, S[100][k][0], M["mps100"][k][1],
+                             round(S[100][k][1], 3), *(f"{x:.3f}" for gg in g for x in gg)])
+    if per:
+        per.close()
     shutil.rmtree(TMP, ignore_errors=True)
 
 
