@@ -226,6 +226,43 @@ static GArray *cli_settings_entries(PlanCommand command,
     return out;
 }
 
+/* True when @e is a short option that takes a value (-j 4). */
+static bool cli_short_takes_value(const GOptionEntry *e, char c)
+{
+    return e->short_name == c && e->arg != G_OPTION_ARG_NONE &&
+           !(e->flags & (G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_OPTIONAL_ARG));
+}
+
+/* GOption reads the value of a short option only from the next word, so
+ * "-j4" would be an error: a copy of @argv (pointers into it, plus the
+ * split-off values kept in @keep) where every "-Xvalue" of a short option
+ * X that takes a value reads "-X" "value".  Words after "--" are left as
+ * they are. */
+static GPtrArray *cli_split_short(const GOptionEntry *entries, int argc,
+                                  char **argv, GPtrArray *keep)
+{
+    GPtrArray *out = g_ptr_array_new();
+    bool rest = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const GOptionEntry *hit = NULL;
+        rest = rest || !strcmp(a, "--");
+        if (!rest && i > 0 && a[0] == '-' && a[1] && a[1] != '-' && a[2])
+            for (const GOptionEntry *e = entries; e->long_name && !hit; e++)
+                hit = cli_short_takes_value(e, a[1]) ? e : NULL;
+        if (!hit) {
+            g_ptr_array_add(out, argv[i]);
+            continue;
+        }
+        char *flag = g_strndup(a, 2);
+        g_ptr_array_add(keep, flag);
+        g_ptr_array_add(out, flag);
+        g_ptr_array_add(out, (char *)a + 2);
+    }
+    g_ptr_array_add(out, NULL);
+    return out;
+}
+
 /* Parse with @cp's entries (and its settings' rows); see sim_cli_parse. */
 static gboolean cli_parse(CliParse *cp, const char *command, const char *params,
                           const char *description, const GOptionEntry *entries,
@@ -244,13 +281,24 @@ static gboolean cli_parse(CliParse *cp, const char *command, const char *params,
     GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, cp, NULL);
     g_option_group_add_entries(main_group, (GOptionEntry *)wrapped->data);
     g_option_context_set_main_group(ctx, main_group);
+    g_autoptr(GPtrArray) split = cli_split_short(
+        (const GOptionEntry *)wrapped->data, *argc, *argv, keep);
+    char **words = (char **)split->pdata;
+    int nwords = (int)split->len - 1;
     g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, argc, argv, &error)) {
+    if (!g_option_context_parse(ctx, &nwords, &words, &error)) {
         fprintf(stderr, "hqsim %s: %s\n(see 'hqsim %s --help')\n", command,
                 error->message, command);
         *status = 2;
         return FALSE;
     }
+    /* What is left are words of @argv itself (a split value is always
+     * taken by its option), so it fits back in place. */
+    g_assert(nwords <= *argc);
+    for (int i = 0; i < nwords; i++)
+        (*argv)[i] = words[i];
+    (*argv)[nwords] = NULL;
+    *argc = nwords;
     return TRUE;
 }
 

@@ -124,11 +124,40 @@ static void test_e2e_options_help_text_from_table(void **state)
     }
 }
 
+/* A short option's value may follow it in the same word (-n4, -mmps,
+ * sweep -j1) or in the next; both read the same.  After "--" a word is
+ * an input, not an option. */
+static void test_e2e_options_short_value_attached(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *joined, *apart;
+    } pairs[] = {
+        {"run -n4 -mmps traces/default.json",
+         "run -n 4 -m mps traces/default.json"},
+        {"compare -n2 -mtimeslice,mps traces/default.json",
+         "compare -n 2 -m timeslice,mps traces/default.json"},
+        {"sweep -j1 -n1-2 traces/default.json",
+         "sweep -j 1 -n 1-2 traces/default.json"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(pairs); i++) {
+        g_autofree char *a = bash("\"$1\" $2", pairs[i].joined);
+        g_autofree char *b = bash("\"$1\" $2", pairs[i].apart);
+        assert_true(strlen(a) > 100);
+        assert_string_equal(a, b);
+    }
+    g_autofree char *after =
+        bash("\"$1\" run -q traces/default.json -- -n4 2>&1; echo rc=$?", "");
+    assert_contains(after, "-n4");
+    assert_contains(after, "rc=1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_e2e_options_help_man_completion_match_table),
         cmocka_unit_test(test_e2e_options_help_text_from_table),
+        cmocka_unit_test(test_e2e_options_short_value_attached),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
