@@ -710,10 +710,16 @@ static void queue_pump(Engine *E, Queue *q)
             queue_pop(q);
             graph_start(E, in);
             break;
-        case SIM_OP_COPY:
+        case SIM_OP_COPY: {
+            SimTime w = copy_handoff_wait(E, in);
+            if (w) {
+                in->visible = E->now + w; /* looked at again then */
+                continue;
+            }
             queue_pop(q);
             copy_submit(E, in);
             break;
+        }
         default: g_assert_not_reached();
         }
     }

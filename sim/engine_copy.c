@@ -160,6 +160,26 @@ static void copy_start_waiting(Engine *E, CopyDir *cd)
         copy_after_change(E, cd);
 }
 
+/* A device-to-host copy whose stream's earlier work is done waits, once,
+ * the process's handoff_ns for each other client of its context (the
+ * MPS server) with device work in flight: measured as the hand-off to the
+ * copy engine growing beside busy MPS neighbours, ~0.5 us each, and not
+ * beside idle ones (FINDINGS.md §44).  0 for a process in its own
+ * context, for other directions and once charged. */
+SimTime copy_handoff_wait(const Engine *E, OpInst *in)
+{
+    const Proc *P = in->proc;
+    if (in->waited || !P->cost.handoff_ns || in->op->u.copy.dir != SIM_COPY_D2H)
+        return 0;
+    in->waited = true;
+    SimTime busy = 0;
+    for (uint32_t i = 0; i < E->n_procs; i++) {
+        const Proc *o = &E->procs[i];
+        busy += o != P && o->ctx == P->ctx && o->outstanding > 0;
+    }
+    return busy * P->cost.handoff_ns;
+}
+
 void copy_submit(Engine *E, OpInst *in)
 {
     CopyDir *cd = &E->copy[in->op->u.copy.dir];

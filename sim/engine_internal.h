@@ -75,7 +75,8 @@ typedef struct OpInst {
     uint32_t record;     /* index into result ops, or SIM_NO_INDEX */
     uint32_t queue;      /* queue index within the context */
     InstState state;
-    bool dead; /* killed by a fault: skip, never complete */
+    bool dead;   /* killed by a fault: skip, never complete */
+    bool waited; /* copies: copy_handoff_wait has been charged */
     SimTime issue;
     SimTime visible;              /* issue + submit latency: when the GPU's
                                  front end can see it in its queue */
@@ -460,13 +461,14 @@ typedef enum {
 /* What a process pays on top of the model's times for how it shares the
  * GPU (ShareOps.costs): per API call (launch, copy, event, graph), per
  * synchronize, per kernel launch (latency after its queue), per graph
- * node (spacing), per kernel of >= 2 blocks (stream or graph node) and,
- * scaled by eng_share_kernel_cost's rule, a function fetch.  An MPS
- * client pays the model's mps_client_* and mps_func_fetch times; a
- * process in its own context nothing. */
+ * node (spacing), per kernel of >= 2 blocks (stream or graph node),
+ * scaled by eng_share_kernel_cost's rule, a function fetch, and per busy
+ * neighbour a device-to-host copy's hand-off (copy_handoff_wait).  An MPS
+ * client pays the model's mps_client_*, mps_func_* and mps_copy_handoff
+ * times; a process in its own context nothing. */
 typedef struct {
     SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns, fetch_ns,
-        xreload_ns, busy_ns;
+        xreload_ns, busy_ns, handoff_ns;
 } ShareCosts;
 
 /* The distinct kernel functions a process ran last, most recent first
@@ -858,6 +860,9 @@ void graph_rt_free(Engine *E, GraphRt *g);
 /* engine_copy.c */
 void copy_init(Engine *E);
 void copy_free(Engine *E);
+/* The MPS hand-off wait before device-to-host copy @in may start (0: none
+ * or already charged). */
+SimTime copy_handoff_wait(const Engine *E, OpInst *in);
 void copy_submit(Engine *E, OpInst *in);
 void copy_event(Engine *E, CopyDir *cd);
 

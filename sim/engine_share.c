@@ -191,6 +191,7 @@ static void mps_costs(const GpuModel *m, ShareCosts *out)
         .fetch_ns = m->mps_func_fetch_ns,
         .xreload_ns = m->mps_func_xreload_ns,
         .busy_ns = m->mps_func_busy_ns,
+        .handoff_ns = m->mps_copy_handoff_ns,
     };
 }
 

@@ -125,6 +125,7 @@ static const FieldSpec model_fields[] = {
     {"mps_func_fetch_us", F_TIME_US, OFF(mps_func_fetch_ns), 0, 1e4, NULL},
     {"mps_func_xreload_us", F_TIME_US, OFF(mps_func_xreload_ns), 0, 1e4, NULL},
     {"mps_func_busy_us", F_TIME_US, OFF(mps_func_busy_ns), 0, 1e4, NULL},
+    {"mps_copy_handoff_us", F_TIME_US, OFF(mps_copy_handoff_ns), 0, 1e4, NULL},
     {"preemption", F_ENUM, OFF(preemption), 0, 0, preemption_names},
     {"timeslice_us", F_TIME_US, OFF(timeslice_ns), 1, 1e7, NULL},
     {"context_switch_us", F_TIME_US, OFF(context_switch_ns), 0, 1e6, NULL},

@@ -203,6 +203,11 @@ typedef struct GpuModel {
      * its function's LRU distance among the server's (client, function)
      * pairs, w the same table (engine_share.c, FINDINGS §43). */
     SimTime mps_func_busy_ns;
+    /* A device-to-host copy of an MPS client starts this much later per
+     * other client of the server with device work in flight when the copy
+     * could start: the hand-off to the copy engine waits behind busy
+     * neighbours (FINDINGS.md §44; engine_copy.c). */
+    SimTime mps_copy_handoff_ns;
     double mps_func_lru_weight[SIM_MAX_FUNC_LRU];
     uint32_t n_mps_func_lru_weight;
 

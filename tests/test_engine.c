@@ -1499,6 +1499,48 @@ static void test_engine_copies_overlap_and_serialize(void **state)
     assert_int_equal(test_op(r2, 0, 1)->start_ns, US(200));
 }
 
+/* An MPS client's device-to-host copy waits mps_copy_handoff for each other
+ * client with device work in flight when it could start (FINDINGS.md
+ * §43): v runs a 10 us kernel, then a 1 MB copy on the same stream; @busy
+ * neighbours run a 1 ms kernel (still running then), one more a 1 us
+ * kernel (done by then, so idle).  The copy starts busy x 5 us later than
+ * with the parameter at 0; an H2D copy and a time-sliced run wait
+ * nothing. */
+static void test_engine_mps_copy_handoff(void **state)
+{
+    Fix *f = *state;
+    const SimCopyDir dirs[] = {SIM_COPY_D2H, SIM_COPY_H2D};
+    const SimShareMode modes[] = {SIM_SHARE_MPS, SIM_SHARE_TIMESLICE};
+    for (uint32_t busy = 0; busy <= 2; busy++)
+        for (int d = 0; d < 2; d++)
+            for (int mo = 0; mo < 2; mo++) {
+                g_autoptr(SimScenario) sc = sim_scenario_new("cw", "test");
+                SimProcessSpec *v = test_process(sc, "v", 1);
+                SimOp k = test_kernel(0, "k", 1, 32, US(10));
+                SimOp c = test_copy(0, dirs[d], 1000000, true);
+                sim_process_add_op(v, &k);
+                sim_process_add_op(v, &c);
+                for (uint32_t i = 0; i <= busy; i++) {
+                    char name[16];
+                    snprintf(name, sizeof name, "n%u", i);
+                    SimProcessSpec *n = test_process(sc, name, 1);
+                    SimOp nk =
+                        test_kernel(0, "nk", 1, 32, i < busy ? MS(1) : US(1));
+                    sim_process_add_op(n, &nk);
+                }
+                f->m->mps_copy_handoff_ns = 0;
+                g_autoptr(SimResult) a = test_run(f->m, sc, modes[mo]);
+                f->m->mps_copy_handoff_ns = US(5);
+                g_autoptr(SimResult) b = test_run(f->m, sc, modes[mo]);
+                assert_non_null(a);
+                assert_non_null(b);
+                SimTime want = mo == 0 && d == 0 ? busy * US(5) : 0;
+                assert_int_equal(test_op(b, 0, 1)->start_ns -
+                                     test_op(a, 0, 1)->start_ns,
+                                 want);
+            }
+}
+
 /* Events: A (1 ms) on s0, record e on s0; s1 waits for e, then B (1 ms):
  * B starts at 1 ms.  An event synchronize holds the host until 1 ms. */
 static void test_engine_event_dependencies(void **state)
@@ -2318,6 +2360,7 @@ int main(void)
         T(test_engine_dram_shared_in_proportion),
         T(test_engine_dram_clock_speed_changes),
         T(test_engine_copies_overlap_and_serialize),
+        T(test_engine_mps_copy_handoff),
         T(test_engine_event_dependencies),
         T(test_engine_detects_deadlock),
         T(test_engine_rejects_kernel_that_fits_nowhere),
