@@ -21,7 +21,9 @@ void sim_scenario_scale_host(SimScenario *sc, double f)
             SimOp *op = &p->ops[i];
             if (op->kind == SIM_OP_HOST_GAP)
                 op->u.gap_ns = scale(op->u.gap_ns, f);
-            if (op->api_ns != SIM_TIME_NEVER)
+            if (op->kind == SIM_OP_GRAPH)
+                op->api_ns = SIM_TIME_NEVER; /* the model's (see .h) */
+            else if (op->api_ns != SIM_TIME_NEVER)
                 op->api_ns = scale(op->api_ns, f);
             if (op->at_ns)
                 op->at_ns = MAX((SimTime)1, scale(op->at_ns, f));

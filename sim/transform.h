@@ -13,7 +13,13 @@
 
 /* Multiply all host time -- host gaps, explicit API times, recorded call
  * times -- by @f (> 0): a faster or slower CPU, or a profiler's overhead
- * taken out.  API times left to the model's defaults are not changed. */
+ * taken out.  API times left to the model's defaults are not changed.  A
+ * graph launch's recorded host time is dropped for the model's
+ * (graph_launch_api_us + nodes x graph_node_api_us, measured unprofiled):
+ * the profiler's cost of cudaGraphLaunch is not the host's times any one
+ * factor (Kineto: 9-10 us for encoder b1's 90 nodes, 230-280 us for
+ * decoder b1's 151; FINDINGS §48), so one scale for both made the fitted
+ * scale a fit of the launch call alone. */
 void sim_scenario_scale_host(SimScenario *sc, double f);
 
 /* Turn each process's recorded run of requests into a loop of one request:
