@@ -246,6 +246,9 @@ struct Cohort {
     uint64_t claim;       /* beside: the blocks it counted ahead */
     /* beside: its kernel's list (k->beside) */
     Cohort *bprev, *bnext;
+    /* beside: its first wave boundary after b_at (engine_steady.c,
+     * sm_steady_dispatching); b_next 0 until a scan sets it */
+    SimTime b_at, b_next;
     Group *groups;
     uint32_t n;
     /* a late cohort (engine_sm.c, late_release): its SMs whose late blocks

@@ -323,6 +323,7 @@ void sm_steady_cohort_try(Engine *E, Ctx *c)
     co->wave_ns = wave_ns;
     co->wave_blocks = wave;
     co->beside = true;
+    co->b_at = co->b_next = 0; /* no boundary known yet */
     /* k's other beside cohorts were placed earlier: latest first, as in
      * c->cohorts */
     co->bprev = NULL;
@@ -420,13 +421,23 @@ void sm_steady_dispatching(Engine *E, KernelRt *k)
         else
             next = MIN(next, sm_next_boundary(E, sm));
     }
+    /* A cohort's boundaries are fixed while it is beside (its end, ext and
+     * wave do not change), so the first one after b_at holds until it comes:
+     * after b_at and before b_next, now is no boundary and b_next is the next
+     * one.  Saves a division and a remainder per cohort per scan (the scans
+     * come at each cohort's boundary, so their cost went as cohorts^2). */
     for (Cohort *co = k->beside, *nco; co; co = nco) {
         nco = co->bnext;
-        if (E->now > co->end - (co->ext + 1) * co->wave_ns &&
-            (co->end - E->now) % co->wave_ns == 0)
+        if (E->now > co->b_at && E->now < co->b_next) {
+            next = MIN(next, co->b_next);
+        } else if (E->now > co->end - (co->ext + 1) * co->wave_ns &&
+                   (co->end - E->now) % co->wave_ns == 0) {
             steady_cohort_stop(E, co);
-        else
-            next = MIN(next, cohort_next_boundary(E, co));
+        } else {
+            co->b_at = E->now;
+            co->b_next = cohort_next_boundary(E, co);
+            next = MIN(next, co->b_next);
+        }
     }
     k->steady_next = MIN(k->steady_next, next);
 }
