@@ -9,7 +9,9 @@ preparation and the run), simulated seconds per CPU second, and the
 relative differences of makespan, throughput and p50 / p99 latency (all
 processes' requests pooled) from the exact run.  Default HQSIM
 build/hqsim, W 4,8; CHECK_ITER (default 300) sets --iterations,
-CHECK_CASES a comma-separated subset of the case names.  Not a test:
+CHECK_CASES a comma-separated subset of the case names, CHECK_SEEDS a
+comma-separated list of seeds to run each case with (`--seed S`, exact and
+modelled alike: the error of a W differs from seed to seed).  Not a test:
 nothing passes or fails; the numbers go to the README.
 """
 import os
@@ -82,10 +84,18 @@ def case(name, args, tmp):
 def main():
     want = os.environ.get("CHECK_CASES")
     want = set(want.split(",")) if want else None
+    seeds = os.environ.get("CHECK_SEEDS")
+    seeds = seeds.split(",") if seeds else [None]
     with tempfile.TemporaryDirectory() as tmp:
         for name, args in CASES:
-            if not want or name in want:
-                case(name, args, tmp)
+            if want and name not in want:
+                continue
+            for seed in seeds:
+                if seed is None:
+                    case(name, args, tmp)
+                else:
+                    case("%s, seed %s" % (name, seed),
+                         args + ["--seed", seed], tmp)
     print("\n(* the request model fell back to the exact run)")
 
 
