@@ -383,7 +383,13 @@ void sm_advance(Engine *E, SmRt *sm)
             dram_sm_synced(E, sm);
         return;
     }
-    if (!sm->ctx->frozen && sm->groups) {
+    if (!sm->ctx->frozen && sm->groups && !sm->dram_groups) {
+        /* the common case, no DRAM groups: the loop without the clock */
+        const double d = (double)(E->now - sm->last);
+        for (Group *g = sm->groups; g; g = g->next)
+            if (!g->cohort)
+                g->remaining -= d * group_rate(sm, g);
+    } else if (!sm->ctx->frozen && sm->groups) {
         const double d = (double)(E->now - sm->last);
         const Ctx *c = sm->ctx;
         /* without DRAM groups the clock is not read */
@@ -419,12 +425,11 @@ void sm_advance_periods(SmRt *sm, double d, uint64_t times)
     }
 }
 
-/* The SM's next event from its loose groups (all of them when @all, else
- * those without DRAM demand and every group's early ends); their DRAM
- * groups' completions, on the clock and in ns, into @vmin and @dmin, and
- * whether some group has early ends left into @old. */
-static double sm_next(const Engine *E, SmRt *sm, bool all, double *vmin,
-                      double *dmin, bool *old)
+/* The SM's next event from its loose groups, all timed by the SM's own
+ * event (an SM off the DRAM clock): sm_next with @all, without its
+ * out-parameters, which the compiler must store at every group as they may
+ * alias the groups' fields. */
+static double sm_next_plain(const Engine *E, SmRt *sm)
 {
     double min = INFINITY;
     /* without a block-end spread no group ends blocks early (early_left) */
@@ -434,20 +439,48 @@ static double sm_next(const Engine *E, SmRt *sm, bool all, double *vmin,
             continue;
         const double r = group_rate(sm, g);
         const double left = spread ? early_left(E, g) : -1;
+        min = MIN(min, MAX(g->remaining, 0) / r);
+        if (left >= 0 && early_may(sm, g))
+            min = MIN(min, MAX(g->remaining - left, 0) / r +
+                               (double)early_offset(E, g));
+    }
+    return min;
+}
+
+/* The SM's next event from its loose groups without DRAM demand and every
+ * group's early ends; their DRAM groups' completions, on the clock and in
+ * ns, into @vmin and @dmin, and whether some group has early ends left
+ * into @old (accumulated in locals: stores through the pointers could
+ * alias the groups' fields). */
+static double sm_next(const Engine *E, SmRt *sm, double *vmin, double *dmin,
+                      bool *old)
+{
+    double min = INFINITY, vm = INFINITY, dm = INFINITY;
+    bool anyleft = false;
+    /* without a block-end spread no group ends blocks early (early_left) */
+    const bool spread = E->m->sm_block_end_spread > 0;
+    for (Group *g = sm->groups; g; g = g->next) {
+        if (g->cohort)
+            continue;
+        const double r = group_rate(sm, g);
+        const double left = spread ? early_left(E, g) : -1;
         const double end = MAX(g->remaining, 0) / r;
-        if (g->k->dram_p > 0 && !all) {
-            *dmin = MIN(*dmin, end);
-            *vmin = MIN(*vmin, MAX(g->remaining, 0) / group_vrate(g));
+        if (g->k->dram_p > 0) {
+            dm = MIN(dm, end);
+            vm = MIN(vm, MAX(g->remaining, 0) / group_vrate(g));
         } else {
             min = MIN(min, end);
         }
         /* whether its early end may be taken (early_may) changes with
          * the pending kernels: the old way asks at every retime */
-        *old = *old || left >= 0;
+        anyleft = anyleft || left >= 0;
         if (left >= 0 && early_may(sm, g))
             min = MIN(min, MAX(g->remaining - left, 0) / r +
                                (double)early_offset(E, g));
     }
+    *vmin = vm;
+    *dmin = dm;
+    *old = anyleft;
     return min;
 }
 
@@ -470,9 +503,11 @@ void sm_reschedule(Engine *E, SmRt *sm)
     double vmin = INFINITY, dmin = INFINITY;
     bool old = false;
     const bool dram = sm->dram_groups || sm->v_slot != UINT32_MAX || sm->v_old;
-    if (!sm->ctx->frozen) {
-        min = sm_next(E, sm, !dram, &vmin, &dmin, &old);
-        if (dram && old) /* the old way after all: everything by its event */
+    if (!sm->ctx->frozen && !dram) {
+        min = sm_next_plain(E, sm);
+    } else if (!sm->ctx->frozen) {
+        min = sm_next(E, sm, &vmin, &dmin, &old);
+        if (old) /* the old way after all: everything by its event */
             min = MIN(min, dmin);
     }
     if (dram)
