@@ -299,11 +299,15 @@ struct SmRt {
     double speed;   /* per-warp speed at that load (1: lone warp) */
     SimTime last;   /* progress accounted up to here */
     Group *groups;
+    /* Read by every sm_advance and sm_reschedule, so kept on the line of
+     * last and groups (after ev they cost a cache miss per SM event): */
+    uint32_t dram_groups;    /* groups of kernels with DRAM pressure */
+    uint32_t v_slot;         /* slot in the DRAM-clock heap (v_last below) */
+    bool v_old;              /* in ctx->dram_old */
     SimEvent ev;             /* EV_SM */
     bool resched;            /* on E->resched: its event needs recomputing */
-    uint16_t *client_blocks; /* MPS server: resident blocks per client */
-    uint32_t dram_groups;    /* groups of kernels with DRAM pressure */
     uint32_t cohort_groups;  /* groups in a cohort */
+    uint16_t *client_blocks; /* MPS server: resident blocks per client */
     /* Its loose DRAM groups on its context's DRAM clock (engine_dram.c):
      * the clock at sm->last and the context's speed epoch then; when the
      * earliest of them completes, on the clock (v_key) and as a time
@@ -312,8 +316,6 @@ struct SmRt {
     double v_last, v_key;
     uint64_t v_epoch, v_time_epoch;
     SimTime v_time;
-    uint32_t v_slot;
-    bool v_old;        /* in ctx->dram_old */
     uint64_t released; /* ctx->release_epoch of its latest release (0:
                              never released) */
     struct SmRt *rel_prev, *rel_next; /* the context's release list */
