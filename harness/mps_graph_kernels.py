@@ -40,6 +40,7 @@ ap.add_argument("--ns", default="1,2,4,8")
 ap.add_argument("--ncu", default=os.path.join(H100, "openloop/ncu"))
 ap.add_argument("--models-dir", default=None)
 ap.add_argument("--kernels", type=int, default=0)
+ap.add_argument("--tag-prefix", default="mps")  # mps_disj_campaign.sh: p50 (N = 1, 2), p25 (N = 1, 4)
 a = ap.parse_args()
 REQ = 16
 
@@ -118,7 +119,7 @@ def main():
     for cfg in a.configs.split(","):
         base = {}
         for n in ns:
-            m = measured(cfg, f"mps_n{n}", n)
+            m = measured(cfg, f"{a.tag_prefix}_n{n}", n)
             if m is None:
                 continue
             fm = figures(m)

@@ -25,7 +25,8 @@ if raw.endswith(".tar.gz"):
     with tarfile.open(raw) as t:
         t.extractall(tmp, filter="data")
     raw = tmp
-groups = ["nomps_n1", "mps_n1", "mps_n2", "mps_n4", "mps_n8"]
+# MPSG_GROUPS: other group tags (mps_disj_campaign.sh: p50_n1,p50_n2,p25_n1,p25_n4)
+groups = os.environ.get("MPSG_GROUPS", "nomps_n1,mps_n1,mps_n2,mps_n4,mps_n8").split(",")
 COLS = ["h_h2d", "h_replay", "h_d2h", "h_sync", "g_h2d", "g_span", "g_d2h"]
 out = []
 for g in groups:
@@ -39,6 +40,8 @@ for g in groups:
             per.setdefault(ph["config"], []).append(ph["rows"])
     for cfg, procs in per.items():
         rows = [r for p in procs for r in p]
+        if not rows:  # a phase that served no request (mps_disj_campaign.sh's decoder b16)
+            continue
         rate = st.mean(len(p) / (sum(r[3] for r in p) / 1e6) for p in procs if p)
         med = {c: st.median(r[i] for r in rows) for i, c in enumerate(COLS)}
         outside = st.median(r[3] - r[5] for r in rows)
