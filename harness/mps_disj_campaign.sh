@@ -11,12 +11,15 @@
 #   Disjoint sets: every client's blocks start together; shared SMs: some wait for others' ends.
 # Part 2 (torch): harness/mps_graph_probe.py (decoder b1 and b16 graphs, closed loop, Kineto of
 #   rank 0) in N = 1, 2 clients at 50% and N = 1, 4 at 25% -> OUTDIR/graph/ (tarball).
+# Env (disj10b): DISJ_PART1=0 skips part 1; DISJ_GRAPH="P N;P N;..." the graph groups (default
+#   "50 1;50 2;25 1;25 4"); DISJ_CONFIGS the configurations (decoder:1,decoder:16);
+#   DISJ_PROBE_ARGS more mps_graph_probe.py arguments (e.g. --kineto-warm).
 set -u
 out=$1; probe=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/mps_lib.sh"
 mkdir -p "$out"
-if [ -z "$probe" ]; then make -C "$HERE" bin/hqprobe >/dev/null || exit 1; probe=$HERE/bin/hqprobe; fi
+if [ "${DISJ_PART1:-1}" != 0 ] && [ -z "$probe" ]; then make -C "$HERE" bin/hqprobe >/dev/null || exit 1; probe=$HERE/bin/hqprobe; fi
 MPSDIR=/tmp/disj_mps.$$; MPSON=0; PIDS=()
 export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
 RAW=/tmp/disjraw.$$; mkdir -p "$RAW/kineto"
@@ -45,15 +48,18 @@ graph_group() { # PCT N
   mkdir -p "$B" "$RAW/kineto/$tag"; PIDS=()
   for i in $(seq 0 $((n - 1))); do
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$p timeout 90 python3 "$HERE/mps_graph_probe.py" --rank $i --n $n \
-      --barrier "$B" --configs decoder:1,decoder:16 --out "$RAW/${tag}_p$i" --kineto "$RAW/kineto/$tag" \
+      --barrier "$B" --configs "${DISJ_CONFIGS:-decoder:1,decoder:16}" ${DISJ_PROBE_ARGS:-} --out "$RAW/${tag}_p$i" --kineto "$RAW/kineto/$tag" \
       > "$RAW/${tag}_p$i.log" 2>&1 & PIDS+=($!)
   done
   for i in "${PIDS[@]}"; do wait "$i"; echo "graph $tag rc $?" >> "$out/info.txt"; done; PIDS=(); rm -rf "$B"
   echo "graph $tag $((SECONDS - t0)) s" >> "$out/info.txt"
 }
 mps_lib_start
-for pn in "50 1 66" "25 1 32" "60 1 79" "100 1 132" "50 2 66" "25 4 32" "60 2 79" "100 2 66"; do
-  probe_group $pn
-done
-echo "part 1 done $SECONDS s" >> "$out/info.txt"
-for pn in "50 1" "50 2" "25 1" "25 4"; do graph_group $pn; done
+if [ "${DISJ_PART1:-1}" != 0 ]; then
+  for pn in "50 1 66" "25 1 32" "60 1 79" "100 1 132" "50 2 66" "25 4 32" "60 2 79" "100 2 66"; do
+    probe_group $pn
+  done
+  echo "part 1 done $SECONDS s" >> "$out/info.txt"
+fi
+IFS=';' read -ra GG <<< "${DISJ_GRAPH:-50 1;50 2;25 1;25 4}"
+for pn in "${GG[@]}"; do graph_group $pn; done

@@ -12,9 +12,14 @@ schedule written by rank 0 at the barrier):
           synchronize; and CUDA events recorded before the H2D copy (ea), before the replay
           (e0), after it (e1) and after the output copy (e2): ea->e0 the H2D copy, e0->e1 the
           graph's GPU span from when the stream reached it, e1->e2 the D2H copy.
-  kineto  (with --kineto, rank 0 only) 16 requests under torch.profiler while the others go
-          on serving; the trace (compacted as torch_graphs.py does) -> DIR/<config>_n<N>.json.gz
-Writes PREFIX.json: per configuration and phase the request count and those lists.
+  kineto  (with --kineto, rank 0 only) --kineto-requests (16) requests under torch.profiler
+          while the others go on serving; the trace (compacted as torch_graphs.py does) ->
+          DIR/<config>_n<N>.json.gz.  --kineto-warm profiles one request of each configuration
+          before the barrier, so that the profiler's start-up (CUPTI) does not push rank 0's
+          profiled requests past the others' slot (disj10b: at 50% it did, FINDINGS §51).
+Writes PREFIX.json: per configuration and phase the request count and those lists, and t_begin /
+t_end: seconds from the slot's start to the first request's start and the last one's end (for
+rank 0's kineto phase: around the profiled requests), to check that ranks overlapped.
 """
 import argparse
 import json
@@ -30,6 +35,8 @@ ap.add_argument("--out", required=True)
 ap.add_argument("--configs", default="decoder:1,decoder:16,encoder:1,encoder:8,cnn:1,cnn:8")
 ap.add_argument("--phase-s", type=float, default=0.6)
 ap.add_argument("--kineto", default=None)
+ap.add_argument("--kineto-requests", type=int, default=16)
+ap.add_argument("--kineto-warm", action="store_true")
 a = ap.parse_args()
 sys.argv = sys.argv[:1]  # torch_graphs parses its own arguments at import
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -44,6 +51,13 @@ for c in a.configs.split(","):
     for _ in range(30):
         runners[c].request()
 torch.cuda.synchronize()
+if a.kineto and a.kineto_warm and a.rank == 0:
+    from torch.profiler import ProfilerActivity, profile
+    for r in runners.values():
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+            r.request()
+            torch.cuda.synchronize()
+    torch.cuda.synchronize()
 
 t0 = start_together(a.barrier, a.rank, a.n, 0.3)
 EV = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
@@ -84,11 +98,15 @@ for cfg, r in runners.items():
         while time.time() < start:
             pass
         rows = []
+        tb = te = None
         if phase == "kineto" and a.rank == 0:
             from torch.profiler import ProfilerActivity, profile
             with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-                for _ in range(16):
+                tb = time.time() - start
+                for _ in range(a.kineto_requests):
                     r.request()
+                torch.cuda.synchronize()
+                te = time.time() - start
             tag = f"{cfg.replace(':', '_b')}_n{a.n}"
             tmp = os.path.join(a.kineto, tag + ".json")
             prof.export_chrome_trace(tmp)
@@ -96,9 +114,12 @@ for cfg, r in runners.items():
             while time.time() < end:
                 pass
         else:
+            tb = time.time() - start
             while time.time() < end:
                 rows.append(timed(r)[0])
+            te = time.time() - start
         res.append({"config": cfg, "phase": phase, "count": len(rows),
+                    "t_begin": round(tb, 4), "t_end": round(te, 4),
                     "cols": ["h_h2d", "h_replay", "h_d2h", "h_sync", "g_h2d", "g_span", "g_d2h"],
                     "rows": rows})
 with open(a.out + ".json", "w") as f:
