@@ -234,10 +234,10 @@ static bool cli_short_takes_value(const GOptionEntry *e, char c)
 }
 
 /* GOption reads the value of a short option only from the next word, so
- * "-j4" would be an error: a copy of @argv (pointers into it, plus the
- * split-off values kept in @keep) where every "-Xvalue" of a short option
- * X that takes a value reads "-X" "value".  Words after "--" are left as
- * they are. */
+ * "-j4" would be an error: a copy of @argv (pointers into its words; the
+ * split-off "-X" strings are owned by @keep) where every "-Xvalue" of a
+ * short option X that takes a value reads "-X" "value".  Words after "--"
+ * are left as they are. */
 static GPtrArray *cli_split_short(const GOptionEntry *entries, int argc,
                                   char **argv, GPtrArray *keep)
 {

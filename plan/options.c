@@ -180,7 +180,8 @@ static const PlanOption rows[] = {
      true},
     {"host-scale", 0, ALL, PLAN_ARG_DOUBLE, AT(host_scale), "F",
      "Multiply all host time (gaps, API calls) by F: a faster or "
-     "slower CPU, or a profiler's overhead taken out",
+     "slower CPU, or a profiler's overhead taken out; a CUDA graph "
+     "launch's host time becomes the model's (F = 1: all as recorded)",
      false},
     {"loop-request", 0, ALL, PLAN_ARG_FLAG, AT(loop_request), NULL,
      "Traces: cut each process's run at its device synchronizes and "

@@ -1501,7 +1501,7 @@ static void test_engine_copies_overlap_and_serialize(void **state)
 
 /* An MPS client's device-to-host copy waits mps_copy_handoff for each other
  * client with device work in flight when it could start (FINDINGS.md
- * §43): v runs a 10 us kernel, then a 1 MB copy on the same stream; @busy
+ * §44): v runs a 10 us kernel, then a 1 MB copy on the same stream; @busy
  * neighbours run a 1 ms kernel (still running then), one more a 1 us
  * kernel (done by then, so idle).  The copy starts busy x 5 us later than
  * with the parameter at 0; an H2D copy and a time-sliced run wait
