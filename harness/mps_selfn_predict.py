@@ -16,6 +16,7 @@ own neighbours (`idle` neighbours and stream / gated launches are not predicted)
 victim's (client 0) GPU span growth per node per other client against hqsim's N = 1 (median over
 iterations but the first and last 20), next to the measured one (DIR/var.csv, against the mean of
 the victim's MPS N = 1 rows).
+SELFN_OFFSET_US=X starts neighbour i i x X us after the victim (default 0: all at once).
 """
 import csv
 import os
@@ -29,6 +30,9 @@ from mps_mixparts_predict import NODES, victim_span  # noqa: E402
 ITERS = 200
 # the nodes as work kernels (default; real loads and stores), or wall_clock / self_timed
 KIND = os.environ.get("SELFN_KIND", "work")
+# neighbour i starts i x SELFN_OFFSET_US later (default 0: all at once, so identical chains run in
+# lockstep, which the H100's clients, started by a file barrier, do not)
+OFFSET_US = float(os.environ.get("SELFN_OFFSET_US", "0"))
 
 
 def func(f):
@@ -36,7 +40,7 @@ def func(f):
     return f"x{x}" if x >= 2 else f"x{x}_f{f.get('f', 0)}"
 
 
-def proc(name, spec, durs, iters):
+def proc(name, spec, durs, iters, start_us=0.0):
     types = spec.split("/")
     nodes = []
     for i in range(NODES):
@@ -49,8 +53,11 @@ def proc(name, spec, durs, iters):
         if f.get("s"):
             k["dynamic_smem_bytes"] = f["s"]
         nodes.append(k)
-    return {"name": name, "iterations": iters, "streams": [{"name": "s"}],
-            "ops": [{"op": "graph", "stream": "s", "nodes": nodes}]}
+    p = {"name": name, "iterations": iters, "streams": [{"name": "s"}],
+         "ops": [{"op": "graph", "stream": "s", "nodes": nodes}]}
+    if start_us:
+        p["start_us"] = start_us
+    return p
 
 
 def main(hqsim, d, ns):
@@ -78,7 +85,7 @@ def main(hqsim, d, ns):
         if v not in base:
             base[v] = victim_span(hqsim, work, [proc("victim", specs[v], durs[v], ITERS)], f"{v}_1")
         procs = [proc("victim", specs[v], durs[v], ITERS)] + \
-            [proc(f"copy{i}", specs[a], durs[a], ITERS + 40) for i in range(1, n)]
+            [proc(f"copy{i}", specs[a], durs[a], ITERS + 40, i * OFFSET_US) for i in range(1, n)]
         s = victim_span(hqsim, work, procs, f"{v}_{a}_{n}")
         m = (span - statistics.mean(n1[v])) / NODES / (n - 1)
         print(f"{v},{a},{n},{base[v]:.1f},{s:.1f},{(s - base[v]) / NODES / (n - 1):+.2f},{m:+.2f}")

@@ -768,6 +768,8 @@ static void op_finished(Engine *E, OpInst *in)
         }
         c->resident--;
         c->active--;
+        if (k->start != SIM_TIME_NEVER)
+            k->proc->kernels_running--;
         met_kernel_ended(E);
         if (c->blocked_grids) {
             c->blocked_grids = false;
@@ -865,8 +867,10 @@ void eng_kill_proc(Engine *E, Proc *P, const char *why)
             if (k->faulted)
                 g_ptr_array_remove(E->faults, k);
             sm_kill_kernel(E, k);
-            if (k->start != SIM_TIME_NEVER)
+            if (k->start != SIM_TIME_NEVER) {
                 met_kernel_ended(E);
+                P->kernels_running--;
+            }
             c->resident--;
             c->active--;
             sm_kernel_free(k);

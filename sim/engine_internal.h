@@ -510,9 +510,11 @@ struct Proc {
     WaitKind wait;
     uint32_t wait_arg, wait_seq;
     OpInst *wait_inst;
-    uint64_t outstanding; /* issued GPU ops not complete */
-    OpInst *live;         /* list of its issued, unfinished ops */
-    SimTime *arrivals;    /* open loop request times */
+    uint64_t outstanding;     /* issued GPU ops not complete */
+    uint32_t kernels_running; /* its kernels with a block placed and not
+                                 complete (engine_sm.c, engine.c) */
+    OpInst *live;             /* list of its issued, unfinished ops */
+    SimTime *arrivals;        /* open loop request times */
     uint32_t n_arrivals, next_arrival;
     SimEvent ev_start, ev_host;
     const double *jit_row; /* this iteration's request jitter row, or

@@ -501,13 +501,16 @@ static uint32_t srv_lru_touch(SrvFuncLru *lru, const void *owner,
     return dist;
 }
 
-/* Whether another client of @P's server has GPU work issued and not
- * complete. */
-static bool others_busy(const Engine *E, const Proc *P)
+/* Whether a kernel of another client of @P's server is running now (a
+ * block placed, not complete).  Not "work issued": a neighbour between
+ * requests, in its copies or between its graph nodes holds no SM and
+ * costs nothing (FINDINGS §52: the decoders' and resnet50's neighbours
+ * spend part of each request so; issued work charged them all). */
+static bool others_running(const Engine *E, const Proc *P)
 {
     for (uint32_t i = 0; i < E->n_procs; i++) {
         const Proc *Q = &E->procs[i];
-        if (Q != P && Q->ctx == P->ctx && Q->outstanding)
+        if (Q != P && Q->ctx == P->ctx && Q->kernels_running)
             return true;
     }
     return false;
@@ -521,7 +524,7 @@ static SimTime busy_reload(const Engine *E, const KernelRt *k, uint32_t ds)
 {
     const Proc *P = k->proc;
     double w = eng_func_weight(E->m, ds);
-    if (!k->inst->gnode || w <= 0 || !others_busy(E, P))
+    if (!k->inst->gnode || w <= 0 || !others_running(E, P))
         return 0;
     return (SimTime)llround((double)P->cost.busy_ns * w);
 }

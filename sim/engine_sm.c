@@ -1048,6 +1048,7 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
         if (r)
             r->start_ns = E->now;
         met_kernel_started(E);
+        k->proc->kernels_running++;
         ctx_kernel_started(E, k->ctx);
         if (k->inst->op->u.kernel.faults && !k->faulted) {
             k->faulted = true;

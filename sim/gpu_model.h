@@ -198,10 +198,11 @@ typedef struct GpuModel {
      * w(d) x L(P) of the fetches since its last kernel times this later
      * (engine_share.c). */
     SimTime mps_func_xreload_ns;
-    /* While another client of its server has work issued to the GPU, a
-     * graph kernel node (any width) starts mps_func_busy x w(D) later, D
-     * its function's LRU distance among the server's (client, function)
-     * pairs, w the same table (engine_share.c, FINDINGS §43). */
+    /* While a kernel of another client of its server runs (a block
+     * placed), a graph kernel node (any width) starts mps_func_busy x w(D)
+     * later, D its function's LRU distance among the server's (client,
+     * function) pairs, w the same table (engine_share.c, FINDINGS §43,
+     * §52). */
     SimTime mps_func_busy_ns;
     /* A device-to-host copy of an MPS client starts this much later per
      * other client of the server with device work in flight when the copy

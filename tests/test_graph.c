@@ -647,13 +647,16 @@ static void test_engine_mps_xreload(void **state)
 }
 
 /* Two MPS clients: a neighbour running one 1-block kernel of @busy_us (from
- * t = 0), and a victim from 5 us on, 16 chained 1-block 2 us kernels on
+ * t = 0; @copy: a pinned copy of ~busy_us instead, GPU work issued but no
+ * kernel), and a victim from 5 us on, 16 chained 1-block 2 us kernels on
  * functions f(j mod F), as graph nodes or stream launches. */
-static SimScenario *busy_scenario(uint32_t F, bool stream, uint32_t busy_us)
+static SimScenario *busy_scenario(uint32_t F, bool stream, uint32_t busy_us,
+                                  bool copy)
 {
     SimScenario *sc = sim_scenario_new("busy", "hqsim");
     SimProcessSpec *n = test_process(sc, "n", 1);
-    SimOp nk = test_kernel(0, "n", 1, 32, SIM_US(busy_us));
+    SimOp nk = copy ? test_copy(0, SIM_COPY_H2D, (uint64_t)busy_us << 14, true)
+                    : test_kernel(0, "n", 1, 32, SIM_US(busy_us));
     nk.api_ns = 0;
     sim_process_add_op(n, &nk);
     add_free_sync(n);
@@ -678,12 +681,13 @@ static SimScenario *busy_scenario(uint32_t F, bool stream, uint32_t busy_us)
     return sc;
 }
 
-/* The reload beside a busy client (FINDINGS §43): while the neighbour's
- * kernel runs, each victim graph node pays mps_func_busy x w(D), D among
- * the server's (client, function) pairs: a new function w = 1, f(j) again
- * at F = 8 D = 7 (w = 1), at F = 4 D = 3 (w = 0); 1-block nodes pay too.
- * A neighbour with no work issued, stream launches and the victim's own
- * context (time-slicing) pay nothing. */
+/* The reload beside a busy client (FINDINGS §43, §52): while the
+ * neighbour's kernel runs, each victim graph node pays mps_func_busy x
+ * w(D), D among the server's (client, function) pairs: a new function
+ * w = 1, f(j) again at F = 8 D = 7 (w = 1), at F = 4 D = 3 (w = 0);
+ * 1-block nodes pay too.  A neighbour with no work issued, one with only a
+ * copy on the GPU (no kernel running), stream launches and the victim's
+ * own context (time-slicing) pay nothing. */
 static void test_engine_mps_busy_reload(void **state)
 {
     (void)state;
@@ -692,17 +696,19 @@ static void test_engine_mps_busy_reload(void **state)
     m1->mps_func_busy_ns = 500;
     struct {
         uint32_t F, busy_us;
-        bool stream;
+        bool stream, copy;
         SimTime first, again; /* nodes 1..F-1, nodes F..15 */
     } cases[] = {
-        {8, 1000, false, 500, 500},
-        {4, 1000, false, 500, 0},
-        {8, 1, false, 0, 0}, /* the neighbour done before the victim starts */
-        {8, 1000, true, 0, 0},
+        {8, 1000, false, false, 500, 500},
+        {4, 1000, false, false, 500, 0},
+        /* the neighbour done before the victim starts */
+        {8, 1, false, false, 0, 0},
+        {8, 1000, true, false, 0, 0},
+        {8, 1000, false, true, 0, 0}, /* a copy issued, no kernel */
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-        g_autoptr(SimScenario) sc =
-            busy_scenario(cases[i].F, cases[i].stream, cases[i].busy_us);
+        g_autoptr(SimScenario) sc = busy_scenario(
+            cases[i].F, cases[i].stream, cases[i].busy_us, cases[i].copy);
         for (int ts = 0; ts < 2; ts++) {
             SimShareMode mode = ts ? SIM_SHARE_TIMESLICE : SIM_SHARE_MPS;
             g_autoptr(SimResult) a = test_run(m0, sc, mode);
