@@ -392,8 +392,9 @@ void sm_advance(Engine *E, SmRt *sm)
     } else if (!sm->ctx->frozen && sm->groups) {
         const double d = (double)(E->now - sm->last);
         const Ctx *c = sm->ctx;
-        /* without DRAM groups the clock is not read */
-        const bool same = !sm->dram_groups || sm->v_epoch == c->dram_epoch;
+        /* an SM here holds DRAM groups (the branch above takes the
+         * others): the clock is read unless it has not moved */
+        const bool same = sm->v_epoch == c->dram_epoch;
         const double dv = same ? 0 : dram_clock(E, c) - sm->v_last;
         for (Group *g = sm->groups; g; g = g->next) {
             if (g->cohort)
