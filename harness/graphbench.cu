@@ -9,14 +9,32 @@
 //                                 launch latency, back-to-back kernels,
 //                                 synchronize) to compare inside/outside MPS.
 //   graphbench loop --nodes N --work NS --iters I [--barrier DIR] [--eager]
-//                                 [--out F]
+//                                 [--pat P] [--gap US] [--out F]
 //                                 closed loop of requests (graph launch of N
 //                                 chained kernel nodes of NS ns each, or the
 //                                 same kernels launched one by one), then
 //                                 stream synchronize; per-request latency.
+//                                 --pat: the chain as a pattern instead ('k' a
+//                                 1-block node, 'K' a 64-block one; 'l' / 'L'
+//                                 and 'd' / 'D' the same with memory reads,
+//                                 below); --gap: a host sleep of US us after
+//                                 each request (a low launch rate); a line on
+//                                 stderr every 1000 requests.  SIGTERM / SIGINT
+//                                 end the loop after the request in flight and
+//                                 the output is written (a neighbour killed
+//                                 from outside still reports): per request its
+//                                 start (us after t_start_epoch_s) and latency,
+//                                 nodes per second, bytes read by memory nodes.
 //
-// Node kernels: one block of 32 threads; thread 0 reads %globaltimer at
-// start, spins for `work` ns, records start and end.  Host times are
+// Memory nodes (loop mode, FINDINGS §54): 128 threads a block stream float4
+// loads past L1 (__ldcg, 4 in flight a thread) for `work` ns from an 8 MiB
+// buffer ('l' / 'L': stays in the 50 MB L2) or a 2 GiB one ('d' / 'D': each
+// block its own 256 KiB region, ~10^4 regions a request: DRAM), so the same
+// launch rate as 'k' / 'K' with L2-only or DRAM traffic.
+//
+// Node kernels: one block of 32 threads ('K': 64 blocks); thread 0 reads
+// %globaltimer at start, spins for `work` ns, and block 0 records start and
+// end.  Host times are
 // CLOCK_REALTIME mapped onto %globaltimer by a ping-pong through mapped host
 // memory (the smallest of 32 round trips; offset = gt - midpoint).
 #include <cuda_runtime.h>
@@ -24,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,9 +61,44 @@ __global__ void knode(Rec *r, int idx, u64 work)
         u64 s = gtime(), t = s;
         while (t - s < work)
             t = gtime();
-        r[idx].s = s;
-        r[idx].e = gtime();
+        if (blockIdx.x == 0) { // one record per node: a 64-block node writes 16 B too
+            r[idx].s = s;
+            r[idx].e = gtime();
+        }
     }
+}
+
+// Memory node: see the header.  @mask4: the buffer's float4 count - 1 (a
+// power of two); @bytes: the bytes read, added once per block.
+__global__ void kmem(Rec *r, int idx, u64 work, const float4 *buf, u64 mask4,
+                     u64 *bytes)
+{
+    __shared__ unsigned cnt;
+    if (threadIdx.x == 0)
+        cnt = 0;
+    __syncthreads();
+    u64 s = gtime(), t = s, p = ((u64)(idx * 64 + blockIdx.x) << 14) + threadIdx.x;
+    unsigned it = 0, n = blockDim.x;
+    float acc = 0;
+    while (t - s < work) {
+        float4 a = __ldcg(buf + (p & mask4)), b = __ldcg(buf + ((p + n) & mask4));
+        float4 c = __ldcg(buf + ((p + 2 * n) & mask4)), d = __ldcg(buf + ((p + 3 * n) & mask4));
+        acc += a.x + b.y + c.z + d.w;
+        p += 4 * n;
+        it++;
+        t = gtime();
+    }
+    atomicAdd(&cnt, it);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        atomicAdd(bytes, (u64)cnt * 64);
+        if (blockIdx.x == 0) {
+            r[idx].s = s;
+            r[idx].e = gtime();
+        }
+    }
+    if (acc == 1234.5f) // never (the buffer is zero): keeps the loads
+        r[idx].s = 0;
 }
 
 static long long g_off; // gt = host + g_off
@@ -82,8 +136,24 @@ static Rec *g_rec;      // device records (mapped host memory: read directly)
 static char *g_dbuf;    // device scratch for memsets and copies
 static cudaStream_t g_s;
 
-// Capture a graph from a pattern: 'k' kernel node (work ns), 'm' memset of
-// 4 KiB, 'c' device-to-device copy of 4 KiB.  Kernel nodes record into
+static const float4 *g_l2buf, *g_drambuf; // memory nodes' buffers (loop mode)
+static u64 *g_bytes;                       // their byte counter (device)
+enum { L2_F4 = 1 << 19, DRAM_F4 = 1 << 27 }; // 8 MiB, 2 GiB of float4
+
+// One node of a loop pattern on stream @st (graph capture or eager).
+static void launch_node(char c, int idx, u64 work, cudaStream_t st)
+{
+    int blocks = (c == 'K' || c == 'L' || c == 'D') ? 64 : 1;
+    if (c == 'k' || c == 'K')
+        knode<<<blocks, 32, 0, st>>>(g_rec, idx, work);
+    else if (c == 'l' || c == 'L')
+        kmem<<<blocks, 128, 0, st>>>(g_rec, idx, work, g_l2buf, L2_F4 - 1, g_bytes);
+    else
+        kmem<<<blocks, 128, 0, st>>>(g_rec, idx, work, g_drambuf, DRAM_F4 - 1, g_bytes);
+}
+
+// Capture a graph from a pattern: 'k' kernel node (work ns; 'K', 'l', 'L',
+// 'd', 'D' the loop mode's others, launch_node), 'm' memset of 4 KiB, 'c' device-to-device copy of 4 KiB.  Kernel nodes record into
 // g_rec[base + their kernel index].  A chain unless `branches` > 1: then
 // kernel 0, `branches` parallel chains of the pattern, a join kernel.
 static cudaGraphExec_t make_graph(const char *pat, u64 work, int branches,
@@ -94,8 +164,8 @@ static cudaGraphExec_t make_graph(const char *pat, u64 work, int branches,
     CK(cudaStreamBeginCapture(g_s, cudaStreamCaptureModeGlobal));
     if (branches <= 1) {
         for (const char *p = pat; *p; p++, nodes++) {
-            if (*p == 'k')
-                knode<<<1, 32, 0, g_s>>>(g_rec, k++, work);
+            if (strchr("kKlLdD", *p))
+                launch_node(*p, k++, work, g_s);
             else if (*p == 'm')
                 CK(cudaMemsetAsync(g_dbuf, 0, 4096, g_s));
             else
@@ -383,16 +453,37 @@ static void micro(FILE *f)
     fprintf(f, "{%s}\n", o.s.c_str());
 }
 
+static volatile sig_atomic_t g_stop; // SIGTERM / SIGINT: end the loop, report
+static void on_stop(int) { g_stop = 1; }
+
 static void loop(FILE *f, int nodes, u64 work, int iters, const char *barrier,
-                 bool eager_mode)
+                 bool eager_mode, const char *pattern, int gap_us)
 {
-    std::string pat(nodes, 'k');
+    std::string pat = pattern ? std::string(pattern) : std::string(nodes, 'k');
+    nodes = (int)pat.size();
+    if (nodes < 1 || nodes > 1024 || pat.find_first_not_of("kKlLdD") != std::string::npos) {
+        fprintf(stderr, "--pat: 1 to 1024 of k K l L d D, got '%s'\n", pat.c_str());
+        exit(2);
+    }
+    // Records in device memory here (nothing reads them: no PCIe write a node)
+    CK(cudaMalloc((void **)&g_rec, 1024 * sizeof(Rec)));
+    CK(cudaMalloc((void **)&g_bytes, sizeof(u64)));
+    CK(cudaMemset(g_bytes, 0, sizeof(u64)));
+    if (pat.find_first_of("lL") != std::string::npos) {
+        CK(cudaMalloc((void **)&g_l2buf, L2_F4 * sizeof(float4)));
+        CK(cudaMemset((void *)g_l2buf, 0, L2_F4 * sizeof(float4)));
+    }
+    if (pat.find_first_of("dD") != std::string::npos) {
+        CK(cudaMalloc((void **)&g_drambuf, (size_t)DRAM_F4 * sizeof(float4)));
+        CK(cudaMemset((void *)g_drambuf, 0, (size_t)DRAM_F4 * sizeof(float4)));
+    }
+    CK(cudaDeviceSynchronize());
     int nk, nn;
     cudaGraphExec_t ge = make_graph(pat.c_str(), work, 1, 0, &nk, &nn);
     auto request = [&]() {
         if (eager_mode)
             for (int i = 0; i < nodes; i++)
-                knode<<<1, 32, 0, g_s>>>(g_rec, i, work);
+                launch_node(pat[i], i, work, g_s);
         else
             CK(cudaGraphLaunch(ge, g_s));
         CK(cudaStreamSynchronize(g_s));
@@ -409,26 +500,54 @@ static void loop(FILE *f, int nodes, u64 work, int iters, const char *barrier,
         while (access(b, F_OK) != 0)
             usleep(100);
     }
-    std::vector<double> lat;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    u64 b0;
+    CK(cudaMemcpy(&b0, g_bytes, sizeof b0, cudaMemcpyDeviceToHost));
+    std::vector<double> lat, at;
     u64 t_start = hnow();
-    for (int i = 0; i < iters; i++) {
+    int done = 0;
+    for (int i = 0; i < iters && !g_stop; i++, done++) {
         u64 t0 = hnow();
         request();
         lat.push_back((hnow() - t0) / 1e3);
+        at.push_back((t0 - t_start) / 1e3);
+        if (gap_us > 0)
+            usleep(gap_us);
+        if ((i + 1) % 1000 == 0)
+            fprintf(stderr, "requests %d at %.3f s (epoch %.3f), last 1000 median %.1f us\n",
+                    i + 1, (hnow() - t_start) / 1e9, hnow() / 1e9,
+                    med(std::vector<double>(lat.end() - 1000, lat.end())));
     }
-    u64 t_end = hnow();
+    u64 t_end = hnow(), b1;
+    CK(cudaMemcpy(&b1, g_bytes, sizeof b1, cudaMemcpyDeviceToHost));
+    double el = (t_end - t_start) / 1e9;
     Out o;
     o.kv("pid", getpid());
     o.kv("nodes", nodes);
+    o.raw("pattern", "\"" + pat + "\"");
+    o.kv("gap_us", gap_us);
     o.kv("work_ns", (double)work);
     o.kv("iters", iters);
+    o.kv("done", done);
+    o.kv("stopped", g_stop);
     o.raw("mode", eager_mode ? "\"eager\"" : "\"graph\"");
     o.kv("t_start_ns_mod1e9", (double)(t_start % 1000000000ull));
-    o.kv("throughput_per_s", iters / ((t_end - t_start) / 1e9));
+    o.kv("t_start_epoch_s", t_start / 1e9);
+    o.kv("elapsed_s", el);
+    o.kv("throughput_per_s", done / el);
+    o.kv("nodes_per_s", (double)done * nodes / el);
+    o.kv("bytes_read", (double)(b1 - b0));
+    o.kv("read_gb_per_s", (b1 - b0) / el / 1e9);
     o.kv("lat_us_p50", med(lat));
     o.kv("lat_us_p90", pct(lat, 0.9));
     o.kv("lat_us_p99", pct(lat, 0.99));
     o.kv("lat_us_mean", [&] { double s = 0; for (double v : lat) s += v; return s / lat.size(); }());
+    o.raw("start_us", arr(at));
+    o.raw("lat_us", arr(lat));
     fprintf(f, "{%s}\n", o.s.c_str());
 }
 
@@ -442,6 +561,8 @@ int main(int argc, char **argv)
     int nodes = 32, iters = 500;
     u64 work = 5000;
     bool eager_mode = false;
+    const char *pattern = NULL;
+    int gap_us = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--barrier") && i + 1 < argc) barrier = argv[++i];
@@ -449,6 +570,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--work") && i + 1 < argc) work = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--eager")) eager_mode = true;
+        else if (!strcmp(argv[i], "--pat") && i + 1 < argc) pattern = argv[++i];
+        else if (!strcmp(argv[i], "--gap") && i + 1 < argc) gap_us = atoi(argv[++i]);
         else { fprintf(stderr, "unknown option %s\n", argv[i]); return 2; }
     }
     CK(cudaSetDeviceFlags(cudaDeviceMapHost));
@@ -473,7 +596,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "micro"))
         micro(f);
     else if (!strcmp(argv[1], "loop"))
-        loop(f, nodes, work, iters, barrier, eager_mode);
+        loop(f, nodes, work, iters, barrier, eager_mode, pattern, gap_us);
     else {
         fprintf(stderr, "unknown mode %s\n", argv[1]);
         return 2;

@@ -15,13 +15,37 @@
 # SM set; kernel time; triad's GB/s). The card is not touched; the MPS daemon (pipe/log under
 # /tmp) is started and quit here.      harness/mps_disj_nb_campaign.sh OUTDIR
 # Env: DISJNB_GROUPS="PCT KIND NNB GRID [SUFFIX];..." the groups; DISJNB_ALONE=0 skips the alone runs.
+# Launch front end vs memory path (FINDINGS §54, fend10/fend10b): KIND gfast / gslow / gl2 / gdram
+# is a graphbench loop client instead (harness/graphbench.cu): gfast a graph of 150 chained spin
+# nodes (1-block and 64-block alternating, DISJNB_GWORK ns each, 3000; no memory traffic but one
+# 16 B record per node in device memory) replayed back to back like the decoder; gslow the same
+# two kernels as a 2-node graph followed by a 3.6 ms host sleep (one kernel per ~1.8 ms); gl2 /
+# gdram gfast's graph with nodes that read for their time (128 threads a block) from an 8 MiB
+# buffer (L2) / a 2 GiB one (DRAM). The neighbour is ended by SIGTERM after the decoder and then
+# writes nb_<tag>_1.json (per request: start, latency; nodes/s, bytes read). DISJNB_GALONE=1 runs
+# each of DISJNB_GKINDS (gfast gslow gl2 gdram) alone at 50% first (about 1 s each).
 set -u
 out=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/mps_lib.sh"
 mkdir -p "$out"
-make -C "$HERE" bin/hqprobe >/dev/null || exit 1
+case "${DISJNB_GROUPS:-fma}${DISJNB_ALONE:-1}" in
+  *fma* | *triad* | *1) make -C "$HERE" bin/hqprobe >/dev/null || exit 1;;
+esac
 probe=$HERE/bin/hqprobe
+GB=$HERE/bin/graphbench
+case "${DISJNB_GROUPS:-}" in *gfast* | *gslow* | *gl2* | *gdram*)
+  mkdir -p "$HERE/bin"; nvcc -O3 -arch=sm_90 -o "$GB" "$HERE/graphbench.cu" || exit 1;; # always: a binary left by an older tree
+esac
+GW=${DISJNB_GWORK:-3000}
+gargs() { # gfast|gslow|gl2|gdram ITERS -> graphbench loop arguments
+  case $1 in
+    gfast) echo "--pat $(printf 'kK%.0s' $(seq 75)) --work $GW --iters $2";;
+    gslow) echo "--pat kK --work $GW --gap 3600 --iters $2";;
+    gl2) echo "--pat $(printf 'lL%.0s' $(seq 75)) --work $GW --iters $2";;
+    gdram) echo "--pat $(printf 'dD%.0s' $(seq 75)) --work $GW --iters $2";;
+  esac
+}
 MPSDIR=/tmp/disjnb_mps.$$; MPSON=0; PIDS=()
 export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
 RAW=/tmp/disjnbraw.$$; mkdir -p "$RAW/kineto"
@@ -49,7 +73,15 @@ nb_alone() { # PCT KIND GRID: 5 reps alone, block records kept
 group() { # PCT KIND NNB GRID [SUFFIX]: NNB neighbours of KIND (none: no neighbour) + the decoder
   local p=$1 k=$2 nn=$3 g=$4 tag=p$1$2${5:-}_n1 B=$RAW/bar_p$1$2 i t0=$SECONDS dec alive=0
   mkdir -p "$B" "$RAW/kineto/$tag"; PIDS=()
-  if [ "$k" != none ]; then
+  if [[ " gfast gslow gl2 gdram " == *" $k "* ]]; then
+    for i in $(seq 1 "$nn"); do
+      # shellcheck disable=SC2046
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$p timeout 120 "$GB" loop $(gargs "$k" "$([ "$k" = gslow ] && echo 20000 || echo 100000)") \
+        --out "$out/nb_${tag}_$i.json" > "$out/nb_${tag}_$i.log" 2>&1 &
+      PIDS+=($!)
+    done
+    sleep 3
+  elif [ "$k" != none ]; then
     for i in $(seq 1 "$nn"); do
       CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$p timeout 120 "$probe" run --spec "$(spec "$k" "$g")" \
         --out "/tmp/disjnb_out_${tag}_$i" --reps "$([ "$k" = triad ] && echo 400 || echo 80)" --nosolo --tag "nb_${tag}_$i" > "$out/nb_${tag}_$i.log" 2>&1 &
@@ -60,16 +92,25 @@ group() { # PCT KIND NNB GRID [SUFFIX]: NNB neighbours of KIND (none: no neighbo
   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$p timeout 90 python3 "$HERE/mps_graph_probe.py" --rank 0 --n 1 \
     --barrier "$B" --configs decoder:1 --kineto-warm --out "$RAW/${tag}_p0" --kineto "$RAW/kineto/$tag" \
     > "$RAW/${tag}_p0.log" 2>&1 &
-  dec=$!; wait "$dec"; echo "graph $tag rc $?" >> "$out/info.txt"
+  dec=$!; echo "graph $tag decoder started at epoch $(date +%s.%N)" >> "$out/info.txt"
+  wait "$dec"; echo "graph $tag rc $? (ended at epoch $(date +%s.%N))" >> "$out/info.txt"
   for i in "${PIDS[@]}"; do kill -0 "$i" 2>/dev/null && alive=$((alive + 1)); done
   echo "graph $tag neighbours ${#PIDS[@]} ($k) alive at its end: $alive" >> "$out/info.txt"
   for i in "${PIDS[@]}"; do kill "$i" 2>/dev/null; wait "$i" 2>/dev/null; done; PIDS=(); rm -rf "$B"
-  sleep 2  # a killed client's server-side teardown (a client right after got "device busy")
+  sleep "${DISJNB_SETTLE:-2}"  # a killed client's server-side teardown (a client right after got "device busy")
   echo "graph $tag $((SECONDS - t0)) s" >> "$out/info.txt"
 }
 mps_lib_start
 if [ "${DISJNB_ALONE:-1}" != 0 ]; then
   nb_alone 50 fma 66; nb_alone 50 triad 66; nb_alone 25 fma 32; nb_alone 25 triad 32
+fi
+if [ "${DISJNB_GALONE:-0}" = 1 ]; then
+  for k in ${DISJNB_GKINDS:-gfast gslow gl2 gdram}; do # PCT 50, about 1 s each
+    # shellcheck disable=SC2046
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 timeout 30 "$GB" loop $(gargs "$k" "$([ "$k" = gslow ] && echo 250 || echo 1500)") \
+      --out "$out/galone_p50_$k.json" > "$out/galone_p50_$k.log" 2>&1
+    echo "galone p50 $k rc $?" >> "$out/info.txt"
+  done
 fi
 IFS=';' read -ra GG <<< "${DISJNB_GROUPS:-50 none 0 66;50 fma 1 66;50 triad 1 66;25 none 0 32;25 fma 3 32;25 triad 3 32;50 fma 1 66 b;50 none 0 66 b}"
 for gg in "${GG[@]}"; do group $gg; done

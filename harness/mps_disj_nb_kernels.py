@@ -3,6 +3,7 @@
 
   mps_disj_nb_kernels.py OUT.csv BASE=RAW:TAG[,RAW:TAG...] NAME=RAW:TAG[,RAW:TAG...] ...
   mps_disj_nb_kernels.py alone DIR      # the neighbours alone (DIR: untarred alone.tar.gz)
+  mps_disj_nb_kernels.py bins OUT.csv BASE=... NAME=...   # the same groups by alone duration
 
 RAW: an untarred graph.tar.gz of harness/mps_disj_nb_campaign.sh or mps_disj_campaign.sh
 (RAW/kineto/<tag>_n<N>/decoder_b1_n<N>.json.gz: rank 0's 16 Kineto requests; TAG is <tag>_n<N>).
@@ -15,7 +16,11 @@ blocks wait for an SM another client holds) against the rest (a slowdown of ever
 1-block kernels (one SM each) and of the others.
 With `alone`: per neighbour kind and thread percentage (hqprobe's alone_p<P>_<kind> files) the
 kernel time (median, min, max), the distinct SMs its blocks ran on (%smid) and, for triad, the
-DRAM traffic rate (48 B per float4 per thread). Nothing is fitted; no hqsim involved.
+DRAM traffic rate (48 B per float4 per thread).
+With `bins` (fend10b, FINDINGS §54): per group and bin of the kernel's alone median (< 1.5, 1.5-2,
+2-3, 3-5, >= 5 us), the bin's kernels per request, the median added time of an instance (us), the
+median ratio, and the added time per request: is the growth a multiple of the kernel's length or
+a per-kernel addition? Nothing is fitted; no hqsim involved.
 """
 import collections
 import csv
@@ -58,15 +63,43 @@ def alone(d):
               f"{len(sms)} distinct SMs, DRAM GB/s {gbs}")
 
 
+BINS = ((0, 1.5), (1.5, 2), (2, 3), (3, 5), (5, float("inf")))
+
+
+def bins(out, groups, med, base_inst, base_runs):
+    rows = []
+    for name, spec in groups:
+        inst, _, runs = group(spec)
+        for lo, hi in BINS:
+            sel = [(k, d) for k, d in inst if k in med and lo <= med[k] < hi]
+            n = sum(lo <= med[k] < hi for k, _ in base_inst) / (16 * base_runs)
+            if not sel:
+                continue
+            rows.append([name, f"{lo}-{hi}", f"{n:.1f}", f"{statistics.median(d - med[k] for k, d in sel):.2f}",
+                         f"{statistics.median(d / med[k] for k, d in sel):.3f}",
+                         f"{sum(d - med[k] for k, d in sel) / (16 * runs):.1f}"])
+    with open(out, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["group", "alone_us_bin", "kernels_per_request", "added_us_p50", "ratio_p50",
+                    "added_us_per_request"])
+        w.writerows(rows)
+    for r in rows:
+        print(",".join(str(x) for x in r))
+
+
 def main():
     if sys.argv[1] == "alone":
         return alone(sys.argv[2])
-    out, groups = sys.argv[1], [g.split("=", 1) for g in sys.argv[2:]]
+    binned = sys.argv[1] == "bins"
+    args = sys.argv[2:] if binned else sys.argv[1:]
+    out, groups = args[0], [g.split("=", 1) for g in args[1:]]
     base_inst, base_per, base_runs = group(groups[0][1])
     ref = collections.defaultdict(list)
     for k, d in base_inst:
         ref[k].append(d)
     med = {k: statistics.median(v) for k, v in ref.items()}
+    if binned:
+        return bins(out, groups, med, base_inst, base_runs)
     base_kt = sum(d for _, d in base_inst) / (16 * base_runs)
     rows = []
     for name, spec in groups:

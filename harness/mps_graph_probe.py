@@ -19,7 +19,8 @@ schedule written by rank 0 at the barrier):
           profiled requests past the others' slot (disj10b: at 50% it did, FINDINGS §51).
 Writes PREFIX.json: per configuration and phase the request count and those lists, and t_begin /
 t_end: seconds from the slot's start to the first request's start and the last one's end (for
-rank 0's kineto phase: around the profiled requests), to check that ranks overlapped.
+rank 0's kineto phase: around the profiled requests), to check that ranks overlapped, and
+slot_epoch, the slot's start (time.time()), to place them against other programs' clocks.
 """
 import argparse
 import json
@@ -119,7 +120,7 @@ for cfg, r in runners.items():
                 rows.append(timed(r)[0])
             te = time.time() - start
         res.append({"config": cfg, "phase": phase, "count": len(rows),
-                    "t_begin": round(tb, 4), "t_end": round(te, 4),
+                    "t_begin": round(tb, 4), "t_end": round(te, 4), "slot_epoch": round(start, 6),
                     "cols": ["h_h2d", "h_replay", "h_d2h", "h_sync", "g_h2d", "g_span", "g_d2h"],
                     "rows": rows})
 with open(a.out + ".json", "w") as f:
