@@ -361,7 +361,6 @@ typedef struct {
 
 /* A CUDA context: one per non-MPS process, one shared by all MPS clients. */
 struct Ctx {
-    ShareLoadMemo load_memo[SHARE_LOAD_MEMO]; /* engine_issue.c */
     uint32_t index;
     bool mps_server;
     const char *name;
@@ -379,7 +378,6 @@ struct Ctx {
     uint32_t graphs;   /* graphs started and not complete: work too,
                              between and beside their kernel nodes */
     uint64_t resident_blocks;
-    SrvFuncLru funcs;        /* its clients' functions (engine_share.c) */
     uint64_t state_bytes;    /* registers + shared memory of resident blocks:
                              what a mid-block preemption saves */
     uint32_t n_clients;      /* MPS clients attached so far */
@@ -430,6 +428,11 @@ struct Ctx {
                            due) */
     uint64_t *dram_co;  /* bitmap: SMs holding DRAM and cohort groups (a
                            change of pressure may loosen them) */
+    /* Cold and large, so last: ahead of the fields above they put the hot
+     * ones (frozen, pend_head, cohorts, resident_blocks, rel_head, ...,
+     * read by every placement) on lines of their own, frozen 2.5 KB in. */
+    SrvFuncLru funcs; /* its clients' functions (engine_share.c; 264 B) */
+    ShareLoadMemo load_memo[SHARE_LOAD_MEMO]; /* engine_issue.c (2 KB) */
 };
 
 typedef struct {

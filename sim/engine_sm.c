@@ -45,10 +45,19 @@
  * Per-SM resources
  * ------------------------------------------------------------------------ */
 
-static uint32_t reg_warp_slots(const Engine *E, const SmRt *sm, uint32_t rpw)
+/* The register sub-partition loops below are always-inline helpers that
+ * take the count P of sub-partitions as an argument; their callers pass
+ * the constant SIM_MAX_SUBPARTITIONS when the model has that many (every
+ * bundled model but p100), so the compiler unrolls them and divides by a
+ * power of two: the same arithmetic in the same order, fewer instructions
+ * per placement (the per-group cost of the placement path). */
+#define SUBP_MAX SIM_MAX_SUBPARTITIONS
+
+G_ALWAYS_INLINE static inline uint32_t reg_warp_slots(const SmRt *sm,
+                                                      uint32_t rpw, uint32_t P)
 {
     uint32_t n = 0;
-    for (uint32_t s = 0; s < E->m->reg_subpartitions; s++)
+    for (uint32_t s = 0; s < P; s++)
         n += rpw ? sm->free_regs[s] / rpw : 64;
     return n;
 }
@@ -65,10 +74,9 @@ static bool in_window(const SmRt *sm, const KernelRt *k)
            (sm->carveout >= k->win_lo && sm->carveout <= k->win_hi);
 }
 
-/* How many more blocks of @k fit on @sm right now: its window, block
- * slots, warps, shared memory (the SM's configuration, or the kernel's own
- * on an idle SM) and registers. */
-static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
+/* sm_fit with @P register sub-partitions. */
+G_ALWAYS_INLINE static inline uint32_t sm_fit_p(const SmRt *sm,
+                                                const KernelRt *k, uint32_t P)
 {
     const SimBlockNeeds *nd = &k->needs;
     uint32_t fit = sm->free_blocks;
@@ -83,14 +91,43 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
     /* Registers bind only if some sub-partition holds fewer than its even
      * share of fit blocks' warps: when every one holds that many, the
      * register slots are at least fit x warps (no division needed). */
-    const uint32_t P = E->m->reg_subpartitions, rpw = nd->regs_per_warp;
+    const uint32_t rpw = nd->regs_per_warp;
     uint32_t least = UINT32_MAX;
     for (uint32_t s = 0; s < P; s++)
         least = MIN(least, sm->free_regs[s]);
     const uint64_t share = ((uint64_t)fit * nd->warps + P - 1) / P;
     if (rpw > 0 && (uint64_t)least >= share * rpw)
         return fit;
-    return MIN(fit, reg_warp_slots(E, sm, rpw) / nd->warps);
+    return MIN(fit, reg_warp_slots(sm, rpw, P) / nd->warps);
+}
+
+/* How many more blocks of @k fit on @sm right now: its window, block
+ * slots, warps, shared memory (the SM's configuration, or the kernel's own
+ * on an idle SM) and registers. */
+static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
+{
+    const uint32_t P = E->m->reg_subpartitions;
+    return P == SUBP_MAX ? sm_fit_p(sm, k, SUBP_MAX) : sm_fit_p(sm, k, P);
+}
+
+/* @sm's fit for @k after @kk blocks of it were placed there on a fit of
+ * @fit (kk <= fit; nothing else changed the SM meanwhile): fit - kk, as
+ * sm_fit would find.  Every term of sm_fit's minimum loses exactly kk:
+ * free blocks; free warps / w and free shared memory / s (the SM's
+ * configuration is now the kernel's own if it was idle); and the register
+ * slots sum_s floor(free_regs[s] / rpw) over w, since each placed warp
+ * went to a sub-partition holding at least rpw (regs_take's assertion).
+ * Not so without registers per warp (that term stays 64 P / w) or out of
+ * the window (0): sm_fit then.  check_invariants compares the two. */
+static uint32_t sm_fit_after(const Engine *E, const SmRt *sm, const KernelRt *k,
+                             uint32_t fit, uint32_t kk)
+{
+    if (k->needs.regs_per_warp == 0 || !in_window(sm, k))
+        return sm_fit(E, sm, k);
+    g_assert(kk <= fit);
+    if (E->opt.check_invariants)
+        g_assert(fit - kk == sm_fit(E, sm, k));
+    return fit - kk;
 }
 
 /* The rate of @g's blocks on @sm: its warps' speed there over their speed
@@ -908,6 +945,55 @@ static void spread_join_blocks(Engine *E, SmRt *sm, Group *g, uint32_t n)
     sim_eventq_schedule(&E->q, &co->ev, co->end);
 }
 
+/* @left warps of @g's new blocks (@rpw registers each) go to @sm's @P
+ * register sub-partitions (sm_place_as).  Warps go one by one to the
+ * sub-partition with the most registers free, the lowest index on ties
+ * (as the hardware spreads warps over schedulers).  Done in rounds: the t
+ * sub-partitions tied at the top each take one warp per round, for as
+ * many rounds as keep them at or above the next level; the remainder goes
+ * to the lowest indices.  Same result as warp by warp, in O(P) steps.
+ * When all are level (an empty SM, most placements on a busy GPU) that is
+ * one pass: q = left / P each, one more for the first left % P. */
+G_ALWAYS_INLINE static inline void regs_take(SmRt *sm, Group *g, uint32_t P,
+                                             uint32_t rpw, uint32_t left)
+{
+    bool level = rpw > 0;
+    for (uint32_t s = 1; s < P && level; s++)
+        level = sm->free_regs[s] == sm->free_regs[0];
+    if (level && left > 0) {
+        const uint32_t q = left / P, r = left % P;
+        g_assert((uint64_t)(q + (r > 0)) * rpw <= sm->free_regs[0]);
+        for (uint32_t s = 0; s < P; s++) {
+            const uint32_t take = q + (s < r);
+            sm->free_regs[s] -= take * rpw;
+            g->sub_warps[s] += (uint8_t)take;
+        }
+        left = 0;
+    }
+    while (left > 0 && rpw > 0) {
+        uint32_t F = 0, next = 0, t = 0;
+        for (uint32_t s = 0; s < P; s++)
+            F = MAX(F, sm->free_regs[s]);
+        for (uint32_t s = 0; s < P; s++) {
+            if (sm->free_regs[s] == F)
+                t++;
+            else
+                next = MAX(next, sm->free_regs[s]);
+        }
+        uint32_t rounds = t < P ? MAX(1u, (F - next) / rpw) : left / t;
+        rounds = MIN(rounds, left / t);
+        for (uint32_t s = 0; s < P && left > 0; s++) {
+            if (sm->free_regs[s] != F)
+                continue;
+            uint32_t take = rounds ? rounds : 1;
+            g_assert((uint64_t)take * rpw <= sm->free_regs[s]);
+            sm->free_regs[s] -= take * rpw;
+            g->sub_warps[s] += (uint8_t)take;
+            left -= take;
+        }
+    }
+}
+
 static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
                         bool late);
 
@@ -959,52 +1045,12 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
     const double before = sm->load;
     g->count += n;
     sm->load = before + n * k->w;
-    /* (before the share: each scheduler's warps count, engine_issue.c)
-     * Warps go one by one to the register sub-partition with the most
-     * registers free, the lowest index on ties (as the hardware spreads
-     * warps over schedulers).  Done in rounds: the t sub-partitions tied at
-     * the top each take one warp per round, for as many rounds as keep
-     * them at or above the next level; the remainder goes to the lowest
-     * indices.  Same result as warp by warp, in O(P) steps.  When all are
-     * level (an empty SM, most placements on a busy GPU) that is one pass:
-     * q = left / P each, one more for the first left % P. */
+    /* (before the share: each scheduler's warps count, engine_issue.c) */
     const uint32_t P = E->m->reg_subpartitions, rpw = nd->regs_per_warp;
-    uint32_t left = n * nd->warps;
-    bool level = rpw > 0;
-    for (uint32_t s = 1; s < P && level; s++)
-        level = sm->free_regs[s] == sm->free_regs[0];
-    if (level && left > 0) {
-        const uint32_t q = left / P, r = left % P;
-        g_assert((uint64_t)(q + (r > 0)) * rpw <= sm->free_regs[0]);
-        for (uint32_t s = 0; s < P; s++) {
-            const uint32_t take = q + (s < r);
-            sm->free_regs[s] -= take * rpw;
-            g->sub_warps[s] += (uint8_t)take;
-        }
-        left = 0;
-    }
-    while (left > 0 && rpw > 0) {
-        uint32_t F = 0, next = 0, t = 0;
-        for (uint32_t s = 0; s < P; s++)
-            F = MAX(F, sm->free_regs[s]);
-        for (uint32_t s = 0; s < P; s++) {
-            if (sm->free_regs[s] == F)
-                t++;
-            else
-                next = MAX(next, sm->free_regs[s]);
-        }
-        uint32_t rounds = t < P ? MAX(1u, (F - next) / rpw) : left / t;
-        rounds = MIN(rounds, left / t);
-        for (uint32_t s = 0; s < P && left > 0; s++) {
-            if (sm->free_regs[s] != F)
-                continue;
-            uint32_t take = rounds ? rounds : 1;
-            g_assert((uint64_t)take * rpw <= sm->free_regs[s]);
-            sm->free_regs[s] -= take * rpw;
-            g->sub_warps[s] += (uint8_t)take;
-            left -= take;
-        }
-    }
+    if (P == SUBP_MAX)
+        regs_take(sm, g, SUBP_MAX, rpw, n * nd->warps);
+    else
+        regs_take(sm, g, P, rpw, n * nd->warps);
     /* With the new blocks (g, in the list, included) the SM's issue rate
      * is shared anew; a slowed SM's cohort groups become loose. */
     bool slowed;
@@ -1115,7 +1161,9 @@ static bool sm_unplace_blocks(Engine *E, SmRt *sm, const KernelRt *k,
     sm->free_blocks += n;
     sm->free_warps += n * nd->warps;
     sm->used_smem -= n * nd->smem_bytes;
-    for (uint32_t s = 0; s < E->m->reg_subpartitions; s++)
+    /* unused sub-partitions: sub_warps 0, free_regs 0 (a loop the
+     * compiler unrolls) */
+    for (uint32_t s = 0; s < SUBP_MAX; s++)
         sm->free_regs[s] += sub_warps[s] * nd->regs_per_warp;
     sm->load -= n * k->w;
     if (sm->load < 1e-9)
@@ -1658,7 +1706,8 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
             kk = MIN(kk, cand_lead(&v[0], &v[t], k->needs.warps, room));
         for (uint32_t i = 0; i < t; i++) {
             sm_place(E, v[i].sm, k, (uint32_t)kk);
-            r[v[i].rank].fit = sm_fit(E, v[i].sm, k);
+            r[v[i].rank].fit =
+                sm_fit_after(E, v[i].sm, k, v[i].fit, (uint32_t)kk);
         }
         placed += kk * t;
         uint32_t j = 0; /* drop full SMs, keep rank order */
