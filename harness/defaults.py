@@ -40,7 +40,7 @@ HOST_FIELDS = ['kernel_launch_latency_us', 'launch_api_us', 'submit_latency_us',
                'mps_client_api_us', 'mps_client_sync_us',
                'mps_client_launch_us', 'mps_client_node_us',
                'mps_client_kernel_us', 'mps_func_fetch_us', 'mps_func_xreload_us',
-               'mps_copy_handoff_us',
+               'mps_copy_handoff_us', 'mps_func_evict_us', 'mps_func_evict_lru',
                'mps_func_lru_weight']
 
 # Warp schedulers per SM (NVIDIA architecture whitepapers and tuning

@@ -476,7 +476,8 @@ typedef enum {
  * times; a process in its own context nothing. */
 typedef struct {
     SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns, fetch_ns,
-        xreload_ns, busy_ns, handoff_ns;
+        xreload_ns, busy_ns, handoff_ns, evict_ns;
+    uint32_t evict_lru; /* the LRU distance from which evict_ns is paid */
 } ShareCosts;
 
 /* The distinct kernel functions a process ran last, most recent first

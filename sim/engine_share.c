@@ -192,6 +192,8 @@ static void mps_costs(const GpuModel *m, ShareCosts *out)
         .xreload_ns = m->mps_func_xreload_ns,
         .busy_ns = m->mps_func_busy_ns,
         .handoff_ns = m->mps_copy_handoff_ns,
+        .evict_ns = m->mps_func_evict_ns,
+        .evict_lru = m->mps_func_evict_lru,
     };
 }
 
@@ -431,6 +433,16 @@ const ShareOps *share_ops_for(Engine *E, const Proc *P)
  * of the model by LRU distance d, L the loaded DRAM latency at the
  * kernel's own pressure alone plus its context's now (engine_dram.c).
  * Function identity is the kernel's name, as traces give it.
+ *
+ * PyTorch's own kernels (FINDINGS §55, mpspct/lone/: graphs of 1-block
+ * elementwise kernels cycling through 1 / 8 / 16 distinct functions) pay
+ * nothing at d = 7, where the probe kernels pay the whole fetch, and
+ * ~0.2 us each at d = 15, 1-block kernels too: mps_func_evict, charged on
+ * every graph kernel node at d >= mps_func_evict_lru.  Read as per-function
+ * state the client keeps for a limited number of functions (the probes'
+ * larger functions exhausting it sooner: a capacity in bytes, not
+ * measured); the two terms are kept apart because hqsim knows no code
+ * sizes.
  */
 
 uint32_t eng_func_lru_touch(FuncLru *lru, const char *name)
@@ -533,15 +545,22 @@ SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
 {
     Proc *P = k->proc;
     const ShareCosts *c = &P->cost;
-    if (!c->kernel_ns && !c->fetch_ns && !c->xreload_ns && !c->busy_ns)
+    if (!c->kernel_ns && !c->fetch_ns && !c->xreload_ns && !c->busy_ns &&
+        !c->evict_ns)
         return 0; /* a context of its own: nothing to track */
     const char *name = k->inst->op->u.kernel.name;
+    bool lru_full = P->funcs.n == SIM_MAX_FUNC_LRU;
     uint32_t d = eng_func_lru_touch(&P->funcs, name);
+    /* not found with room left: run for the first time, nothing evicted
+     * (found in a full LRU or not: at least SIM_MAX_FUNC_LRU back) */
+    bool evicted = d < SIM_MAX_FUNC_LRU ? d >= c->evict_lru : lru_full;
     bool after_narrow = P->last_blocks == 1;
     P->last_blocks = k->blocks;
     SimTime t = xreload_take(P);
     if (c->busy_ns)
         t += busy_reload(E, k, srv_lru_touch(&P->ctx->funcs, P, name));
+    if (c->evict_ns && k->inst->gnode && evicted)
+        t += c->evict_ns;
     if (k->blocks < 2)
         return t;
     t += c->kernel_ns;

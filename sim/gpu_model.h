@@ -209,6 +209,16 @@ typedef struct GpuModel {
      * could start: the hand-off to the copy engine waits behind busy
      * neighbours (FINDINGS.md §44; engine_copy.c). */
     SimTime mps_copy_handoff_ns;
+    /* A graph kernel node (any width) of an MPS client whose function is
+     * at LRU distance >= mps_func_evict_lru in that client (distinct other
+     * functions since it last ran, as eng_func_lru_touch counts them; a
+     * function not among the last SIM_MAX_FUNC_LRU counts as that, one
+     * never run before pays nothing) starts
+     * mps_func_evict later: the PyTorch kernels of a lone client pay
+     * nothing over 8 distinct functions and ~0.2 us each over 16
+     * (FINDINGS §55; engine_share.c). */
+    SimTime mps_func_evict_ns;
+    uint32_t mps_func_evict_lru;
     double mps_func_lru_weight[SIM_MAX_FUNC_LRU];
     uint32_t n_mps_func_lru_weight;
 

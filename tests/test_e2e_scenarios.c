@@ -120,6 +120,37 @@ static void test_e2e_mps_lone_client_function_fetch(void **state)
                  "wpW132 F8 - F1");
 }
 
+/* A lone MPS client's PyTorch kernels by the number of distinct functions
+ * it cycles through (FINDINGS §55, traces/measured/h100/mpspct/lone/
+ * funcs.tar.gz, written as scenarios by harness/mps_lone_predict.py into
+ * tests/data/mps_evict/): 64 chained 1-block elementwise graph nodes over 1
+ * / 8 / 16 functions, each lasting what it measured without MPS.  The
+ * span's growth per node as the only MPS client, us. */
+static double evict_growth(const char *spec)
+{
+    g_autofree char *rel =
+        g_strdup_printf("tests/data/mps_evict/%s.json", spec);
+    g_autofree char *f = source_path(rel);
+    cJSON *j = run_hqsim_json("compare", f, "--json", "-", "-q", NULL);
+    double own = jnum(j, "runs.0.makespan_ms");
+    double mps = jnum(j, "runs.1.makespan_ms");
+    cJSON_Delete(j);
+    return (mps - own) * 1000 / (200 * 64);
+}
+
+/* Measured (median span per replay, two rounds pooled: python3 harness/
+ * mps_lone_summary.py traces/measured/h100/mpspct/lone/funcs.tar.gz).
+ * Fitted: mps_func_evict_us on f16 (every node at LRU distance 15);
+ * predicted: f8 (distance 7: nothing, mps_func_evict_lru) and one
+ * function. */
+static void test_e2e_mps_lone_client_function_evict(void **state)
+{
+    (void)state;
+    check_growth(evict_growth("f16"), 0.235, "f16 (fitted)");
+    check_growth(evict_growth("f8"), 0.018, "f8");
+    check_growth(evict_growth("add"), 0.037, "add");
+}
+
 /* VT (32 chained 1-block 5 us graph nodes) beside one MPS client that
  * streams 8 MiB of fresh DRAM per 1024-block node (FINDINGS §32 and §37;
  * traces/measured/h100/mpspct/var/burst{,2}, written as
@@ -434,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_e2e_default_mps_helps_small_kernels),
         cmocka_unit_test(test_e2e_latency_spread_and_host_cores),
         cmocka_unit_test(test_e2e_mps_lone_client_function_fetch),
+        cmocka_unit_test(test_e2e_mps_lone_client_function_evict),
         cmocka_unit_test(test_e2e_mps_cross_client_reload),
         cmocka_unit_test_setup_teardown(test_e2e_bad_input_is_reported,
                                         e2e_tmpdir_setup, e2e_tmpdir_teardown),

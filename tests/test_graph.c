@@ -594,6 +594,73 @@ static void test_engine_mps_fetch_dram(void **state)
     assert_int_equal(wp_extra(a, b, 9, false), want);
 }
 
+/* @n chained 1 us kernels of @grid blocks, kernel j running function j mod
+ * @F, as graph nodes or (@stream) stream kernels. */
+static SimScenario *cycle_scenario(uint32_t n, uint32_t F, uint32_t grid,
+                                   bool stream)
+{
+    static const char *const names[] = {"f0",  "f1",  "f2",  "f3", "f4",  "f5",
+                                        "f6",  "f7",  "f8",  "f9", "f10", "f11",
+                                        "f12", "f13", "f14", "f15"};
+    SimScenario *sc = sim_scenario_new("cycle", "hqsim");
+    SimProcessSpec *p = test_process(sc, "p", 1);
+    SimGraph *g = stream ? NULL : sim_scenario_new_graph(sc);
+    for (uint32_t j = 0; j < n; j++) {
+        SimOp k = test_kernel(0, names[j % F], grid, 32, SIM_US(1));
+        k.api_ns = 0;
+        if (stream) {
+            sim_process_add_op(p, &k);
+            continue;
+        }
+        SimGraphNode nd;
+        memset(&nd, 0, sizeof nd);
+        nd.op = k;
+        nd.kind = SIM_NODE_KERNEL;
+        uint32_t prev = j - 1;
+        sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
+    }
+    if (g) {
+        SimOp op = graph_op(g);
+        sim_process_add_op(p, &op);
+    }
+    add_free_sync(p);
+    return sc;
+}
+
+/* mps_func_evict (FINDINGS §55): a graph kernel node of any width whose
+ * function is at LRU distance >= mps_func_evict_lru in its client pays it;
+ * a function's first run, a nearer function and stream launches pay
+ * nothing. */
+static void test_engine_mps_func_evict(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = graph_model();
+    m->mps_func_evict_ns = 1000;
+    m->mps_func_evict_lru = 8;
+    struct {
+        uint32_t F, grid;
+        bool stream;
+        SimTime pays; /* every kernel after the first F */
+    } cases[] = {
+        {16, 1, false, 1000}, /* d = 15 */
+        {9, 1, false, 1000},  /* d = 8: the first distance that pays */
+        {8, 1, false, 0},     /* d = 7 */
+        {16, 4, false, 1000}, /* any width */
+        {16, 1, true, 0},     /* stream launches */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(SimScenario) sc =
+            cycle_scenario(40, cases[i].F, cases[i].grid, cases[i].stream);
+        g_autoptr(SimResult) a = test_run(m, sc, SIM_SHARE_TIMESLICE);
+        g_autoptr(SimResult) b = test_run(m, sc, SIM_SHARE_MPS);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (uint32_t j = 1; j < 40; j++)
+            assert_int_equal(wp_extra(a, b, j, cases[i].stream),
+                             j < cases[i].F ? 0 : cases[i].pays);
+    }
+}
+
 /* Two MPS clients: the wp neighbour (64 nodes, @F functions) and a
  * victim, a graph of 6 chained 1-block 10 us nodes of one function. */
 static SimScenario *xreload_scenario(uint32_t F)
@@ -1048,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_engine_mps_fetch),
         cmocka_unit_test(test_engine_mps_fetch_needs_narrow),
         cmocka_unit_test(test_engine_mps_fetch_dram),
+        cmocka_unit_test(test_engine_mps_func_evict),
         cmocka_unit_test(test_engine_mps_xreload),
         cmocka_unit_test(test_engine_mps_busy_reload),
         cmocka_unit_test(test_engine_fault_in_graph),
