@@ -9,7 +9,8 @@
 //                                 launch latency, back-to-back kernels,
 //                                 synchronize) to compare inside/outside MPS.
 //   graphbench loop --nodes N --work NS --iters I [--barrier DIR] [--eager]
-//                                 [--pat P] [--gap US] [--out F]
+//                                 [--pat P] [--gap US] [--mthreads T]
+//                                 [--region-kib R] [--out F]
 //                                 closed loop of requests (graph launch of N
 //                                 chained kernel nodes of NS ns each, or the
 //                                 same kernels launched one by one), then
@@ -26,10 +27,11 @@
 //                                 start (us after t_start_epoch_s) and latency,
 //                                 nodes per second, bytes read by memory nodes.
 //
-// Memory nodes (loop mode, FINDINGS §54): 128 threads a block stream float4
+// Memory nodes (loop mode, FINDINGS §54): 128 threads a block (--mthreads) stream float4
 // loads past L1 (__ldcg, 4 in flight a thread) for `work` ns from an 8 MiB
 // buffer ('l' / 'L': stays in the 50 MB L2) or a 2 GiB one ('d' / 'D': each
-// block its own 256 KiB region, ~10^4 regions a request: DRAM), so the same
+// block its own 256 KiB region (--region-kib; more than a block reads in a
+// node), ~10^4 regions a request: DRAM), so the same
 // launch rate as 'k' / 'K' with L2-only or DRAM traffic.
 //
 // Node kernels: one block of 32 threads ('K': 64 blocks); thread 0 reads
@@ -69,15 +71,16 @@ __global__ void knode(Rec *r, int idx, u64 work)
 }
 
 // Memory node: see the header.  @mask4: the buffer's float4 count - 1 (a
-// power of two); @bytes: the bytes read, added once per block.
+// power of two); @bytes: the bytes read, added once per block; a block
+// starts 2^@rshift float4 after the previous one (its region).
 __global__ void kmem(Rec *r, int idx, u64 work, const float4 *buf, u64 mask4,
-                     u64 *bytes)
+                     u64 *bytes, int rshift)
 {
     __shared__ unsigned cnt;
     if (threadIdx.x == 0)
         cnt = 0;
     __syncthreads();
-    u64 s = gtime(), t = s, p = ((u64)(idx * 64 + blockIdx.x) << 14) + threadIdx.x;
+    u64 s = gtime(), t = s, p = ((u64)(idx * 64 + blockIdx.x) << rshift) + threadIdx.x;
     unsigned it = 0, n = blockDim.x;
     float acc = 0;
     while (t - s < work) {
@@ -138,6 +141,8 @@ static cudaStream_t g_s;
 
 static const float4 *g_l2buf, *g_drambuf; // memory nodes' buffers (loop mode)
 static u64 *g_bytes;                       // their byte counter (device)
+static int g_mthreads = 128;               // threads of a memory node's block (--mthreads)
+static int g_rshift = 14;                  // log2 of a block's region in float4 (--region-kib)
 enum { L2_F4 = 1 << 19, DRAM_F4 = 1 << 27 }; // 8 MiB, 2 GiB of float4
 
 // One node of a loop pattern on stream @st (graph capture or eager).
@@ -147,9 +152,9 @@ static void launch_node(char c, int idx, u64 work, cudaStream_t st)
     if (c == 'k' || c == 'K')
         knode<<<blocks, 32, 0, st>>>(g_rec, idx, work);
     else if (c == 'l' || c == 'L')
-        kmem<<<blocks, 128, 0, st>>>(g_rec, idx, work, g_l2buf, L2_F4 - 1, g_bytes);
+        kmem<<<blocks, g_mthreads, 0, st>>>(g_rec, idx, work, g_l2buf, L2_F4 - 1, g_bytes, g_rshift);
     else
-        kmem<<<blocks, 128, 0, st>>>(g_rec, idx, work, g_drambuf, DRAM_F4 - 1, g_bytes);
+        kmem<<<blocks, g_mthreads, 0, st>>>(g_rec, idx, work, g_drambuf, DRAM_F4 - 1, g_bytes, g_rshift);
 }
 
 // Capture a graph from a pattern: 'k' kernel node (work ns; 'K', 'l', 'L',
@@ -562,7 +567,7 @@ int main(int argc, char **argv)
     u64 work = 5000;
     bool eager_mode = false;
     const char *pattern = NULL;
-    int gap_us = 0;
+    int gap_us = 0, region_kib = 256;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--barrier") && i + 1 < argc) barrier = argv[++i];
@@ -572,7 +577,19 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--eager")) eager_mode = true;
         else if (!strcmp(argv[i], "--pat") && i + 1 < argc) pattern = argv[++i];
         else if (!strcmp(argv[i], "--gap") && i + 1 < argc) gap_us = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--mthreads") && i + 1 < argc) g_mthreads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--region-kib") && i + 1 < argc) region_kib = atoi(argv[++i]);
         else { fprintf(stderr, "unknown option %s\n", argv[i]); return 2; }
+    }
+    if (g_mthreads < 32 || g_mthreads > 1024 || g_mthreads % 32) {
+        fprintf(stderr, "--mthreads: a multiple of 32 from 32 to 1024, got %d\n", g_mthreads);
+        return 2;
+    }
+    if (region_kib < 16 || region_kib > 65536 || (region_kib & (region_kib - 1))) {
+        fprintf(stderr, "--region-kib: a power of two from 16 to 65536, got %d\n", region_kib);
+        return 2;
+    }
+    for (g_rshift = 0; (16 << g_rshift) < region_kib * 1024; g_rshift++) {
     }
     CK(cudaSetDeviceFlags(cudaDeviceMapHost));
     CK(cudaStreamCreateWithFlags(&g_s, cudaStreamNonBlocking));

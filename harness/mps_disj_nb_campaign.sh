@@ -21,9 +21,11 @@
 # 16 B record per node in device memory) replayed back to back like the decoder; gslow the same
 # two kernels as a 2-node graph followed by a 3.6 ms host sleep (one kernel per ~1.8 ms); gl2 /
 # gdram gfast's graph with nodes that read for their time (128 threads a block) from an 8 MiB
-# buffer (L2) / a 2 GiB one (DRAM). The neighbour is ended by SIGTERM after the decoder and then
-# writes nb_<tag>_1.json (per request: start, latency; nodes/s, bytes read). DISJNB_GALONE=1 runs
-# each of DISJNB_GKINDS (gfast gslow gl2 gdram) alone at 50% first (about 1 s each).
+# buffer (L2) / a 2 GiB one (DRAM); gdramt32 / gdramt512 gdram with 32 / 512 threads a block
+# (less / more DRAM traffic at the same launch rate); gdramw gdram with 10x longer nodes and 2 MiB
+# block regions (about gdram's traffic at a tenth of its launch rate). The neighbour is ended by SIGTERM after the
+# decoder and then writes nb_<tag>_1.json (per request: start, latency; nodes/s, bytes read).
+# DISJNB_GALONE=1 runs each of DISJNB_GKINDS (gfast gslow gl2 gdram) alone at 50% first (~1 s each).
 set -u
 out=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -34,7 +36,7 @@ case "${DISJNB_GROUPS:-fma}${DISJNB_ALONE:-1}" in
 esac
 probe=$HERE/bin/hqprobe
 GB=$HERE/bin/graphbench
-case "${DISJNB_GROUPS:-}" in *gfast* | *gslow* | *gl2* | *gdram*)
+case "${DISJNB_GROUPS:-}${DISJNB_GALONE:-0}" in *" g"* | *1)
   mkdir -p "$HERE/bin"; nvcc -O3 -arch=sm_90 -o "$GB" "$HERE/graphbench.cu" || exit 1;; # always: a binary left by an older tree
 esac
 GW=${DISJNB_GWORK:-3000}
@@ -44,6 +46,8 @@ gargs() { # gfast|gslow|gl2|gdram ITERS -> graphbench loop arguments
     gslow) echo "--pat kK --work $GW --gap 3600 --iters $2";;
     gl2) echo "--pat $(printf 'lL%.0s' $(seq 75)) --work $GW --iters $2";;
     gdram) echo "--pat $(printf 'dD%.0s' $(seq 75)) --work $GW --iters $2";;
+    gdramt32 | gdramt512) echo "--pat $(printf 'dD%.0s' $(seq 75)) --work $GW --mthreads ${1#gdramt} --iters $2";;
+    gdramw) echo "--pat $(printf 'dD%.0s' $(seq 75)) --work $((GW * 10)) --region-kib 2048 --iters $2";;
   esac
 }
 MPSDIR=/tmp/disjnb_mps.$$; MPSON=0; PIDS=()
@@ -73,7 +77,7 @@ nb_alone() { # PCT KIND GRID: 5 reps alone, block records kept
 group() { # PCT KIND NNB GRID [SUFFIX]: NNB neighbours of KIND (none: no neighbour) + the decoder
   local p=$1 k=$2 nn=$3 g=$4 tag=p$1$2${5:-}_n1 B=$RAW/bar_p$1$2 i t0=$SECONDS dec alive=0
   mkdir -p "$B" "$RAW/kineto/$tag"; PIDS=()
-  if [[ " gfast gslow gl2 gdram " == *" $k "* ]]; then
+  if [ -n "$(gargs "$k" 1)" ]; then
     for i in $(seq 1 "$nn"); do
       # shellcheck disable=SC2046
       CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$p timeout 120 "$GB" loop $(gargs "$k" "$([ "$k" = gslow ] && echo 20000 || echo 100000)") \
@@ -107,7 +111,7 @@ fi
 if [ "${DISJNB_GALONE:-0}" = 1 ]; then
   for k in ${DISJNB_GKINDS:-gfast gslow gl2 gdram}; do # PCT 50, about 1 s each
     # shellcheck disable=SC2046
-    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 timeout 30 "$GB" loop $(gargs "$k" "$([ "$k" = gslow ] && echo 250 || echo 1500)") \
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 timeout 30 "$GB" loop $(gargs "$k" "$(case $k in gslow | gdramw) echo 250;; *) echo 1500;; esac)") \
       --out "$out/galone_p50_$k.json" > "$out/galone_p50_$k.log" 2>&1
     echo "galone p50 $k rc $?" >> "$out/info.txt"
   done

@@ -67,7 +67,8 @@ def main():
             rows.append([tag, "none"] + [""] * 8 + dec)
             continue
         nb = json.load(open(nbf))
-        kind = next(k for k in ("gfast", "gslow", "gl2", "gdram") if tag[3:].startswith(k))
+        kind = next(k for k in ("gdramt512", "gdramt32", "gdramw", "gfast", "gslow", "gl2", "gdram")
+                    if tag[3:].startswith(k))  # the longest kind first
         alone = json.load(open(os.path.join(nbdir, f"galone_p50_{kind}.json")))
         rp, _, _ = in_window(nb, p0, p1)
         rk, lk, cov = in_window(nb, k0, k1)
