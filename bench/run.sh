@@ -15,12 +15,30 @@ BIG="--limit ops=100M --limit work=100M --limit events=10G --limit placements=10
 "$BUILD/bench/bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# "%e s wall, %U s user, %M KiB peak  LABEL  [target]"
+# "%e s wall, %U s user, %M KiB peak  LABEL  [target]"; with SAVE=F also
+# "wall user KiB" into F (for the split of a trace's run below)
 timed() {
     local label=$1 target=$2
     shift 2
     /usr/bin/time -f "  %e s wall, %U s user, %M KiB peak  $label  [$target]" \
-        "$@" >/dev/null
+        -o "$tmp/timed" "$@" >/dev/null
+    cat "$tmp/timed"
+    [ -z "${SAVE:-}" ] || awk '{ gsub(/,/, ""); print $1, $4, $7 }' \
+        "$tmp/timed" >"$SAVE"
+}
+# A trace's run split into its parts, from the timed import, --as-recorded
+# run (import + one simulation) and run (import + solo-time inference,
+# whose best round is the result): user s of each difference, and the
+# run's wall time and peak memory against the issue's target.
+run_split() {
+    local label=$1
+    awk -v label="$label" '
+    FNR == 1 { f++ } { w[f] = $1; u[f] = $2; m[f] = $3 }
+    END {
+        peak = m[1] > m[2] ? m[1] : m[2]; peak = peak > m[3] ? peak : m[3]
+        printf "  %s: run %.2f s wall, %.2f user s, %.0f MB peak = import %.2f + one simulation %.2f + the rest of the inference %.2f user s  [< 5 s, < 1 GB at 10^6 kernels]\n",
+               label, w[3], u[3], peak / 1024, u[1], u[2] - u[1], u[3] - u[2]
+    }' "$tmp/t.import" "$tmp/t.asrec" "$tmp/t.run"
 }
 echo
 echo "whole command (hqsim run ... -q):"
@@ -38,14 +56,19 @@ timed "run overlap4.csv: $n nvprof kernels, 4 overlapping streams" \
 timed "the same --as-recorded (no inference)" "" \
     "$HQSIM" run -q $BIG --as-recorded "$tmp/overlap4.csv"
 # The same size in each format (bench/big_trace.py: 4 overlapping
-# streams), import + simulate, and import alone (a Kineto trace is read one
-# event at a time: memory is its text and the ops kept).
-for fmt in nvprof nsys kineto; do
-    case $fmt in kineto) f=$tmp/big.json ;; *) f=$tmp/big-$fmt.csv ;; esac
+# streams; nsys as CSV and as an SQLite export), import + simulate, and
+# import alone (a Kineto trace is read one event at a time: memory is its
+# text and the ops kept); then the run split into its parts.
+for fmt in nvprof nsys sqlite kineto; do
+    case $fmt in
+    kineto) f=$tmp/big.json ;;
+    sqlite) f=$tmp/big.sqlite ;;
+    *) f=$tmp/big-$fmt.csv ;;
+    esac
     python3 bench/big_trace.py "$fmt" "$n" "$f"
-    timed "run $fmt: $n kernels" "10^6 kernels < 5 s, < 1 GB" \
+    SAVE=$tmp/t.run timed "run $fmt: $n kernels" "10^6 kernels < 5 s, < 1 GB" \
         "$HQSIM" run -q $BIG "$f"
-    timed "run $fmt --as-recorded (import + one simulation)" \
+    SAVE=$tmp/t.asrec timed "run $fmt --as-recorded (import + one simulation)" \
         "10^6 kernels < 5 s, < 1 GB" "$HQSIM" run -q $BIG --as-recorded "$f"
     # its grids are multiples of 33: 1 SM in 3 or 11 keeps them whole
     timed "the same --sm-sample 11 (approximate: README \"Sampled SMs\")" \
@@ -53,10 +76,24 @@ for fmt in nvprof nsys kineto; do
         --sm-sample 11 "$f"
     timed "run $fmt --sm-sample 11 (solo-time inference and run sampled)" \
         "10^6 kernels < 5 s, < 1 GB" "$HQSIM" run -q $BIG --sm-sample 11 "$f"
-    timed "import $fmt: $n kernels" "" "$HQSIM" import -q $BIG "$f" \
-        -o /dev/null
+    SAVE=$tmp/t.import timed "import $fmt: $n kernels" "" \
+        "$HQSIM" import -q $BIG "$f" -o /dev/null
+    run_split "$fmt, $n kernels, 4 streams"
     rm -f "$f"
 done
+# One stream: each kernel alone on the GPU (3 events a kernel, against
+# about 85 beside the other streams' kernels), so the cost is per kernel
+# and per SM it spreads over, not per block.
+f=$tmp/one.csv
+python3 bench/big_trace.py nvprof "$n" "$f" 1
+SAVE=$tmp/t.run timed "run nvprof: $n kernels, 1 stream" \
+    "10^6 kernels < 5 s, < 1 GB" "$HQSIM" run -q $BIG "$f"
+SAVE=$tmp/t.asrec timed "the same --as-recorded" "" \
+    "$HQSIM" run -q $BIG --as-recorded "$f"
+SAVE=$tmp/t.import timed "import of the same" "" \
+    "$HQSIM" import -q $BIG "$f" -o /dev/null
+run_split "nvprof, $n kernels, 1 stream"
+rm -f "$f"
 
 # Simulated seconds per CPU second (user + system of the command) of the
 # README's PyTorch case: resnet18 x 8 processes under MPS, 300 iterations,
