@@ -135,14 +135,23 @@ typedef void (*ElemFn)(const Elem *e, void *data);
  * one pass.  Gives @fn each element with the line of its first byte, and
  * sets *open and *close to the array's brackets.  False when the
  * structure is not the plain one: no such array, brackets of different
- * kinds matched, an empty element, or more elements or more values in one
- * element than @max_values (which bounds what the streaming path holds at
- * once: the elements' places and one element's tree).  Whitespace is
+ * kinds matched, an empty element, a raw control byte in a string, or
+ * more elements or more values in one element than @max_values (which
+ * bounds what the streaming path holds at once: the elements' places and
+ * one element's tree).  Whitespace is
  * every byte <= 32, as for cJSON; the first "traceEvents" key of the root
  * object is the one cJSON returns. */
 /* Bytes scan_events must look at: in a string, its end, an escape and a
- * line break; outside, structure and line breaks. */
-static const bool str_stop[256] = {['"'] = true, ['\\'] = true, ['\n'] = true};
+ * raw control byte (JSON forbids those there: the scan refuses them, which
+ * is check_shape's test for the elements, sim/json.c); outside, structure
+ * and line breaks. */
+static const bool str_stop[256] = {
+    [0] = 1,  [1] = 1,  [2] = 1,  [3] = 1,  [4] = 1,   [5] = 1,    [6] = 1,
+    [7] = 1,  [8] = 1,  [9] = 1,  [10] = 1, [11] = 1,  [12] = 1,   [13] = 1,
+    [14] = 1, [15] = 1, [16] = 1, [17] = 1, [18] = 1,  [19] = 1,   [20] = 1,
+    [21] = 1, [22] = 1, [23] = 1, [24] = 1, [25] = 1,  [26] = 1,   [27] = 1,
+    [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['"'] = 1, ['\\'] = 1,
+};
 static const bool scan_stop[256] = {
     ['"'] = true, [':'] = true, ['['] = true, ['{'] = true,
     [']'] = true, ['}'] = true, [','] = true, ['\n'] = true};
@@ -195,12 +204,9 @@ static bool scan_events(const char *text, size_t len, bool root_array,
                     i++;
                 if (i >= len || text[i] == '"')
                     break;
-                if (text[i] == '\n') {
-                    line++;
-                    i++;
-                } else {
-                    i += 2; /* a backslash and the byte it escapes */
-                }
+                if ((unsigned char)text[i] < 0x20)
+                    return false; /* a raw control byte */
+                i += 2;           /* a backslash and the byte it escapes */
             }
             if (i >= len)
                 return false;
@@ -1121,8 +1127,13 @@ static bool stream_open(Kineto *kn, const char *text, size_t len)
         i++;
     if (i == len || (text[i] != '{' && text[i] != '['))
         return false;
+    /* The shape check of the whole text (sim_json_check_text) in two
+     * parts: split_events refuses what it would refuse inside the
+     * traceEvents array (nesting, raw control bytes in strings; both find
+     * strings alike, and the array's brackets lie outside them), and
+     * sim_json_doc_parse checks the rest.  UTF-8 is checked here. */
     GError *err = NULL;
-    if (!sim_json_check_text(kn->tr->path, text, len, UINT64_MAX, &err)) {
+    if (!sim_check_utf8(kn->tr->path, text, len, &err)) {
         g_error_free(err);
         return false;
     }

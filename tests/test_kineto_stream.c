@@ -215,6 +215,14 @@ static void test_bad_traces_give_the_tree_errors(void **state)
         "{\"traceEvent\": []}",
         "\xef\xbb\xbf{\"traceEvents\": []}",
         "{\"traceEvents\": [{\"name\": \"a\tb\"}]}",
+        /* raw control bytes in an element's strings (the scan refuses
+         * them: the whole text's shape check is not run first), before
+         * and after the array */
+        "{\"traceEvents\": [{\"na\nme\": \"ab\"}]}",
+        "{\"traceEvents\": [{}, {\"args\": {\"x\": \"a\x01\"}}]}",
+        "{\"a\": \"\x1f\", \"traceEvents\": [{}]}",
+        "{\"traceEvents\": [{}], \"a\": \"b\rc\"}",
+        "[{\"name\": \"a\x02\"}]",
         "{\"traceEvents\": [{\"name\": \"a\\\"}]}",
         "[1, 2, 3]",
         "\"traceEvents\"",
@@ -265,6 +273,21 @@ static void test_corpus_and_mutations_agree(void **state)
         g_autofree char *m = g_strdup(GOOD);
         m[at] = subst[at % (sizeof subst - 1)];
         same_both_ways("mut.json", m, len, &streamed);
+    }
+    /* a raw control byte anywhere: in strings, names, whitespace */
+    for (size_t at = 0; at < len; at += 3) {
+        g_autofree char *m = g_strdup(GOOD);
+        m[at] = at % 2 ? '\x01' : '\n';
+        same_both_ways("ctl.json", m, len, &streamed);
+    }
+    /* nesting at and past cJSON's limit inside an element */
+    for (int extra = -1; extra <= 1; extra++) {
+        int depth = CJSON_NESTING_LIMIT - 3 + extra;
+        g_autofree char *open = g_strnfill((gsize)depth, '[');
+        g_autofree char *close = g_strnfill((gsize)depth, ']');
+        g_autofree char *m =
+            g_strdup_printf("{\"traceEvents\": [{\"x\": %s%s}]}", open, close);
+        same_both_ways("deep.json", m, strlen(m), &streamed);
     }
 }
 
