@@ -156,6 +156,75 @@ static const bool scan_stop[256] = {
     ['"'] = true, [':'] = true, ['['] = true, ['{'] = true,
     [']'] = true, ['}'] = true, [','] = true, ['\n'] = true};
 
+/* Inside an element, only strings, brackets, commas and line breaks
+ * matter (a colon does only at the root). */
+static const bool body_stop[256] = {
+    ['"'] = true, ['['] = true, ['{'] = true, [']'] = true,
+    ['}'] = true, [','] = true, ['\n'] = true};
+
+/* The rest of an element that is an object or array, from its opening
+ * bracket at *i (pushed on @stack: *depth > @floor, the array's depth) to
+ * its closing bracket (popped: *depth == @floor, *i there): what
+ * scan_events' loop does there, in a loop of its own (most of a trace's
+ * text is inside elements).  False where that loop refuses: brackets of
+ * different kinds matched, nesting past cJSON's limit, a raw control byte
+ * in a string, more values than @max_values, the text's end. */
+static bool scan_body(const char *text, size_t len, size_t *i, char *stack,
+                      size_t *depth, size_t floor, uint32_t *line,
+                      uint64_t *values, uint64_t max_values)
+{
+    size_t d = *depth;
+    uint32_t ln = *line;
+    uint64_t v = *values;
+    for (size_t j = *i + 1; j < len; j++) {
+        while (j < len && !body_stop[(unsigned char)text[j]])
+            j++;
+        if (j >= len)
+            return false;
+        const char c = text[j];
+        switch (c) {
+        case '\n': ln++; break;
+        case '"':
+            for (j++;; j += 2) { /* a backslash and the byte it escapes */
+                while (j < len && !str_stop[(unsigned char)text[j]])
+                    j++;
+                if (j >= len)
+                    return false;
+                if (text[j] == '"')
+                    break;
+                if ((unsigned char)text[j] < 0x20)
+                    return false; /* a raw control byte */
+            }
+            break;
+        case '[':
+        case '{':
+            if (d >= CJSON_NESTING_LIMIT)
+                return false;
+            stack[d++] = c;
+            if (++v > max_values)
+                return false;
+            break;
+        case ']':
+        case '}':
+            if (stack[d - 1] != (c == ']' ? '[' : '{'))
+                return false;
+            if (--d == floor) {
+                *i = j;
+                *depth = d;
+                *line = ln;
+                *values = v;
+                return true;
+            }
+            break;
+        default: /* ',' */
+            if (++v > max_values)
+                return false;
+            break;
+        }
+    }
+    return false;
+}
+
 static bool scan_events(const char *text, size_t len, bool root_array,
                         uint64_t max_values, ElemFn fn, void *data,
                         size_t *open, size_t *close)
@@ -235,6 +304,10 @@ static bool scan_events(const char *text, size_t len, bool root_array,
                     return false;
                 expect = true;
                 *open = i;
+            } else if (arr_depth && depth > arr_depth &&
+                       !scan_body(text, len, &i, stack, &depth, arr_depth,
+                                  &line, &values, max_values)) {
+                return false;
             }
             break;
         case ']':
