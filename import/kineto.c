@@ -106,6 +106,13 @@ static inline cJSON *member(const cJSON *obj, const char *key)
     return NULL;
 }
 
+/* cJSON_HasObjectItem(@obj, @key): a member of that name in any case.
+ * The exact spelling is asked first, as it is found by a cheaper walk. */
+static bool has_member(const cJSON *obj, const char *key)
+{
+    return member(obj, key) || cJSON_HasObjectItem(obj, key);
+}
+
 static uint32_t line_at(const Kineto *kn, guint i)
 {
     return i < kn->lines->len ? g_array_index(kn->lines, uint32_t, i) : 0;
@@ -624,22 +631,29 @@ static Cat category(const cJSON *ev)
     if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") ||
         !cJSON_IsString(cat))
         return K_OTHER;
+    /* Any case of each name: only the names with the first letter can
+     * match. */
     const char *c = cat->valuestring;
-    if (!g_ascii_strcasecmp(c, "kernel"))
-        return K_KERNEL;
-    if (!g_ascii_strcasecmp(c, "gpu_memcpy") ||
-        !g_ascii_strcasecmp(c, "memcpy"))
-        return K_MEMCPY;
-    if (!g_ascii_strcasecmp(c, "gpu_memset") ||
-        !g_ascii_strcasecmp(c, "memset"))
-        return K_MEMSET;
-    if (!g_ascii_strcasecmp(c, "cuda_runtime") ||
-        !g_ascii_strcasecmp(c, "runtime") ||
-        !g_ascii_strcasecmp(c, "cuda_driver"))
-        return K_API;
-    if (!g_ascii_strcasecmp(c, "cuda_sync"))
-        return K_SYNC;
-    return K_OTHER;
+    switch (g_ascii_tolower(c[0])) {
+    case 'k': return !g_ascii_strcasecmp(c, "kernel") ? K_KERNEL : K_OTHER;
+    case 'g':
+    case 'm':
+        if (!g_ascii_strcasecmp(c, "gpu_memcpy") ||
+            !g_ascii_strcasecmp(c, "memcpy"))
+            return K_MEMCPY;
+        if (!g_ascii_strcasecmp(c, "gpu_memset") ||
+            !g_ascii_strcasecmp(c, "memset"))
+            return K_MEMSET;
+        return K_OTHER;
+    case 'c':
+    case 'r':
+        if (!g_ascii_strcasecmp(c, "cuda_runtime") ||
+            !g_ascii_strcasecmp(c, "runtime") ||
+            !g_ascii_strcasecmp(c, "cuda_driver"))
+            return K_API;
+        return !g_ascii_strcasecmp(c, "cuda_sync") ? K_SYNC : K_OTHER;
+    default: return K_OTHER;
+    }
 }
 
 static const char *ev_name(const cJSON *ev)
@@ -825,11 +839,17 @@ static bool get_dim3(const Kineto *kn, uint32_t line, const char *name,
     const cJSON *a = member(args, key);
     if (!a)
         return ev_fail(kn, line, name, error, "missing field 'args.%s'", key);
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3)
+    /* cJSON_GetArraySize and cJSON_GetArrayItem, in one walk */
+    const cJSON *item[4] = {NULL, NULL, NULL, NULL};
+    int n = 0;
+    if (cJSON_IsArray(a))
+        for (const cJSON *c = a->child; c && n < 4; c = c->next)
+            item[n++] = c;
+    if (!cJSON_IsArray(a) || n != 3)
         return ev_fail(kn, line, name, error,
                        "field 'args.%s': expected [x, y, z]", key);
     for (int i = 0; i < 3; i++) {
-        const cJSON *v = cJSON_GetArrayItem(a, i);
+        const cJSON *v = item[i];
         if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
             v->valuedouble < 1 || v->valuedouble > INT32_MAX)
             return ev_fail(kn, line, name, error,
@@ -889,10 +909,10 @@ static bool gpu_fields(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
         /* Present but not an integer is an error, not a default. */
         int64_t regs = arg_int(args, "registers per thread", 0);
         int64_t smem = arg_int(args, "shared memory", 0);
-        if (cJSON_HasObjectItem(args, "registers per thread") &&
+        if (has_member(args, "registers per thread") &&
             arg_int(args, "registers per thread", -1) < 0)
             regs = -1;
-        if (cJSON_HasObjectItem(args, "shared memory") &&
+        if (has_member(args, "shared memory") &&
             arg_int(args, "shared memory", -1) < 0)
             smem = -1;
         if (regs < 0 || regs > 255)
