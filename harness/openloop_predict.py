@@ -62,6 +62,9 @@ ap.add_argument("--measured-load", default=None, metavar="PREDICTED.csv",
 ap.add_argument("--ncu", default=os.path.join(ROOT, "traces/measured/h100/openloop/ncu"),
                 help="folder of <config>.csv.gz (harness/ncu_request.py), given to hqsim with the trace where present, "
                      "so every kernel has its measured issue share and DRAM throughput; '' for none")
+ap.add_argument("--bare-classes", action="store_true",
+                help="pass --bare-classes to hqsim: kernels without ncu data take their class's issue share "
+                     "(FINDINGS.md 56; with --ncu '' every kernel)")
 a = ap.parse_args()
 
 MODES = {"nomps": ("timeslice", None), "mps": ("mps", None), "mps50": ("mps", 50), "mps25": ("mps", 25)}
@@ -79,7 +82,7 @@ def sim(cfg, n, sharing, hs, rate=None, iters=300, times=None):
     cmd = [a.hqsim, "run", os.path.join(a.traces, cfg + ".json.gz"), *([ncu] if ncu else []), "--loop-request",
            "--host-scale", f"{hs:.6g}", "--request-spread", os.path.join(a.spread, cfg + ".json"),
            "--processes", str(n), "--mode", mode, "--iterations", str(iters), "--seed", "1",
-           "-q", "--json", "-"]
+           "-q", "--json", "-", *(["--bare-classes"] if a.bare_classes else [])]
     if pct:
         cmd += ["--thread-pct", str(pct)]
     if times:

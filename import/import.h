@@ -51,6 +51,11 @@ typedef struct {
     bool recorded_clocks;      /* keep every absolute clock as recorded,
                                     even between files recorded apart
                                     (import/README.md, rule 1) */
+    bool bare_classes;         /* kernels without Nsight Compute data get
+                                    their class by name (SimKernelSpec.
+                                    bare_class) and so the GPU model's
+                                    default issue share for it; false:
+                                    every warp a dependent FMA chain */
 } SimImportOptions;
 
 /* Defaults: L from the GPU model (else the default above), the trace's own

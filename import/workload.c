@@ -367,7 +367,11 @@ typedef struct {
     uint32_t n_dropped, n_guessed, n_regs_unknown, n_staged, n_held;
     uint32_t n_pinned;
     int64_t max_held;
-    bool pin_held;                     /* SimImportOptions.pin_held */
+    bool pin_held;      /* SimImportOptions.pin_held */
+    bool bare_classes;  /* SimImportOptions.bare_classes */
+    GHashTable *kclass; /* kernel name (interned in the trace) ->
+                                its SimKernelClass: classes by name, once */
+    uint32_t n_bare;    /* kernels without an ncu record, classed */
     uint16_t where[SIM_TRACE_N_KINDS]; /* SimOp.where of each kind's ops:
                                 what their lines count in the trace */
 } Walk;
@@ -550,6 +554,18 @@ static void emit_gpu(Walk *w, const SimTraceOp *t, int64_t cap, bool pinned)
     }
 }
 
+/* The class of the kernel named @name (interned in the trace, so one
+ * lookup per distinct name: 10^6-kernel traces repeat a few hundred). */
+static uint8_t kernel_class(Walk *w, const char *name)
+{
+    gpointer v = g_hash_table_lookup(w->kclass, name);
+    if (!v) {
+        v = GINT_TO_POINTER(sim_kernel_class_of(name));
+        g_hash_table_insert(w->kclass, (gpointer)name, v);
+    }
+    return (uint8_t)GPOINTER_TO_INT(v);
+}
+
 /* The work of a recorded kernel, copy or memset as a scenario op (its
  * kind and spec; stream and host time are the caller's). */
 static void gpu_work(Walk *w, const SimTraceOp *t, SimOp *opp)
@@ -566,6 +582,10 @@ static void gpu_work(Walk *w, const SimTraceOp *t, SimOp *opp)
         if (op.u.kernel.regs_per_thread == 0) {
             op.u.kernel.regs_per_thread = 32;
             w->n_regs_unknown++;
+        }
+        if (!t->u.kernel.ncu && w->bare_classes) {
+            op.u.kernel.bare_class = kernel_class(w, t->u.kernel.name);
+            w->n_bare++;
         }
         w->rep->n_kernels++;
         break;
@@ -840,10 +860,13 @@ static void array_unref(gpointer a);
 
 static void init_walk(Walk *w, SimScenario *sc, SimTrace *tr,
                       const SimTraceProcess *tp, const char *name,
-                      SimImportProcess *rep, const int64_t lat[3], bool pin)
+                      SimImportProcess *rep, const int64_t lat[3], bool pin,
+                      bool bare_classes)
 {
     memset(w, 0, sizeof *w);
     w->pin_held = pin;
+    w->bare_classes = bare_classes;
+    w->kclass = g_hash_table_new(g_direct_hash, g_direct_equal);
     w->sc = sc;
     w->tr = tr;
     w->L = lat[0];
@@ -927,6 +950,15 @@ static void finish_walk(Walk *w)
                        "process '%s': %u kernels without a register count: "
                        "32 per thread assumed",
                        w->ps->name, w->n_regs_unknown);
+    if (w->n_bare)
+        sim_trace_note(w->tr,
+                       "process '%s': %u kernels without Nsight Compute "
+                       "data: their issue share is their class's (by "
+                       "name: gemv, sgemm, gemm, norm, elementwise, other; "
+                       "--bare-classes) where the GPU model has the table, "
+                       "else every warp a dependent FMA chain",
+                       w->ps->name, w->n_bare);
+    g_hash_table_destroy(w->kclass);
     g_hash_table_destroy(w->streams);
     g_hash_table_destroy(w->events);
     g_hash_table_destroy(w->graphs);
@@ -1507,7 +1539,8 @@ SimScenario *sim_workload_load_report(char *const *paths, int n_paths,
             memset(&r, 0, sizeof r);
             Walk w;
             int64_t lat[3] = {L, Lc, Lg};
-            init_walk(&w, sc, tr, tp, name, &r, lat, opt->pin_held);
+            init_walk(&w, sc, tr, tp, name, &r, lat, opt->pin_held,
+                      opt->bare_classes);
             if (tr->untimed)
                 build_untimed(&w, tp);
             else

@@ -219,6 +219,12 @@ static const PlanOption rows[] = {
      "recorded apart (default: traces whose recorded spans do not "
      "overlap each start at their first op)",
      false},
+    {"bare-classes", 0, ALL | IMPORT | REPLAY, PLAN_ARG_FLAG, AT(bare_classes),
+     NULL,
+     "Traces: kernels without Nsight Compute data take their class's "
+     "issue share (by name: gemv, gemm, norm, ...; the GPU model's "
+     "bare_kernel_classes) instead of every warp a dependent FMA chain",
+     false},
     {"fixed", 0, SWEEP, PLAN_ARG_FILES, AT(fixed), "FILE",
      "A workload run once beside every configuration and not swept "
      "(N inference servers beside one trainer); objectives, throughput "
@@ -411,6 +417,7 @@ void plan_settings_prep(const PlanSettings *s, PrepOptions *po)
     po->models_dir = s->models_dir;
     po->as_recorded = s->as_recorded;
     po->recorded_clocks = s->recorded_clocks;
+    po->bare_classes = s->bare_classes;
     po->loop_request = s->loop_request;
     po->iterations = s->iterations > 0 ? (uint32_t)s->iterations : 0;
     po->host_scale = s->host_scale;
@@ -627,6 +634,7 @@ void plan_settings_import(const PlanSettings *s, SimImportOptions *opt)
     opt->processes = s->process;
     opt->pin_held = s->pin_held;
     opt->recorded_clocks = s->recorded_clocks;
+    opt->bare_classes = s->bare_classes;
     if (plan_settings_given(s, "launch-latency-us", IMPORT))
         opt->launch_latency_ns = ms_to_ns(s->launch_latency_us / 1000.0);
     if (plan_settings_given(s, "from-ms", IMPORT))

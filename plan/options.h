@@ -79,6 +79,7 @@ typedef struct {
                              configuration of a sweep */
     bool as_recorded, loop_request;
     bool recorded_clocks; /* traces recorded apart keep their clocks */
+    bool bare_classes;    /* kernels without ncu data: class defaults */
     int iterations;       /* 0: as the workload says */
     double host_scale;    /* 0: 1 */
     char *mem_mib;        /* prepare.h */

@@ -221,6 +221,7 @@ static SimScenario *load_inferred(char *const *files, int n,
     sim_import_options_init(&io);
     io.models_dir = o->models_dir;
     io.recorded_clocks = o->recorded_clocks;
+    io.bare_classes = o->bare_classes;
     g_autoptr(SimImportReport) rep = NULL;
     SimScenario *sc = sim_workload_load_report(files, n, &io, &rep, error);
     if (!sc || !rep || !rep->timed)

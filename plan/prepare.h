@@ -53,6 +53,8 @@ typedef struct {
     bool as_recorded;          /* take recorded durations as times alone */
     bool recorded_clocks;      /* traces recorded apart keep their recorded
                                offsets (SimImportOptions) */
+    bool bare_classes;         /* kernels without ncu data: their class's
+                               issue share (SimImportOptions) */
     bool loop_request;         /* loop one representative request */
     uint32_t iterations;       /* 0: as the workload says (100 with
                                loop_request) */

@@ -124,8 +124,8 @@ double dram_work(const Engine *E, const KernelRt *k, double duration_ns,
     return duration_ns / ((double)full_waves + last);
 }
 
-void dram_prepare_kernel(const Engine *E, KernelRt *k, double alone_ns,
-                         uint64_t wave_blocks)
+void dram_prepare_kernel(const Engine *E, KernelRt *k, double mem_intensity,
+                         double alone_ns, uint64_t wave_blocks)
 {
     const SimKernelSpec *ks = &k->inst->op->u.kernel;
     const GpuModel *m = E->m;
@@ -138,11 +138,11 @@ void dram_prepare_kernel(const Engine *E, KernelRt *k, double alone_ns,
     /* Its share of B when alone: bytes over its time, else the given
      * intensity, a share of the peak bandwidth (as Nsight Compute's DRAM
      * Throughput). */
-    double share = ks->dram_bytes > 0
-                       ? (double)ks->dram_bytes / alone_ns /
-                             m->dram_achievable_gbps /* bytes/ns = GB/s */
-                       : ks->mem_intensity * m->dram_bandwidth_gbps /
-                             m->dram_achievable_gbps;
+    double share =
+        ks->dram_bytes > 0
+            ? (double)ks->dram_bytes / alone_ns /
+                  m->dram_achievable_gbps /* bytes/ns = GB/s */
+            : mem_intensity * m->dram_bandwidth_gbps / m->dram_achievable_gbps;
     if (share <= 0)
         return;
     double ra = curve_inverse(m, share);

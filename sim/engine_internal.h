@@ -773,10 +773,11 @@ void issue_force_general(bool on);
 
 /* engine_dram.c: device memory bandwidth shared by running kernels. */
 bool dram_enabled(const GpuModel *m);
-/* Its pressure per block from its DRAM bytes (or mem_intensity) over
- * @alone_ns, its time alone, with @wave_blocks resident. */
-void dram_prepare_kernel(const Engine *E, KernelRt *k, double alone_ns,
-                         uint64_t wave_blocks);
+/* Its pressure per block from its DRAM bytes (or @mem_intensity: its
+ * spec's, or its class default, engine_sm.c) over @alone_ns, its time
+ * alone, with @wave_blocks resident. */
+void dram_prepare_kernel(const Engine *E, KernelRt *k, double mem_intensity,
+                         double alone_ns, uint64_t wave_blocks);
 /* Per-block work (ns at rate 1) of a kernel of @duration_ns alone in
  * @full_waves full waves and a last one of @last_blocks (0: none). */
 double dram_work(const Engine *E, const KernelRt *k, double duration_ns,

@@ -1252,6 +1252,34 @@ void sm_free_ctx(Engine *E, Ctx *c)
  * Kernels
  * ------------------------------------------------------------------------ */
 
+/* A bare trace kernel's issue share and DRAM throughput (0..1, as Nsight
+ * Compute's Issue Slots Busy and DRAM Throughput: of the whole GPU's peak)
+ * from its class's rate per resident warp (GpuModel.bare_*_pct_per_warp)
+ * times its warps resident per SM in its first wave averaged over all SMs:
+ * @W on each of min(@blocks, S) SMs.  A kernel with anything of its own
+ * (an intensity, DRAM bytes, an ILP, fixed-time blocks), a model without
+ * the table, or a class whose issue rate is 0 (kept as FMA chains) keeps
+ * what it has (FINDINGS.md §56). */
+static void bare_intensities(const GpuModel *m, const SimKernelSpec *ks,
+                             uint64_t W, uint64_t blocks, double *si,
+                             double *mi)
+{
+    *si = ks->sm_intensity;
+    *mi = ks->mem_intensity;
+    if (!ks->bare_class || ks->bare_class >= SIM_KCLASS_N ||
+        !m->has_bare_classes ||
+        !(m->bare_issue_pct_per_warp[ks->bare_class] > 0) ||
+        ks->sm_intensity > 0 || ks->mem_intensity > 0 || ks->dram_bytes ||
+        ks->ilp || ks->wall_clock || ks->self_timed)
+        return;
+    const double S = (double)m->sm_count;
+    const double warps = (double)W * MIN((double)blocks, S) / S;
+    *si = MIN(1.0, m->bare_issue_pct_per_warp[ks->bare_class] * warps / 100.0);
+    *mi = MIN(1.0, m->bare_dram_pct_per_warp[ks->bare_class] * warps / 100.0);
+    if (*si > 0 && *si < 1e-6)
+        *si = 1e-6; /* the floor of a measured one (ncu.c) */
+}
+
 bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
 {
     const GpuModel *m = E->m;
@@ -1307,17 +1335,18 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
      * kernel bound on another pipe does not wait on dependent issue as
      * the curve's FMA chains do: its share is of the SM's issue ceiling
      * (engine_issue.c), where the model gives one. */
-    const bool pipe = issue_pipe_bound(ks->sm_intensity, ks->sm_pipe_share);
+    const uint64_t W = per_sm * occ.needs.warps;
+    double si, mi;
+    bare_intensities(m, ks, W, k->blocks, &si, &mi);
+    const bool pipe = issue_pipe_bound(si, ks->sm_pipe_share);
     const double ceiling = pipe && m->sm_issue_share_max > 0
                                ? m->sm_issue_share_max
                                : m->sm_issue_share_saturated;
     /* Without an intensity, a warp of ILP k counts as the ILP-1 warps
      * that saturate a scheduler as it does (1 at ILP 1 or unknown). */
-    const uint64_t W = per_sm * occ.needs.warps;
-    double alone = ks->sm_intensity > 0
-                       ? sim_gpu_model_load_for_share(m, ks->sm_intensity /
-                                                             MAX(ceiling, 1e-6))
-                       : (double)W * sim_gpu_model_ilp_warp_load(m, ks->ilp);
+    double alone =
+        si > 0 ? sim_gpu_model_load_for_share(m, si / MAX(ceiling, 1e-6))
+               : (double)W * sim_gpu_model_ilp_warp_load(m, ks->ilp);
     k->w = alone / (double)per_sm;
     k->wq = alone / (double)W;
     /* One warp per scheduler at full speed: the knee of its ILP family's
@@ -1326,8 +1355,8 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
      * 1.72 ILP-1 warps, its family 1.44), and their knee with it (the
      * openloop MPS rows came out slower, FINDINGS.md §34). */
     const uint32_t P = m->reg_subpartitions;
-    k->knee = ks->sm_intensity > 0 ? m->sm_full_speed_warps
-                                   : MAX(m->sm_full_speed_warps, P * k->wq);
+    k->knee = si > 0 ? m->sm_full_speed_warps
+                     : MAX(m->sm_full_speed_warps, P * k->wq);
     /* lone-warp speeds it issues at over the warps it has: below 1 for a
      * kernel whose warps mostly wait (e.g. on DRAM) */
     k->issue_frac = MIN(1.0, alone / (double)W);
@@ -1340,12 +1369,11 @@ bool sm_prepare_kernel(Engine *E, KernelRt *k, GError **error)
             ? sim_gpu_model_issue_rate_knee(m, busiest, k->knee) / busiest
             : 1.0;
     /* greedy: from its issue share, or, known by its ilp, per warp */
-    k->greedy = ks->sm_intensity > 0 || ks->ilp <= 1
-                    ? issue_greedy(m, alone, (double)W)
-                    : issue_greedy_warp(m, k->wq);
-    k->issue_slots = ks->sm_intensity / (double)per_sm;
+    k->greedy = si > 0 || ks->ilp <= 1 ? issue_greedy(m, alone, (double)W)
+                                       : issue_greedy_warp(m, k->wq);
+    k->issue_slots = si / (double)per_sm;
     k->pipe_slots = pipe ? ks->sm_pipe_share / (double)per_sm : 0;
-    dram_prepare_kernel(E, k, k->work * (double)waves + k->first,
+    dram_prepare_kernel(E, k, mi, k->work * (double)waves + k->first,
                         MIN(k->blocks, S * o));
     if (ks->duration_ns) /* a faster partial last wave (engine_dram.c) */
         k->work =

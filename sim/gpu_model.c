@@ -182,6 +182,7 @@ static const char *const special_fields[] = {"schema",
                                              "smem_carveouts_rule_skips_kib",
                                              "sm_ilp_saturation_warps",
                                              "mps_func_lru_weight",
+                                             "bare_kernel_classes",
                                              "dispatch_order",
                                              "source",
                                              "host_cores",
@@ -365,6 +366,52 @@ static bool load_ilp_saturation(const SimJsonDoc *doc, const cJSON *root,
     return true;
 }
 
+/* "bare_kernel_classes" (optional): {"gemv": {"issue_pct_per_warp": x,
+ * "dram_pct_per_warp": y}, ...} with every class of kernel_class.h but
+ * "none", each value in [0, 100]. */
+static bool load_bare_classes(const SimJsonDoc *doc, const cJSON *root,
+                              GpuModel *m, GError **error)
+{
+    const char *key = "bare_kernel_classes";
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, key);
+    m->has_bare_classes = false;
+    if (!o)
+        return true;
+    if (!cJSON_IsObject(o))
+        return sim_json_fail(doc, o, error,
+                             "field '%s': expected an object of kernel "
+                             "classes",
+                             key);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, o)
+    {
+        SimKernelClass c;
+        if (!sim_kernel_class_parse(it->string, &c))
+            return sim_json_fail(doc, it, error,
+                                 "field '%s': '%s' is not a kernel class "
+                                 "(gemv, sgemm, gemm, norm, elementwise, "
+                                 "other)",
+                                 key, it->string);
+    }
+    for (int c = SIM_KCLASS_NONE + 1; c < SIM_KCLASS_N; c++) {
+        const char *name = sim_kernel_class_name((SimKernelClass)c);
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, name);
+        if (!cJSON_IsObject(e))
+            return sim_json_fail(doc, e ? e : o, error,
+                                 "field '%s': class '%s' missing (an object "
+                                 "with issue_pct_per_warp and "
+                                 "dram_pct_per_warp)",
+                                 key, name);
+        if (!sim_json_get_double(doc, e, "issue_pct_per_warp", key, true, 0,
+                                 100, &m->bare_issue_pct_per_warp[c], error) ||
+            !sim_json_get_double(doc, e, "dram_pct_per_warp", key, true, 0, 100,
+                                 &m->bare_dram_pct_per_warp[c], error))
+            return false;
+    }
+    m->has_bare_classes = true;
+    return true;
+}
+
 /* "mps_func_lru_weight": the share of mps_func_fetch a kernel pays at
  * each LRU distance of its function, 0, 1, ...; the last entry stands for
  * every larger distance (and a function the client has not run yet). */
@@ -487,6 +534,11 @@ static bool check_sources(const SimJsonDoc *doc, const cJSON *root, GpuModel *m,
         if (!g_hash_table_contains(m->sources, *s))
             return sim_json_fail(doc, src, error,
                                  "source: no provenance for field '%s'", *s);
+    if (m->has_bare_classes &&
+        !g_hash_table_contains(m->sources, "bare_kernel_classes"))
+        return sim_json_fail(doc, src, error,
+                             "source: no provenance for field '%s'",
+                             "bare_kernel_classes");
     if (m->n_sm_ilp_saturation_warps &&
         !g_hash_table_contains(m->sources, "sm_ilp_saturation_warps"))
         return sim_json_fail(doc, src, error,
@@ -600,6 +652,7 @@ GpuModel *sim_gpu_model_load(const char *path, GError **error)
         !load_rule_skips(doc, root, m, error) ||
         !load_ilp_saturation(doc, root, m, error) ||
         !load_lru_weights(doc, root, m, error) ||
+        !load_bare_classes(doc, root, m, error) ||
         !load_dispatch_order(doc, root, m, error) ||
         !check_sources(doc, root, m, error) ||
         !check_consistency(doc, root, m, error))

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel_class.h"
 #include "simtime.h"
 
 #define SIM_MAX_SMS 512 /* upper bound on sm_count (bitmaps, arrays) */
@@ -141,6 +142,16 @@ typedef struct GpuModel {
                                          measured (optional; where given it
                                          replaces the exponent) */
     uint32_t n_sm_ilp_saturation_warps;
+    /* "bare_kernel_classes" (optional): per SimKernelClass, a bare trace
+     * kernel's default Nsight Compute "Issue Slots Busy" and "DRAM
+     * Throughput" (% of the GPU's peak) per warp resident on an SM in its
+     * first wave, averaged over all SMs (engine_sm.c bare_intensities;
+     * fitted: harness/bare_kernel_fit.py, FINDINGS.md §56).  Without it,
+     * or for a class whose issue rate is 0, a bare kernel's every warp is
+     * a dependent FMA chain. */
+    bool has_bare_classes;
+    double bare_issue_pct_per_warp[SIM_KCLASS_N];
+    double bare_dram_pct_per_warp[SIM_KCLASS_N];
     double sm_greedy_warp_share;      /* a warp of known ILP holds its
                                          scheduler (issues first beside
                                          other warps at any load) when

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel_class.h"
 #include "simtime.h"
 
 typedef enum {
@@ -87,6 +88,14 @@ typedef struct {
                              (engine_dram.c) */
     uint64_t dram_bytes;  /* DRAM bytes it moves; 0: use mem_intensity */
     bool faults;          /* raises a fatal GPU fault when it starts */
+    uint8_t bare_class;   /* SimKernelClass (kernel_class.h): imported with
+                             --bare-classes from a timeline without Nsight
+                             Compute data for it;
+                             with no sm_intensity/mem_intensity/dram_bytes/ilp
+                             of its own, the engine gives it its class's
+                             default issue share and DRAM throughput per
+                             resident warp (GpuModel.bare_*_pct_per_warp);
+                             0: none (its own or the FMA-chain assumption) */
     bool wall_clock;      /* its blocks run a fixed wall-clock time (they
                              spin on a timer): sharing an SM does not slow
                              them, preemption only delays their end */

@@ -213,6 +213,7 @@ static const char *const kernel_keys[] = {"op",
                                           "faults",
                                           "wall_clock",
                                           "self_timed",
+                                          "bare_class",
                                           "api_us",
                                           "at_us",
                                           NULL};
@@ -237,6 +238,7 @@ static const char *const kernel_node_keys[] = {"op",
                                                "faults",
                                                "wall_clock",
                                                "self_timed",
+                                               "bare_class",
                                                NULL};
 
 /* One more op or repeat round; fails past the ops limit, before the op's
@@ -314,6 +316,26 @@ static bool get_carveout_pct(Loader *L, const cJSON *o, SimKernelSpec *k,
     return true;
 }
 
+/* "bare_class": the class of a kernel imported from a trace without
+ * Nsight Compute data for it (kernel_class.h), so that a converted trace
+ * replays as the trace does. */
+static bool get_bare_class(Loader *L, const cJSON *o, SimKernelSpec *k,
+                           GError **error)
+{
+    const char *s = NULL;
+    if (!sim_json_get_string(L->doc, o, "bare_class", L->what, false, &s,
+                             error))
+        return false;
+    SimKernelClass c = SIM_KCLASS_NONE;
+    if (s && !sim_kernel_class_parse(s, &c))
+        return fail(L, cJSON_GetObjectItemCaseSensitive(o, "bare_class"), error,
+                    "kernel '%s': field 'bare_class': '%s' is not gemv, "
+                    "sgemm, gemm, norm, elementwise or other",
+                    k->name, s);
+    k->bare_class = (uint8_t)c;
+    return true;
+}
+
 static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
                         bool node, GError **error)
 {
@@ -359,7 +381,8 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
         !sim_json_get_bool(L->doc, o, "wall_clock", L->what, false,
                            &k->wall_clock, error) ||
         !sim_json_get_bool(L->doc, o, "self_timed", L->what, false,
-                           &k->self_timed, error))
+                           &k->self_timed, error) ||
+        !get_bare_class(L, o, k, error))
         return false;
     if (k->wall_clock && k->self_timed)
         return fail(L, o, error,

@@ -147,6 +147,10 @@ static void put_kernel(GString *o, const SimKernelSpec *k)
         put_lit(o, ", \"wall_clock\": true");
     if (k->self_timed)
         put_lit(o, ", \"self_timed\": true");
+    if (k->bare_class)
+        g_string_append_printf(
+            o, ", \"bare_class\": \"%s\"",
+            sim_kernel_class_name((SimKernelClass)k->bare_class));
 }
 
 /* A copy's fields after its stream; a memset node has no direction. */
@@ -299,7 +303,8 @@ static bool same_op(const SimOp *a, const SimOp *b)
                x->sm_pipe_share == y->sm_pipe_share && x->ilp == y->ilp &&
                x->mem_intensity == y->mem_intensity &&
                x->dram_bytes == y->dram_bytes && x->faults == y->faults &&
-               x->wall_clock == y->wall_clock && x->self_timed == y->self_timed;
+               x->wall_clock == y->wall_clock &&
+               x->self_timed == y->self_timed && x->bare_class == y->bare_class;
     }
     case SIM_OP_COPY:
         return a->u.copy.bytes == b->u.copy.bytes &&

@@ -265,6 +265,62 @@ static void test_engine_kernel_fixed_part(void **state)
  * + the fixed 100 us), then takes 1 ms itself.  16 blocks on 8 SMs (2
  * waves, 2 ms alone: work (2000 - 100) / 2 = 950 us) end at 1050 (the
  * first wave) and 2000 us (the second, without the fixed part). */
+/* A bare trace kernel (bare_class set: imported without Nsight Compute
+ * data) gets its class's issue share per resident warp from the model
+ * (FINDINGS.md §56).  8 SMs with the H100's issue curve (full speed to 4
+ * warps, saturated 7.9 lone-warp speeds = 57.9% issue slots); 8 blocks
+ * of 4 warps, 1 ms alone, in an MPS client at 25% (2 SMs, 4 blocks = 16
+ * warps each).  Every warp an FMA chain (no class, or a model without the
+ * table): 16 warps share 7.72 lone-warp speeds, 2.07 ms (README's GEMV
+ * bullet: hqsim 2.07x).  An elementwise kernel (0.413% per warp, 4 warps
+ * per SM averaged: 1.65% of the issue slots, a load of 0.23 warps alone)
+ * does not saturate 2 SMs: 1 ms, as measured (1.00x).  A class at 0 and
+ * a kernel with an intensity of its own keep what they have. */
+static SimTime bare_end(const GpuModel *m, uint8_t cls, double si)
+{
+    g_autoptr(SimScenario) sc = sim_scenario_new("bare", "test");
+    SimProcessSpec *p = test_process(sc, "client", 1);
+    p->mps = true;
+    p->active_thread_pct = 25;
+    SimOp a = test_kernel(0, "k", 8, 128, MS(1));
+    a.u.kernel.bare_class = cls;
+    a.u.kernel.sm_intensity = si;
+    sim_process_add_op(p, &a);
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
+    assert_non_null(r);
+    assert_int_equal(test_op(r, 0, 0)->sms_used, 2);
+    return test_op(r, 0, 0)->end_ns - test_op(r, 0, 0)->start_ns;
+}
+
+static void test_engine_bare_kernel_class_default(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(GpuModel) m = test_model(8);
+    m->sm_full_speed_warps = 4;
+    m->sm_saturation_warps = 7.9;
+    m->sm_issue_share_saturated = 0.579;
+    const SimTime fma = bare_end(m, SIM_KCLASS_NONE, 0);
+    assert_true(fma > US(2000) && fma < US(2150));
+    /* no table: the old assumption for every class */
+    assert_int_equal(bare_end(m, SIM_KCLASS_ELEMENTWISE, 0), fma);
+    m->has_bare_classes = true;
+    for (int c = 0; c < SIM_KCLASS_N; c++)
+        m->bare_issue_pct_per_warp[c] = 0.413;
+    m->bare_issue_pct_per_warp[SIM_KCLASS_GEMM] = 20; /* 80%: saturated */
+    assert_int_equal(bare_end(m, SIM_KCLASS_NONE, 0), fma);
+    const SimTime ew = bare_end(m, SIM_KCLASS_ELEMENTWISE, 0);
+    assert_true(ew >= MS(1) && ew < US(1010));
+    /* a class at 0 keeps the FMA chains (sgemm in the H100 model) */
+    m->bare_issue_pct_per_warp[SIM_KCLASS_SGEMM] = 0;
+    assert_int_equal(bare_end(m, SIM_KCLASS_SGEMM, 0), fma);
+    /* a heavy class saturates the 2 SMs as FMA chains nearly do */
+    assert_true(bare_end(m, SIM_KCLASS_GEMM, 0) > US(1900));
+    /* its own intensity wins over its class */
+    assert_int_equal(bare_end(m, SIM_KCLASS_ELEMENTWISE, 0.5),
+                     bare_end(m, SIM_KCLASS_NONE, 0.5));
+    (void)f;
+}
+
 static void test_engine_kernel_fixed_part_holds_sms(void **state)
 {
     Fix *f = *state;
@@ -935,6 +991,35 @@ static void test_engine_dram_shared_in_proportion(void **state)
     g_autoptr(SimResult) r2 = test_run(f->m, sc2, SIM_SHARE_TIMESLICE);
     assert_in_range(test_op(r2, 0, 0)->end_ns, MS(1), MS(1) + 2);
     assert_in_range(test_op(r2, 0, 1)->end_ns, MS(1), MS(1) + 2);
+}
+
+/* A bare kernel's class DRAM rate per warp becomes its mem_intensity
+ * (bare_intensities, engine_sm.c): b, 2 blocks of 32 warps on 4 SMs (16
+ * warps per SM averaged), at 3.75% per warp pulls 60% alone and shares
+ * DRAM with a (60% too) as the memory kernels above do; at 0% per warp
+ * it is compute-bound and both take 1 ms. */
+static void test_engine_dram_bare_class_rate(void **state)
+{
+    Fix *f = *state;
+    f->m->dram_achievable_gbps = 1000;
+    f->m->dram_bandwidth_gbps = 1000;
+    f->m->has_bare_classes = true;
+    f->m->bare_issue_pct_per_warp[SIM_KCLASS_ELEMENTWISE] = 0.01;
+    const double rates[] = {3.75, 0};
+    for (int i = 0; i < 2; i++) {
+        f->m->bare_dram_pct_per_warp[SIM_KCLASS_ELEMENTWISE] = rates[i];
+        g_autoptr(SimScenario) sc = sim_scenario_new("bare-dram", "test");
+        SimProcessSpec *p = test_process(sc, "p", 2);
+        SimOp a = mem_kernel(0, "a", 2, 1024, 0.6);
+        SimOp b = test_kernel(1, "b", 2, 1024, MS(1));
+        b.u.kernel.bare_class = SIM_KCLASS_ELEMENTWISE;
+        sim_process_add_op(p, &a);
+        sim_process_add_op(p, &b);
+        g_autoptr(SimResult) r = test_run(f->m, sc, SIM_SHARE_TIMESLICE);
+        double want = i == 0 ? 1e6 / ((dram_d(1.5) / 1.5) / 0.8) : 1e6;
+        assert_in_range(test_op(r, 0, 0)->end_ns, want - 2, want + 2);
+        assert_in_range(test_op(r, 0, 1)->end_ns, want - 2, want + 2);
+    }
 }
 
 /* The DRAM clock (engine_dram.c): a memory kernel whose DRAM speed changes
@@ -2329,6 +2414,8 @@ int main(void)
         T(test_engine_mps_thread_percentage_caps_sms),
         T(test_engine_kernel_fixed_part),
         T(test_engine_kernel_fixed_part_holds_sms),
+        T(test_engine_bare_kernel_class_default),
+        T(test_engine_dram_bare_class_rate),
         T(test_engine_timeslice_vs_mps),
         T(test_engine_dram_loaded_launch_latency),
         T(test_engine_func_lru_distance),

@@ -361,6 +361,95 @@ static void test_gpu_model_lru_weights(void **state)
     expect_text_error(c, at, "expected an array of 1 to 16 weights");
 }
 
+/* bare_kernel_classes: the H100's table (harness/bare_kernel_fit.py), and
+ * a bad class, a missing class and a value out of range rejected on their
+ * line; a model without the table loads with has_bare_classes false. */
+static void test_gpu_model_bare_classes(void **state)
+{
+    Fixture *f = *state;
+    assert_true(f->h100->has_bare_classes);
+    assert_true(f->h100->bare_issue_pct_per_warp[SIM_KCLASS_GEMM] == 4.166);
+    assert_true(f->h100->bare_issue_pct_per_warp[SIM_KCLASS_SGEMM] == 0);
+    assert_true(f->h100->bare_issue_pct_per_warp[SIM_KCLASS_ELEMENTWISE] ==
+                0.33);
+    /* fitted, left at 0: no default DRAM demand (FINDINGS.md §55) */
+    assert_true(f->h100->bare_dram_pct_per_warp[SIM_KCLASS_GEMV] == 0);
+    const char *gemv = "\"gemv\": {\"issue_pct_per_warp\": 0.92,";
+    assert_non_null(strstr(f->text, gemv));
+    const int at = line_of(f->text, gemv);
+    g_autofree char *a =
+        replace_once(f->text, gemv, "\"gemx\": {\"issue_pct_per_warp\": 0.92,");
+    expect_text_error(a, at, "'gemx' is not a kernel class");
+    g_autofree char *b =
+        replace_once(f->text, gemv, "\"gemv\": {\"issue_pct_per_warp\": 120,");
+    expect_text_error(b, at, "issue_pct_per_warp");
+    g_autofree char *c = drop_line(f->text, "\"other\": {\"issue_pct");
+    g_autofree char *c2 = replace_once(
+        c, "\"issue_pct_per_warp\": 0.33, \"dram_pct_per_warp\": 0},",
+        "\"issue_pct_per_warp\": 0.33, \"dram_pct_per_warp\": 0}");
+    expect_text_error(c2, -1, "class 'other' missing");
+    /* without the table: loads, no defaults */
+    const char *start = strstr(f->text, "  \"bare_kernel_classes\": {");
+    const char *end = strstr(start, "},\n  \"preemption\"") + 3;
+    g_autofree char *d =
+        g_strdup_printf("%.*s%s", (int)(start - f->text), f->text, end);
+    g_autofree char *d2 = drop_line(d, "\"bare_kernel_classes\": \"fitted");
+    g_autofree char *path = write_tmp(d2, strlen(d2));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GpuModel) m = sim_gpu_model_load(path, &error);
+    g_remove(path);
+    if (!m)
+        fail_msg("%s", error->message);
+    assert_false(m->has_bare_classes);
+}
+
+/* The class of a kernel from its name: the first class whose fragment the
+ * lower-cased name holds (sim/kernel_class.c's table). */
+static void test_gpu_model_kernel_class_of_name(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        SimKernelClass c;
+    } t[] = {
+        {"void gemv2T_kernel_val<int, int, float, float, float, float, 128>",
+         SIM_KCLASS_GEMV},
+        {"std::enable_if<!(false), void>::type internal::gemvx::kernel<int>",
+         SIM_KCLASS_GEMV},
+        {"sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize32x32x8",
+         SIM_KCLASS_SGEMM},
+        {"sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc",
+         SIM_KCLASS_GEMM},
+        {"void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>",
+         SIM_KCLASS_SGEMM},
+        {"void gemmSN_TN_kernel<float, 128, 16, 2, 4, 8, 9, false>",
+         SIM_KCLASS_GEMM},
+        {"nvjet_sm90_hsh_128x8_64x12_2x1_v_bz_NNT", SIM_KCLASS_GEMM},
+        {"void at::native::vectorized_layer_norm_kernel<float, float>",
+         SIM_KCLASS_NORM},
+        {"void cunn_SoftMaxForwardReg<float>", SIM_KCLASS_NORM},
+        {"void at::native::vectorized_elementwise_kernel<4, add>",
+         SIM_KCLASS_ELEMENTWISE},
+        {"void at::native::index_elementwise_kernel<128, 4>",
+         SIM_KCLASS_ELEMENTWISE},
+        {"Kspin", SIM_KCLASS_OTHER},
+        {"", SIM_KCLASS_OTHER},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
+        if (sim_kernel_class_of(t[i].name) != t[i].c)
+            fail_msg("'%s': class %s, expected %s", t[i].name,
+                     sim_kernel_class_name(sim_kernel_class_of(t[i].name)),
+                     sim_kernel_class_name(t[i].c));
+    SimKernelClass c;
+    for (int k = SIM_KCLASS_NONE + 1; k < SIM_KCLASS_N; k++) {
+        assert_true(sim_kernel_class_parse(
+            sim_kernel_class_name((SimKernelClass)k), &c));
+        assert_int_equal(c, k);
+    }
+    assert_false(sim_kernel_class_parse("", &c));
+    assert_false(sim_kernel_class_parse("GEMM", &c));
+}
+
 /* ------------------------------------------------------------------------
  * Malformed files
  * ------------------------------------------------------------------------ */
@@ -665,6 +754,8 @@ int main(void)
         T(test_gpu_model_rejects_bad_rule_skip),
         T(test_gpu_model_rejects_bad_ilp_saturation),
         T(test_gpu_model_lru_weights),
+        T(test_gpu_model_bare_classes),
+        T(test_gpu_model_kernel_class_of_name),
         T(test_gpu_model_rejects_unknown_field),
         T(test_gpu_model_rejects_missing_field),
         T(test_gpu_model_rejects_out_of_range),
