@@ -5,7 +5,9 @@
  * current instant has been handled, settle() pumps the marked hardware
  * queues, delivers faults and runs the marked contexts' dispatchers, until
  * nothing is left.  So decisions at one instant see all of that instant's
- * completions, and no handler re-enters another.
+ * completions, and no handler re-enters another.  Then the SM events that
+ * sm_event put off (engine_sm.c, sm_undefer_all; most were retimed by the
+ * dispatch meanwhile) go to the places they reserved in the queue.
  *
  * An op's path: the host thread (host_run) spends the op's API time, then
  * issue_op() appends it to its stream's hardware queue.  queue_pump() starts
@@ -939,6 +941,11 @@ static void settle(Engine *E)
 static bool check_kernel(Engine *E, Proc *P, uint32_t j, const SimOp *op,
                          GError **error)
 {
+    /* a timer kernel may start late (engine_sm.c, late_split), and placing
+     * one reads its SMs' events: sm_event then schedules them at once */
+    if ((op->u.kernel.wall_clock || op->u.kernel.self_timed) &&
+        E->m->sm_late_start_warps > 0)
+        E->sm_defer_ok = false;
     SimOccupancy occ;
     GError *err = NULL;
     bool ok = sim_occupancy(E->m, &op->u.kernel, &occ, &err);
@@ -1261,6 +1268,7 @@ static void engine_free(Engine *E)
     g_queue_clear(&E->dirty_queues);
     g_ptr_array_free(E->faults, TRUE);
     g_free(E->resched);
+    g_free(E->deferred);
     g_ptr_array_free(E->dram_dirty, TRUE);
     g_free(E->cand);
     met_free(E);
@@ -1468,6 +1476,7 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
         gen_arrivals(&E, P, seed);
     }
     result_init(&E);
+    E.sm_defer_ok = sm_defer_allowed(m); /* check_kernels: timer kernels */
     if (!check_kernels(&E, error)) {
         SimResult *r = E.res;
         engine_free(&E);
@@ -1510,6 +1519,8 @@ SimResult *sim_engine_run(const GpuModel *m, const SimScenario *sc,
         E.settling = true; /* SMs in steady state ask (engine_steady.c) */
         settle(&E);
         E.settling = false;
+        if (E.n_deferred) /* SM events put off this instant */
+            sm_undefer_all(&E);
         if (E.error)
             break;
         if (E.opt.check_invariants) {

@@ -306,6 +306,7 @@ struct SmRt {
     bool v_old;              /* in ctx->dram_old */
     SimEvent ev;             /* EV_SM */
     bool resched;            /* on E->resched: its event needs recomputing */
+    uint8_t defer;           /* SM_DEFER_* bits (engine_sm.c, sm_event) */
     uint32_t cohort_groups;  /* groups in a cohort */
     uint16_t *client_blocks; /* MPS server: resident blocks per client */
     /* Its loose DRAM groups on its context's DRAM clock (engine_dram.c):
@@ -618,9 +619,15 @@ struct Engine {
                                  dispatch (one heap update per SM, not per
                                  block): n_resched of sm_count at most */
     uint32_t n_resched;           /* its length */
-    GPtrArray *dram_dirty;        /* Ctx* whose DRAM pressure changed this
+    SmRt **deferred;              /* SMs whose event sm_event put off to
+                                 the instant's end (engine_sm.c) */
+    uint32_t n_deferred, cap_deferred;
+    bool sm_defer_ok;      /* sm_event may put it off: no timer
+                                 kernels that start late (they read SMs'
+                                 events while placing) */
+    GPtrArray *dram_dirty; /* Ctx* whose DRAM pressure changed this
                                  instant (engine_dram.c) */
-    void *cand;                   /* placement scratch, 3 x sm_count entries */
+    void *cand;            /* placement scratch, 3 x sm_count entries */
     uint64_t admit_seq;
     Metrics met;
 
@@ -708,6 +715,9 @@ void sm_kernel_free(KernelRt *k);
 /* Progress accounting and retiming of one SM (engine_dram.c uses them). */
 void sm_advance(Engine *E, SmRt *sm);
 void sm_reschedule(Engine *E, SmRt *sm);
+/* The SM events sm_event put off this instant, at their reserved places
+ * (after settling the instant, before time moves on). */
+void sm_undefer_all(Engine *E);
 void sm_loosen(Engine *E, SmRt *sm);
 
 /* Advance @sm's loose groups @times times by @d ns at their current rates,
@@ -744,6 +754,12 @@ void sm_force_no_steady(bool on);
 /* Tests: blocks never join an older group of their kernel (engine_sm.c,
  * spread_join), as before that approximation. */
 void sm_force_no_join(bool on);
+/* Tests: sm_event never puts off an SM's share and event (engine_sm.c,
+ * sm_may_defer): the reference the put-off runs must match bit for bit. */
+void sm_force_no_defer(bool on);
+/* Whether @m lets sm_event put SMs' events off (no early block ends), and
+ * the tests have not forbidden it: Engine.sm_defer_ok's start. */
+bool sm_defer_allowed(const GpuModel *m);
 /* Whether a block's early end @left ns of work before its group's end is
  * simulated (engine_sm.c, sm_block_end_spread): from kernel_launch_latency
  * on. */

@@ -236,6 +236,12 @@ static bool sm_has_loose(const SmRt *sm)
     return false;
 }
 
+/* What sm_event puts off to the instant's end (SmRt.defer; sm_event):
+ * SHARE, groups left and its issue shares are stale; EVENT, its event is
+ * reserved and the SM is as sm_event left it. */
+#define SM_DEFER_SHARE 1u
+#define SM_DEFER_EVENT 2u
+
 /* @sm's groups changed (its progress is accounted up to now): share its
  * issue rate anew (engine_issue.c); if that slows a group, its cohort
  * groups become loose.  True if it holds loose groups, whose event must
@@ -410,7 +416,10 @@ static bool early_may(const SmRt *sm, const Group *g)
  * rate times the time when its context's DRAM speed has not changed since
  * (the same bits as ever), else its vrate times the DRAM clock's advance
  * (engine_dram.c): the rate changed meanwhile without a retime. */
-void sm_advance(Engine *E, SmRt *sm)
+static void sm_undefer(Engine *E, SmRt *sm);
+
+/* sm_advance without sm_event's put-off work (SmRt.defer). */
+static void advance(Engine *E, SmRt *sm)
 {
     if (sm->st.on)
         sm_steady_stop(E, sm); /* back to step by step first */
@@ -447,6 +456,17 @@ void sm_advance(Engine *E, SmRt *sm)
         dram_sm_synced(E, sm);
 }
 
+/* Every change of an SM, and every look at its shares or its event, comes
+ * through here first (or through sm_reschedule, or sm_place_as, which
+ * shares anew): so what sm_event put off is done before anything sees the
+ * difference, with the SM as sm_event left it. */
+void sm_advance(Engine *E, SmRt *sm)
+{
+    if (G_UNLIKELY(sm->defer))
+        sm_undefer(E, sm);
+    advance(E, sm);
+}
+
 /* The subtraction of sm_advance @times times (one per period of an SM in
  * steady state, engine_steady.c), so the result is bit for bit that of
  * @times sm_advance calls over @d ns each: keep the two alike. */
@@ -467,7 +487,7 @@ void sm_advance_periods(SmRt *sm, double d, uint64_t times)
  * event (an SM off the DRAM clock): sm_next with @all, without its
  * out-parameters, which the compiler must store at every group as they may
  * alias the groups' fields. */
-static double sm_next_plain(const Engine *E, SmRt *sm)
+G_ALWAYS_INLINE static inline double sm_next_plain(const Engine *E, SmRt *sm)
 {
     double min = INFINITY;
     /* without a block-end spread no group ends blocks early (early_left) */
@@ -533,6 +553,11 @@ static double sm_next(const Engine *E, SmRt *sm, double *vmin, double *dmin,
  * the clock). */
 void sm_reschedule(Engine *E, SmRt *sm)
 {
+    if (G_UNLIKELY(sm->defer)) { /* its reservation goes below */
+        if (sm->defer & SM_DEFER_SHARE)
+            sm_reshare(E, sm, NULL);
+        sm->defer = 0;
+    }
     if (sm->st.on) {
         sm_steady_stop(E, sm);
         sm_advance(E, sm);
@@ -1015,7 +1040,15 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
     COST_ADD(COST_PLACE_BLOCKS, n);
     if (!sm->groups)
         COST(COST_PLACE_EMPTY);
-    sm_advance(E, sm);
+    /* Put off by sm_event: the SM holds loose groups, so the share below
+     * puts it on E->resched and this dispatch's flush_resched retimes it,
+     * taking its reservation (as it took the place of the event sm_event
+     * would have scheduled); the shares sm_event left stale are done anew
+     * below with the new blocks.  (No timer kernel reads its event
+     * meanwhile: sm_defer_ok.) */
+    const bool was_deferred = sm->defer != 0;
+    sm->defer = 0;
+    advance(E, sm);
     /* Blocks of the same kernel placed on this SM at this instant merge;
      * new groups go to the head, so only the head can match. */
     Group *g = sm->groups;
@@ -1055,6 +1088,7 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
      * is shared anew; a slowed SM's cohort groups become loose. */
     bool slowed;
     const bool loose = sm_reshare(E, sm, &slowed);
+    g_assert(loose || !was_deferred);
     if (fresh) { /* what a steady state compares (engine_steady.c) */
         sm->mods++;
         sm->load_before = before;
@@ -1154,7 +1188,7 @@ static void note_release(SmRt *sm)
  * itself are the caller's); shares the SM anew: true if it then holds
  * loose groups (sm_reshare). */
 static bool sm_unplace_blocks(Engine *E, SmRt *sm, const KernelRt *k,
-                              uint32_t n, const uint8_t *sub_warps)
+                              uint32_t n, const uint8_t *sub_warps, bool share)
 {
     const SimBlockNeeds *nd = &k->needs;
     sm->mods++;
@@ -1180,13 +1214,18 @@ static bool sm_unplace_blocks(Engine *E, SmRt *sm, const KernelRt *k,
             sm->ctx->client_in_use[c]--;
     }
     sm_set_warps(E, sm, sm->warps - n * nd->warps);
+    if (!share) { /* put off (sm_event): the shares are stale */
+        sm->defer |= SM_DEFER_SHARE;
+        return false;
+    }
     return sm_reshare(E, sm, NULL);
 }
 
 /* Give back a group's resources (it completed or was killed; the caller
  * has taken it out of the SM's list and accounted progress up to now).
- * True if the SM holds loose groups, whose event must be recomputed. */
-static bool sm_unplace(Engine *E, SmRt *sm, Group *g)
+ * True if the SM holds loose groups, whose event must be recomputed;
+ * without @share the SM's shares are left stale (sm_event) and false. */
+static bool sm_unplace_as(Engine *E, SmRt *sm, Group *g, bool share)
 {
     sm->rel_at = E->now;
     sm->rel_k = g->k;
@@ -1195,7 +1234,12 @@ static bool sm_unplace(Engine *E, SmRt *sm, Group *g)
     if (g->cohort)
         cohort_remove(E, g);
     dram_remove_group(E, sm, g->k, g->count);
-    return sm_unplace_blocks(E, sm, g->k, g->count, g->sub_warps);
+    return sm_unplace_blocks(E, sm, g->k, g->count, g->sub_warps, share);
+}
+
+static bool sm_unplace(Engine *E, SmRt *sm, Group *g)
+{
+    return sm_unplace_as(E, sm, g, true);
 }
 
 void sm_init_ctx(Engine *E, Ctx *c)
@@ -1227,6 +1271,11 @@ void sm_init_ctx(Engine *E, Ctx *c)
 
 void sm_free_ctx(Engine *E, Ctx *c)
 {
+    uint32_t j = 0; /* its SMs leave the put-off list: events go below */
+    for (uint32_t i = 0; i < E->n_deferred; i++)
+        if (E->deferred[i]->ctx != c)
+            E->deferred[j++] = E->deferred[i];
+    E->n_deferred = j;
     while (c->cohorts) {
         Cohort *co = c->cohorts;
         c->cohorts = co->next;
@@ -1897,7 +1946,7 @@ static void group_end_early(Engine *E, SmRt *sm, Group *g, uint32_t n,
     g->early_out += n;
     g->remaining = left + left * n / g->count;
     dram_add(E, sm, g->k, -(int64_t)n, false);
-    sm_unplace_blocks(E, sm, g->k, n, part);
+    sm_unplace_blocks(E, sm, g->k, n, part, true);
     sm_reschedule(E, sm);
     g->k->done += n;
 }
@@ -1954,10 +2003,72 @@ static void sm_early(Engine *E, SmRt *sm)
  * Events
  * ------------------------------------------------------------------------ */
 
+/* Whether sm_event may put off @sm's share and event to the instant's end
+ * (sm_undefer): under MPS most SMs whose blocks complete take new blocks
+ * in the same instant, and their dispatch shares and retimes them again.
+ * Only where that is the same as doing it at once: no cohort groups (the
+ * share then loosens nothing, and which of its groups are loose stays
+ * known), off the DRAM clock (no pressure changes its groups' rates), not
+ * frozen or in steady state, no early block ends (its event then comes
+ * after now: loose groups with work left at rate <= 1), no timer kernels
+ * that read SMs' events as they start late (sm_defer_ok, set once per run
+ * from sm_defer_allowed and the workload's kernels).  And only while
+ * a kernel waits in its context (one that could take the room): else the
+ * SM is rarely placed on in the same instant (time-sliced 10,000 kernels:
+ * 12 k of 412 k), and putting off costs more than it saves. */
+static bool no_defer; /* tests: sm_force_no_defer */
+
+void sm_force_no_defer(bool on)
+{
+    no_defer = on;
+}
+
+bool sm_defer_allowed(const GpuModel *m)
+{
+    return !no_defer && m->sm_block_end_spread <= 0;
+}
+
+static bool sm_may_defer(const Engine *E, const SmRt *sm)
+{
+    return sm->ctx->pend_head && E->sm_defer_ok && !sm->ctx->frozen &&
+           !sm->st.on && sm->cohort_groups == 0 && !sm->dram_groups &&
+           sm->v_slot == UINT32_MAX && !sm->v_old;
+}
+
+/* Do what sm_event put off on @sm, as it would have then: nothing changed
+ * on it since (sm_advance).  Its event goes to the place it reserved. */
+static void sm_undefer(Engine *E, SmRt *sm)
+{
+    const uint8_t d = sm->defer;
+    sm->defer = 0;
+    if (d & SM_DEFER_SHARE)
+        sm_reshare(E, sm, NULL);
+    if (!(d & SM_DEFER_EVENT))
+        return;
+    const double min = sm_next_plain(E, sm); /* sm_reschedule's */
+    if (min == INFINITY)
+        sim_eventq_cancel(&E->q, &sm->ev);
+    else
+        sim_eventq_fill(&E->q, &sm->ev, E->now + ceil_ns(min));
+}
+
+void sm_undefer_all(Engine *E)
+{
+    for (uint32_t i = 0; i < E->n_deferred; i++) {
+        SmRt *sm = E->deferred[i];
+        if (sm->defer)
+            sm_undefer(E, sm);
+        /* the others' reservations went to this instant's retimes */
+        g_assert(!sim_event_reserved(&sm->ev));
+    }
+    E->n_deferred = 0;
+}
+
 void sm_event(Engine *E, SmRt *sm)
 {
     sm_advance(E, sm);
     sm_early(E, sm);
+    const bool defer = sm_may_defer(E, sm);
     Group **pp = &sm->groups;
     while (*pp) {
         Group *g = *pp;
@@ -1967,7 +2078,7 @@ void sm_event(Engine *E, SmRt *sm)
         }
         *pp = g->next;
         COST(COST_SM_GROUPS);
-        sm_unplace(E, sm, g);
+        sm_unplace_as(E, sm, g, !defer);
         KernelRt *k = g->k;
         k->done += g->count;
         group_release(E, g);
@@ -1975,7 +2086,18 @@ void sm_event(Engine *E, SmRt *sm)
             eng_op_complete(E, k->inst);
     }
     dram_flush(E);
-    sm_reschedule(E, sm);
+    if (defer && sm_has_loose(sm) && !sim_event_pending(&sm->ev)) {
+        /* its event's place now, its time at the instant's end */
+        sim_eventq_reserve(&E->q, &sm->ev);
+        sm->defer |= SM_DEFER_EVENT;
+        if (E->n_deferred == E->cap_deferred) {
+            E->cap_deferred = E->cap_deferred ? 2 * E->cap_deferred : 64;
+            E->deferred = g_renew(SmRt *, E->deferred, E->cap_deferred);
+        }
+        E->deferred[E->n_deferred++] = sm;
+    } else {
+        sm_reschedule(E, sm); /* does a put-off share first */
+    }
     eng_mark_ctx(E, sm->ctx);
     if (sm->ctx->draining && sm->ctx->resident_blocks == 0)
         ctx_drained(E, sm->ctx);

@@ -87,6 +87,7 @@ void sim_eventq_destroy(SimEventQ *q)
         g_free(b);
     }
     g_free(q->heap);
+    g_free(q->log);
     *q = (SimEventQ){0};
 }
 
@@ -185,11 +186,36 @@ static void append_event(SimEventQ *q, SimEventBucket *b, SimEvent *e)
     q->len++;
 }
 
-void sim_eventq_schedule(SimEventQ *q, SimEvent *e, SimTime when)
+/* A reservation of @e is over (filled, dropped): the last one out ends the
+ * log. */
+static void unreserve(SimEventQ *q, SimEvent *e)
 {
-    g_assert(when != SIM_TIME_NEVER);
-    e->when = when;
-    e->seq = q->next_seq++;
+    e->reserved = false;
+    if (--q->reserved == 0) {
+        q->log_n = 0;
+        q->log_gen++;
+    }
+}
+
+/* While reservations are out: @e was scheduled or filled at its time. */
+static void log_event(SimEventQ *q, const SimEvent *e)
+{
+    if (q->log_n == q->log_cap) {
+        q->log_cap = q->log_cap ? 2 * q->log_cap : 64;
+        q->log = g_renew(SimEventLog, q->log, q->log_cap);
+    }
+    q->log[q->log_n++] = (SimEventLog){(SimEvent *)e, e->seq, e->when};
+    const uint32_t s = sim_eventq_slot(e->when);
+    if (q->log_max_gen[s] != q->log_gen || q->log_max[s] < e->seq) {
+        q->log_max_gen[s] = q->log_gen;
+        q->log_max[s] = e->seq;
+    }
+}
+
+/* Put @e (its when and seq set) last of all events at @when. */
+G_ALWAYS_INLINE static inline void schedule_at(SimEventQ *q, SimEvent *e,
+                                               SimTime when)
+{
     /* already last of all events at @when (the tail of the newest bucket
      * there): nothing moves */
     SimEventBucket *old = e->bucket;
@@ -209,10 +235,82 @@ void sim_eventq_schedule(SimEventQ *q, SimEvent *e, SimTime when)
     append_event(q, b ? b : bucket_new(q, when), e);
 }
 
+void sim_eventq_schedule(SimEventQ *q, SimEvent *e, SimTime when)
+{
+    g_assert(when != SIM_TIME_NEVER);
+    if (G_UNLIKELY(e->reserved)) /* superseded: as a second schedule */
+        unreserve(q, e);
+    e->when = when;
+    e->seq = q->next_seq++;
+    schedule_at(q, e, when);
+    if (G_UNLIKELY(q->reserved))
+        log_event(q, e);
+}
+
+/* schedule_at out of line for sim_eventq_fill, so that its inlined copy
+ * does not push the helpers out of sim_eventq_schedule's. */
+G_GNUC_NO_INLINE static void schedule_at_fill(SimEventQ *q, SimEvent *e,
+                                              SimTime when)
+{
+    schedule_at(q, e, when);
+}
+
 void sim_eventq_cancel(SimEventQ *q, SimEvent *e)
 {
     if (e->bucket)
         unlink_event(q, e);
+    else if (G_UNLIKELY(e->reserved))
+        unreserve(q, e);
+}
+
+void sim_eventq_reserve(SimEventQ *q, SimEvent *e)
+{
+    g_assert(!e->bucket && !e->reserved);
+    e->seq = q->next_seq++;
+    e->reserved = true;
+    q->reserved++;
+}
+
+/* The pending event at @when scheduled after sequence @seq with the
+ * smallest sequence, from the log; NULL if none. */
+static SimEvent *first_logged_after(const SimEventQ *q, SimTime when,
+                                    uint64_t seq)
+{
+    SimEvent *best = NULL;
+    for (uint32_t i = 0; i < q->log_n; i++) {
+        const SimEventLog *l = &q->log[i];
+        SimEvent *x = l->e;
+        /* still there: pending at that time with that sequence (a move
+         * takes a new one) */
+        if (l->when == when && l->seq > seq && x->bucket && x->seq == l->seq &&
+            x->when == when && (!best || l->seq < best->seq))
+            best = x;
+    }
+    return best;
+}
+
+void sim_eventq_fill(SimEventQ *q, SimEvent *e, SimTime when)
+{
+    g_assert(when != SIM_TIME_NEVER && e->reserved && !e->bucket);
+    const uint32_t s = sim_eventq_slot(when);
+    SimEvent *after = q->log_max_gen[s] == q->log_gen && q->log_max[s] > e->seq
+                          ? first_logged_after(q, when, e->seq)
+                          : NULL;
+    e->when = when;
+    if (!after) {
+        schedule_at_fill(q, e, when); /* last at @when: where it would be */
+    } else { /* just before the first event at @when scheduled since */
+        SimEventBucket *b = after->bucket;
+        e->bucket = b;
+        e->next = after;
+        e->prev = after->prev;
+        *(after->prev ? &after->prev->next : &b->head) = e;
+        after->prev = e;
+        q->len++;
+    }
+    unreserve(q, e);
+    if (q->reserved)
+        log_event(q, e);
 }
 
 SimEvent *sim_eventq_pop(SimEventQ *q)

@@ -33,6 +33,23 @@
  * the slot.  So a marked bucket is its slot's occupant, and no bucket at
  * its time was created after it (that would have taken its slot).
  *
+ * Reserved places: an owner that knows now that its event will be
+ * scheduled in this instant, but not yet when, takes the event's sequence
+ * number now (sim_eventq_reserve) and fills in the time later
+ * (sim_eventq_fill): the event then goes where a schedule at reservation
+ * would have put it, before every event at its time scheduled since.
+ * Scheduling or cancelling a reserved event drops the reservation, as
+ * rescheduling or cancelling a pending one would have moved it.  So an
+ * owner may put off the work of a schedule that is mostly superseded in the
+ * same instant (engine_sm.c: an SM's event after a block completion, which
+ * the dispatch of the same instant mostly retimes) and do it only where
+ * it was not, in the same order of events as if done at once.  While
+ * reservations are out the queue logs every schedule and fill (event,
+ * sequence, time) to find those places; a small direct-mapped table keyed
+ * by time (the newest table's slots) holds the largest sequence logged at
+ * the slot's times, so a fill at a time nothing was scheduled at since is
+ * an append.
+ *
  * Invariants (checked by sim_eventq_check): heap order on (when, seq) of
  * buckets; for every slot i, heap[i]->index == i; every bucket in the heap
  * holds events of its time, linked both ways, in increasing sequence; len
@@ -57,6 +74,7 @@ typedef struct SimEvent {
     struct SimEvent *prev, *next; /* in its bucket, by sequence */
     SimEventBucket *bucket;       /* NULL: not pending */
     uint16_t kind;                /* the owner's event kind (engine.c's enum) */
+    bool reserved;                /* its seq taken, its time not yet given */
     void *obj;                    /* the owner */
 } SimEvent;
 
@@ -72,6 +90,13 @@ struct SimEventBucket {
 /* Slots of the newest-bucket table (a power of two). */
 #define SIM_EVENTQ_NEWEST_SLOTS 256
 
+/* One schedule or fill while reservations are out. */
+typedef struct {
+    SimEvent *e;
+    uint64_t seq;
+    SimTime when;
+} SimEventLog;
+
 typedef struct {
     SimEventBucket **heap;
     uint32_t nb, cap;     /* buckets in the heap, slots */
@@ -82,6 +107,15 @@ typedef struct {
     SimEventBucket *free; /* recycled buckets */
     /* per slot the bucket that may be marked newest, or NULL */
     SimEventBucket *newest[SIM_EVENTQ_NEWEST_SLOTS];
+    /* Reserved places (above): how many are out; the log since the first
+     * of them; per slot of the newest table the largest sequence logged
+     * at its times, valid where its generation is log_gen's. */
+    uint32_t reserved;
+    uint32_t log_n, log_cap;
+    SimEventLog *log;
+    uint64_t log_gen;
+    uint64_t log_max[SIM_EVENTQ_NEWEST_SLOTS];
+    uint64_t log_max_gen[SIM_EVENTQ_NEWEST_SLOTS];
 } SimEventQ;
 
 /* The newest-table slot of time @when (Fibonacci hashing). */
@@ -102,6 +136,7 @@ static inline void sim_event_init(SimEvent *e, uint16_t kind, void *obj)
     e->prev = e->next = NULL;
     e->bucket = NULL;
     e->kind = kind;
+    e->reserved = false;
     e->obj = obj;
 }
 
@@ -115,8 +150,24 @@ static inline bool sim_event_pending(const SimEvent *e)
  * the time of the open or a marked bucket, else O(log buckets). */
 void sim_eventq_schedule(SimEventQ *q, SimEvent *e, SimTime when);
 
-/* Remove @e if pending.  O(1), O(log buckets) if that empties its bucket. */
+/* Remove @e if pending, or drop its reservation.  O(1), O(log buckets) if
+ * that empties its bucket. */
 void sim_eventq_cancel(SimEventQ *q, SimEvent *e);
+
+/* Take @e's place in the order now (it must not be pending): @e is
+ * pending only once sim_eventq_fill gives its time. */
+void sim_eventq_reserve(SimEventQ *q, SimEvent *e);
+
+static inline bool sim_event_reserved(const SimEvent *e)
+{
+    return e->reserved;
+}
+
+/* Schedule the reserved @e at @when in the place it reserved: after the
+ * events at @when scheduled before the reservation, before those scheduled
+ * since.  O(1) as a schedule where nothing was scheduled at @when's slot of
+ * the newest table since, else O(schedules since the first reservation out). */
+void sim_eventq_fill(SimEventQ *q, SimEvent *e, SimTime when);
 
 /* The earliest event, still in the queue (NULL if empty). */
 static inline SimEvent *sim_eventq_peek(const SimEventQ *q)

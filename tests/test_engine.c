@@ -2004,6 +2004,54 @@ static void test_engine_incremental_dispatch_matches_full_scan(void **state)
     (void)state;
 }
 
+/* sm_event puts off a completing SM's share and event to the instant's
+ * end, at the event's reserved place (eventq.h), and the dispatch of the
+ * instant mostly retimes it first: that must change nothing, op by op, SM
+ * by SM, metric by metric and in the count of events.  Random workloads of
+ * several processes under MPS and time-sliced, on GPUs whose SMs slow down
+ * beyond 4 warps (loose groups, timed by the SMs' events; on half of them
+ * older groups issue first), durations on a 20 us grid so that many SMs
+ * complete and are retimed at the same instants. */
+static void test_engine_deferred_sm_events_match_immediate(void **state)
+{
+    const uint32_t sms[] = {4, 8, 12};
+    for (guint32 seed = 1; seed <= 40; seed++) {
+        GRand *rng = g_rand_new_with_seed(seed);
+        g_autoptr(GpuModel) m = test_model(sms[seed % 3]);
+        m->sm_full_speed_warps = 4; /* co-resident blocks slow each other */
+        if ((seed / 2) % 2) { /* older groups issue first (engine_issue.c) */
+            m->sm_saturation_warps = 8;
+            m->sm_age_priority_warps = 6;
+        }
+        g_autoptr(SimScenario) sc = sim_scenario_new("rand", "test");
+        uint32_t procs = (uint32_t)g_rand_int_range(rng, 2, 6);
+        for (uint32_t pi = 0; pi < procs; pi++) {
+            char name[8];
+            snprintf(name, sizeof name, "p%u", pi & 7u);
+            SimProcessSpec *p = test_process(sc, name, 2);
+            for (int i = 0; i < 30; i++) {
+                SimOp k =
+                    test_kernel((uint32_t)g_rand_int_range(rng, 0, 2), "k",
+                                (uint32_t)g_rand_int_range(rng, 1, 60),
+                                32u * (uint32_t)g_rand_int_range(rng, 1, 17),
+                                US(20 * g_rand_int_range(rng, 1, 10)));
+                sim_process_add_op(p, &k);
+            }
+        }
+        SimShareMode mode = seed % 2 ? SIM_SHARE_MPS : SIM_SHARE_TIMESLICE;
+        g_rand_free(rng);
+        g_autoptr(SimResult) a = test_run(m, sc, mode);
+        sm_force_no_defer(true);
+        g_autoptr(SimResult) b = test_run(m, sc, mode);
+        sm_force_no_defer(false);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(a->events, b->events);
+        assert_results_identical(a, b);
+    }
+    (void)state;
+}
+
 /* Steady state beside co-runners (engine_steady.c) changes no result: a
  * big kernel beside long and looping co-runners of other processes (MPS)
  * or other streams (time-sliced against a third process), with
@@ -2460,6 +2508,7 @@ int main(void)
         T(test_engine_most_room_counts_room_in_blocks),
         T(test_engine_batched_placement_matches_exact),
         T(test_engine_incremental_dispatch_matches_full_scan),
+        T(test_engine_deferred_sm_events_match_immediate),
         T(test_engine_steady_matches_step_by_step),
         T(test_engine_sampled_sms_divisible_exact),
         T(test_engine_sampled_sms_rounded),

@@ -1,5 +1,5 @@
 /* test_eventq.c -- the event heap: order, FIFO ties, cancel, reschedule,
- * and a model-based comparison with a sorted list. */
+ * reserved places, and a model-based comparison with a sorted list. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,6 +167,47 @@ static void test_eventq_lone_event_moves_its_bucket(void **state)
     sim_eventq_destroy(&q);
 }
 
+/* A reserved event goes after the events at its time scheduled before the
+ * reservation and before those scheduled since, in or out of their bucket;
+ * a schedule or a cancel drops the reservation. */
+static void test_eventq_fill_takes_reserved_place(void **state)
+{
+    (void)state;
+    SimEventQ q;
+    sim_eventq_init(&q);
+    SimEvent x, a, b, c, d, f;
+    sim_event_init(&x, 1, NULL);
+    sim_event_init(&a, 2, NULL);
+    sim_event_init(&b, 3, NULL);
+    sim_event_init(&c, 4, NULL);
+    sim_event_init(&d, 5, NULL);
+    sim_event_init(&f, 6, NULL);
+    sim_eventq_schedule(&q, &x, 5); /* before the reservation */
+    sim_eventq_reserve(&q, &a);
+    sim_eventq_reserve(&q, &d);
+    assert_true(sim_event_reserved(&a) && !sim_event_pending(&a));
+    sim_eventq_schedule(&q, &b, 5); /* since: in x's bucket, after a's place */
+    sim_eventq_schedule(&q, &c, 9);
+    sim_eventq_fill(&q, &d, 5); /* between a's place and b */
+    sim_eventq_fill(&q, &a, 5); /* between x and d */
+    assert_ptr_equal(a.bucket, x.bucket);
+    assert_false(sim_event_reserved(&a));
+    sim_eventq_reserve(&q, &f);
+    sim_eventq_schedule(&q, &f, 7); /* superseded: an ordinary schedule */
+    assert_false(sim_event_reserved(&f));
+    sim_eventq_cancel(&q, &f);
+    sim_eventq_reserve(&q, &f);
+    sim_eventq_cancel(&q, &f); /* dropped: not pending */
+    assert_false(sim_event_reserved(&f) || sim_event_pending(&f));
+    assert_int_equal(q.reserved, 0);
+    assert_true(sim_eventq_check(&q));
+    const int order[] = {1, 2, 5, 3, 4};
+    for (size_t i = 0; i < G_N_ELEMENTS(order); i++)
+        assert_int_equal(sim_eventq_pop(&q)->kind, order[i]);
+    assert_null(sim_eventq_pop(&q));
+    sim_eventq_destroy(&q);
+}
+
 /* Random schedule/cancel/pop sequences against a trivially correct model:
  * an array kept sorted by (when, seq). */
 typedef struct {
@@ -185,7 +226,7 @@ static int ref_cmp(const void *a, const void *b)
 
 /* Times drawn from [0, span): a small span makes ties common; a span over
  * the newest-bucket table's slots makes times share slots (eventq.h). */
-static void run_model(guint32 seed, int span)
+static void run_model(guint32 seed, int span, bool reserve)
 {
     enum { N = 300, STEPS = 20000 };
     GRand *rng = g_rand_new_with_seed(seed);
@@ -198,9 +239,20 @@ static void run_model(guint32 seed, int span)
     for (int i = 0; i < N; i++)
         sim_event_init(&ev[i], (uint16_t)i, NULL);
     for (int step = 0; step < STEPS; step++) {
-        int op = g_rand_int_range(rng, 0, 10);
+        int op = g_rand_int_range(rng, 0, reserve ? 12 : 10);
         int id = g_rand_int_range(rng, 0, N);
-        if (op < 6) {
+        if (op >= 10 && !in[id] && !sim_event_reserved(&ev[id])) {
+            /* its place now (the model's sequence), its time later */
+            sim_eventq_reserve(&q, &ev[id]);
+            ref[id] = (Ref){0, seq++, id};
+        } else if (op >= 10 && sim_event_reserved(&ev[id])) {
+            SimTime t = (SimTime)g_rand_int_range(rng, 0, span);
+            sim_eventq_fill(&q, &ev[id], t);
+            ref[id].when = t;
+            in[id] = true;
+        } else if (op >= 10) {
+            continue;
+        } else if (op < 6) {
             SimTime t = (SimTime)g_rand_int_range(rng, 0, span);
             sim_eventq_schedule(&q, &ev[id], t);
             ref[id] = (Ref){t, seq++, id};
@@ -233,6 +285,10 @@ static void run_model(guint32 seed, int span)
         if (in[i])
             rest[n++] = ref[i];
     qsort(rest, n, sizeof(Ref), ref_cmp);
+    for (int i = 0; i < N; i++) /* reservations left: dropped */
+        if (sim_event_reserved(&ev[i]))
+            sim_eventq_cancel(&q, &ev[i]);
+    assert_int_equal(q.reserved, 0);
     for (int i = 0; i < n; i++)
         assert_int_equal(sim_eventq_pop(&q)->kind, rest[i].id);
     assert_null(sim_eventq_pop(&q));
@@ -249,14 +305,16 @@ static void test_eventq_matches_sorted_model(void **state)
     (void)state;
     const guint32 fixed[] = {1, 2, 3, 42, 20261122};
     for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++) {
-        run_model(fixed[i], 50);
-        run_model(fixed[i], 4 * SIM_EVENTQ_NEWEST_SLOTS);
+        for (int r = 0; r < 2; r++) { /* without and with reservations */
+            run_model(fixed[i], 50, r);
+            run_model(fixed[i], 4 * SIM_EVENTQ_NEWEST_SLOTS, r);
+        }
     }
     /* plus one fresh seed, printed so a failure can be replayed */
     guint32 fresh = g_random_int();
     printf("# test_eventq: fresh seed %u\n", fresh);
-    run_model(fresh, 50);
-    run_model(fresh, 4 * SIM_EVENTQ_NEWEST_SLOTS);
+    run_model(fresh, 50, true);
+    run_model(fresh, 4 * SIM_EVENTQ_NEWEST_SLOTS, true);
 }
 
 int main(void)
@@ -268,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_eventq_cancel_removes),
         cmocka_unit_test(test_eventq_reschedule_behind_newer_bucket),
         cmocka_unit_test(test_eventq_lone_event_moves_its_bucket),
+        cmocka_unit_test(test_eventq_fill_takes_reserved_place),
         cmocka_unit_test(test_eventq_matches_sorted_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
