@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""hqsim's replay of FINDINGS §51 / §53: decoder b1 beside MPS neighbours, kernel by kernel.
+
+  lat_replay.py [--hqsim build/hqsim] [--out DIR] [--iterations 2] [--cases p50_alone,p50_triad,...]
+
+The decoder is its 100% graph profile with its Nsight Compute data (the open-loop sweep's inputs:
+traces/measured/h100/launch/kineto/decoder_b1_graph.json.gz + openloop/ncu/decoder_b1_graph.csv.gz),
+imported to a native scenario (`hqsim import`) so that synthetic neighbours can join it in one
+workload file; it starts 3 ms after the neighbours and runs --iterations passes of its 8 recorded
+requests at the open-loop fit's host scale (openloop/fits.json). The neighbours are §53's hqprobe
+clients as hqsim kernels: one block of 1024 threads and 120 KiB of shared memory per SM of their
+set (66 SMs at 50%, 32 at 25%), 200 kernels back to back, either `fma` (1775 us, no DRAM demand)
+or `triad` (594 us moving 3 x 512 MiB at 50%: 2.71 TB/s; 375 us at 2.1 TB/s each at 25%);
+`decoder` is a second copy of the decoder, `decoder3` three (§51's N = 2, N = 4). Every decoder kernel instance is divided
+by the median of the same graph node in the run without neighbours at the same percentage, and
+summarised as harness/mps_disj_nb_kernels.py summarises the measured ones (nb/kernels.csv),
+printed beside them.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+H100 = os.path.join(ROOT, "traces/measured/h100")
+ap = argparse.ArgumentParser()
+ap.add_argument("--hqsim", default=os.path.join(ROOT, "build", "hqsim"))
+ap.add_argument("--out", default=None, help="folder for the scenarios and per-case CSVs (default: a temporary one)")
+ap.add_argument("--iterations", type=int, default=2, help="passes of the decoder's 8 recorded requests")
+ap.add_argument("--cases", default="p50_alone,p50_fma,p50_triad,p50_decoder,p25_alone,p25_fma3,p25_triad3,p25_decoder3,"
+                "p100_alone,p100_decoder",
+                help="p<pct>_<alone|fma|triad|decoder><neighbours, default 1>; §53's groups are measured ones")
+ap.add_argument("--extra", default="", help="more hqsim options for every run (e.g. a model file)")
+a = ap.parse_args()
+
+TRACE = os.path.join(H100, "launch/kineto/decoder_b1_graph.json.gz")
+NCU = os.path.join(H100, "openloop/ncu/decoder_b1_graph.csv.gz")
+HOST_SCALE = json.load(open(os.path.join(H100, "openloop/fits.json")))["decoder_b1_graph"]
+MEASURED = os.path.join(H100, "mpspct/disj/nb/kernels.csv")
+# neighbour kind -> (kernel us at 50%, DRAM bytes at 50%, kernel us at 25%, DRAM bytes at 25%) (§53)
+NEIGHBOURS = {"fma": (1775.0, 0, 1775.0, 0),
+              "triad": (594.0, 3 * 512 * 2**20, 375.0, round(2100e9 * 375e-6))}
+SMS = {50: 66, 25: 32}
+# §51 (mpspct/disj/overlap/): kernel time per request over alone beside N - 1 decoders
+MEASURED51 = {"p100_decoder": 1.206, "p50_decoder": 1.267, "p25_decoder3": 1.194}
+
+
+def neighbour(kind, pct):
+    us50, b50, us25, b25 = NEIGHBOURS[kind]
+    us, dram = (us50, b50) if pct == 50 else (us25, b25)
+    k = {"op": "kernel", "name": kind, "stream": "s", "grid": SMS[pct], "block": 1024,
+         "dynamic_smem_bytes": 120 * 1024, "duration_us": us}
+    if dram:
+        k["dram_bytes"] = dram
+    return {"hqsim_scenario": 1, "gpu": "h100-sxm", "processes": [
+        {"name": "nb", "iterations": 1, "streams": [{"name": "s"}],
+         "ops": [{"op": "repeat", "count": 200, "ops": [k]}, {"op": "device_sync"}]}]}
+
+
+def run(case, d):
+    pct, kind, count = re.fullmatch(r"p(\d+)_([a-z]+)(\d*)", case).groups()
+    pct, count = int(pct), int(count or 1)
+    parts = [{"file": "dec.json", "name": "dec"}]
+    if kind == "decoder":
+        parts = [{"file": "dec.json", "name": "dec", "count": count + 1}]
+    elif kind != "alone":
+        json.dump(neighbour(kind, pct), open(os.path.join(d, f"nb_{case}.json"), "w"))
+        parts.insert(0, {"file": f"nb_{case}.json", "name": "nb", "count": count})
+    w = os.path.join(d, f"w_{case}.json")
+    json.dump({"hqsim_workload": 1, "parts": parts}, open(w, "w"))
+    out = os.path.join(d, f"{case}.csv")
+    cmd = [a.hqsim, "run", w, "--mode", "mps", "--thread-pct", str(pct), "--host-scale", str(HOST_SCALE),
+           "-q", "--csv", out, *a.extra.split()]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
+    # the decoder (rank 0 when there are two): each graph op's kernels in order
+    rows = [r for r in csv.DictReader(open(out)) if r["kind"] == "kernel" and r["process"] in ("dec", "dec#0")]
+    inst, pos, last, gap, end = [], 0, None, 0.0, 0.0
+    for r in rows:
+        key = (r["iteration"], r["op"])
+        pos = pos + 1 if key == last else 0
+        if key == last:  # the gap between two nodes of one graph
+            gap += float(r["start_us"]) - end
+        last, end = key, float(r["end_us"])
+        inst.append((pos, float(r["duration_us"]), int(r["blocks"])))
+    return pct, inst, gap
+
+
+def summary(inst, gap, ref, requests):
+    ratios = [(d / ref[p], d - ref[p], b) for p, d, b in inst]
+    r = [x[0] for x in ratios]
+    one = [x for x in ratios if x[2] == 1]
+    multi = [x for x in ratios if x[2] > 1]
+    q = statistics.quantiles(r, n=10)
+    return {"kernel_us_per_request": sum(d for _, d, _ in inst) / requests,
+            "node_gap_us_per_request": gap / requests,
+            "over_alone": sum(d for _, d, _ in inst) / sum(ref[p] for p, _, _ in inst),
+            "ratio_p50": statistics.median(r), "ratio_p90": q[8],
+            "added_us_1block": sum(x[1] for x in one) / requests,
+            "ratio_p50_1block": statistics.median([x[0] for x in one]),
+            "added_us_multiblock": sum(x[1] for x in multi) / requests,
+            "ratio_p50_multiblock": statistics.median([x[0] for x in multi])}
+
+
+def main():
+    d = a.out or tempfile.mkdtemp(prefix="lat_replay.")
+    os.makedirs(d, exist_ok=True)
+    dec = os.path.join(d, "dec.json")
+    subprocess.run([a.hqsim, "import", TRACE, NCU, "-q", "-o", dec], check=True)
+    sc = json.load(open(dec))
+    sc["processes"][0].update(start_us=3000, iterations=a.iterations)
+    json.dump(sc, open(dec, "w"))
+    requests = 8 * a.iterations
+    meas = {r["group"]: r for r in csv.DictReader(open(MEASURED))}
+    cases = a.cases.split(",")
+    res = {c: run(c, d) for c in cases}
+    refs = {}
+    for c, (pct, inst, _) in res.items():
+        if c.endswith("_alone"):
+            by = {}
+            for p, dur, _ in inst:
+                by.setdefault(p, []).append(dur)
+            refs[pct] = {p: statistics.median(v) for p, v in by.items()}
+    cols = ["kernel_us_per_request", "node_gap_us_per_request", "over_alone", "ratio_p50", "ratio_p90", "added_us_1block", "ratio_p50_1block",
+            "added_us_multiblock", "ratio_p50_multiblock"]
+    print("case," + ",".join(f"hqsim_{c},measured_{c}" for c in cols))
+    for c in cases:
+        pct, inst, gap = res[c]
+        s = summary(inst, gap, refs[pct], requests)
+        m = dict(meas.get(c, {}))
+        if c in MEASURED51:
+            m["over_alone"] = MEASURED51[c]
+        print(c + "," + ",".join(f"{s[k]:.3f},{m.get(k, '')}" for k in cols))
+
+
+if __name__ == "__main__":
+    main()
