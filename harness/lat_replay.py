@@ -15,9 +15,12 @@ or `triad` (594 us moving 3 x 512 MiB at 50%: 2.71 TB/s; 375 us at 2.1 TB/s each
 by the median of the same graph node in the run without neighbours at the same percentage, and
 summarised as harness/mps_disj_nb_kernels.py summarises the measured ones (nb/kernels.csv),
 printed beside them.
+
+  lat_replay.py --gaps NAME=RAW:TAG[,RAW:TAG...] ...   the measured node gaps of those requests
 """
 import argparse
 import csv
+import gzip
 import json
 import os
 import re
@@ -33,9 +36,12 @@ ap.add_argument("--hqsim", default=os.path.join(ROOT, "build", "hqsim"))
 ap.add_argument("--out", default=None, help="folder for the scenarios and per-case CSVs (default: a temporary one)")
 ap.add_argument("--iterations", type=int, default=2, help="passes of the decoder's 8 recorded requests")
 ap.add_argument("--cases", default="p50_alone,p50_fma,p50_triad,p50_decoder,p25_alone,p25_fma3,p25_triad3,p25_decoder3,"
-                "p100_alone,p100_decoder",
+                "p100_alone,p100_decoder,p100_decoder3,p100_decoder7",
                 help="p<pct>_<alone|fma|triad|decoder><neighbours, default 1>; §53's groups are measured ones")
 ap.add_argument("--extra", default="", help="more hqsim options for every run (e.g. a model file)")
+ap.add_argument("--gaps", nargs="+", metavar="NAME=RAW:TAG[,RAW:TAG]",
+                help="instead: the measured node gaps of §53's Kineto requests (RAW an untarred nb/*.tar.gz, TAG "
+                     "as harness/mps_disj_nb_kernels.py takes them): gap and kernel time per request per group")
 a = ap.parse_args()
 
 TRACE = os.path.join(H100, "launch/kineto/decoder_b1_graph.json.gz")
@@ -48,6 +54,19 @@ NEIGHBOURS = {"fma": (1775.0, 0, 1775.0, 0),
 SMS = {50: 66, 25: 32}
 # §51 (mpspct/disj/overlap/): kernel time per request over alone beside N - 1 decoders
 MEASURED51 = {"p100_decoder": 1.206, "p50_decoder": 1.267, "p25_decoder3": 1.194}
+# Measured time added per kernel, kernel time + node gaps per request over alone, less the instances
+# above 3x (waits on shared SMs), over the kernels of a request (167 at 50%, 151 at 25% / 100%):
+# §53's groups from nb/kernels.csv (added_us_rest) and the Kineto gaps of nb/*.tar.gz (FINDINGS §56:
+# 45.8 us of gaps a request alone at 50%, +1.6 fma, +105.3 triad, +33.5 decoder; 42.3 at 25%, +0.5 fma3,
+# +88.0 triad3), §51's from overlap/kernels_p*.csv ((kernel + gaps_p50) at N over N = 1).
+MEASURED_ADDED = {"p50_fma": (12.8 + 1.6) / 167, "p50_triad": (379.4 + 105.3) / 167,
+                  "p50_decoder": (132.9 + 33.5) / 167, "p25_fma3": (7.4 + 0.5) / 151,
+                  "p25_triad3": (415.8 + 88.0) / 151,
+                  "p25_decoder3": (1047.0 + 78.0 - 877.0 - 42.0) / 151,
+                  "p100_decoder": (542.3 + 79.2 - 449.7 - 69.9) / 151,
+                  # §45 (mpspct/graphn/growth.csv, N = 4 / 8 at 100%): (K - 1) x the mean kernel alone
+                  # (449.7 / 151 us), kernel time only (the node gaps hardly grow there, §40)
+                  "p100_decoder3": 0.53 * 449.7 / 151, "p100_decoder7": 0.86 * 449.7 / 151}
 
 
 def neighbour(kind, pct):
@@ -92,13 +111,14 @@ def run(case, d):
     return pct, inst, gap
 
 
-def summary(inst, gap, ref, requests):
+def summary(inst, gap, ref, ref_gap, requests):
     ratios = [(d / ref[p], d - ref[p], b) for p, d, b in inst]
     r = [x[0] for x in ratios]
     one = [x for x in ratios if x[2] == 1]
     multi = [x for x in ratios if x[2] > 1]
     q = statistics.quantiles(r, n=10)
     return {"kernel_us_per_request": sum(d for _, d, _ in inst) / requests,
+            "added_us_per_kernel": (sum(x[1] for x in ratios) + gap - ref_gap) / len(inst),
             "node_gap_us_per_request": gap / requests,
             "over_alone": sum(d for _, d, _ in inst) / sum(ref[p] for p, _, _ in inst),
             "ratio_p50": statistics.median(r), "ratio_p90": q[8],
@@ -108,7 +128,29 @@ def summary(inst, gap, ref, requests):
             "ratio_p50_multiblock": statistics.median([x[0] for x in multi])}
 
 
+def measured_gaps():
+    """Per group: the gaps between consecutive kernels of each of rank 0's 16 requests, summed."""
+    for spec in a.gaps:
+        name, runs = spec.split("=", 1)
+        rows = []
+        for rt in runs.split(","):
+            raw, tag = rt.rsplit(":", 1)
+            n = tag.rsplit("_n", 1)[1]
+            p = os.path.join(raw, "kineto", tag, f"decoder_b1_n{n}.json.gz")
+            ks = sorted((e for e in json.load(gzip.open(p))["traceEvents"] if e.get("cat") == "kernel"),
+                        key=lambda e: e["ts"])
+            per = len(ks) // 16
+            for r in range(16):
+                q = ks[r * per:(r + 1) * per]
+                rows.append((sum(q[i]["ts"] - q[i - 1]["ts"] - q[i - 1]["dur"] for i in range(1, len(q))),
+                             sum(e["dur"] for e in q)))
+        print(f"{name}: node gaps {sum(g for g, _ in rows) / len(rows):.1f} us a request, "
+              f"kernels {sum(k for _, k in rows) / len(rows):.1f} us a request ({len(rows)} requests)")
+
+
 def main():
+    if a.gaps:
+        return measured_gaps()
     d = a.out or tempfile.mkdtemp(prefix="lat_replay.")
     os.makedirs(d, exist_ok=True)
     dec = os.path.join(d, "dec.json")
@@ -120,22 +162,25 @@ def main():
     meas = {r["group"]: r for r in csv.DictReader(open(MEASURED))}
     cases = a.cases.split(",")
     res = {c: run(c, d) for c in cases}
-    refs = {}
-    for c, (pct, inst, _) in res.items():
+    refs, ref_gaps = {}, {}
+    for c, (pct, inst, gap) in res.items():
         if c.endswith("_alone"):
+            ref_gaps[pct] = gap
             by = {}
             for p, dur, _ in inst:
                 by.setdefault(p, []).append(dur)
             refs[pct] = {p: statistics.median(v) for p, v in by.items()}
-    cols = ["kernel_us_per_request", "node_gap_us_per_request", "over_alone", "ratio_p50", "ratio_p90", "added_us_1block", "ratio_p50_1block",
+    cols = ["added_us_per_kernel", "kernel_us_per_request", "node_gap_us_per_request", "over_alone", "ratio_p50", "ratio_p90", "added_us_1block", "ratio_p50_1block",
             "added_us_multiblock", "ratio_p50_multiblock"]
     print("case," + ",".join(f"hqsim_{c},measured_{c}" for c in cols))
     for c in cases:
         pct, inst, gap = res[c]
-        s = summary(inst, gap, refs[pct], requests)
+        s = summary(inst, gap, refs[pct], ref_gaps[pct], requests)
         m = dict(meas.get(c, {}))
         if c in MEASURED51:
             m["over_alone"] = MEASURED51[c]
+        if c in MEASURED_ADDED:
+            m["added_us_per_kernel"] = f"{MEASURED_ADDED[c]:.3f}"
         print(c + "," + ",".join(f"{s[k]:.3f},{m.get(k, '')}" for k in cols))
 
 

@@ -471,13 +471,14 @@ typedef enum {
  * GPU (ShareOps.costs): per API call (launch, copy, event, graph), per
  * synchronize, per kernel launch (latency after its queue), per graph
  * node (spacing), per kernel of >= 2 blocks (stream or graph node),
- * scaled by eng_share_kernel_cost's rule, a function fetch, and per busy
- * neighbour a device-to-host copy's hand-off (copy_handoff_wait).  An MPS
- * client pays the model's mps_client_*, mps_func_* and mps_copy_handoff
- * times; a process in its own context nothing. */
+ * scaled by eng_share_kernel_cost's rule, a function fetch, per kernel
+ * the other clients' memory load, and per busy neighbour a device-to-host
+ * copy's hand-off (copy_handoff_wait).  An MPS client pays the model's
+ * mps_client_*, mps_func_*, mps_mem_load and mps_copy_handoff times; a
+ * process in its own context nothing. */
 typedef struct {
     SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns, fetch_ns,
-        xreload_ns, busy_ns, handoff_ns, evict_ns;
+        xreload_ns, busy_ns, memload_ns, handoff_ns, evict_ns;
     uint32_t evict_lru; /* the LRU distance from which evict_ns is paid */
 } ShareCosts;
 

@@ -191,6 +191,7 @@ static void mps_costs(const GpuModel *m, ShareCosts *out)
         .fetch_ns = m->mps_func_fetch_ns,
         .xreload_ns = m->mps_func_xreload_ns,
         .busy_ns = m->mps_func_busy_ns,
+        .memload_ns = m->mps_mem_load_ns,
         .handoff_ns = m->mps_copy_handoff_ns,
         .evict_ns = m->mps_func_evict_ns,
         .evict_lru = m->mps_func_evict_lru,
@@ -541,12 +542,34 @@ static SimTime busy_reload(const Engine *E, const KernelRt *k, uint32_t ds)
     return (SimTime)llround((double)P->cost.busy_ns * w);
 }
 
+/* The other clients' memory load on @P's kernel launched now: the share
+ * of the GPU's SMs holding a block of another client's kernel with DRAM
+ * demand (FINDINGS §56: beside a compute-only neighbour on its own SMs
+ * the decoder's kernels did not grow, beside a DRAM-streaming one or a
+ * second decoder every kernel grew by about the same microseconds, §53),
+ * times mps_mem_load.  Counted by SMs, not bytes: a decoder neighbour
+ * moves a tenth of the triad's bytes and cost a third as much.  Only
+ * called with the rule on: a scan of the SMs per kernel. */
+static SimTime memload_wait(const Engine *E, const Proc *P)
+{
+    const Ctx *c = P->ctx;
+    const uint32_t S = E->m->sm_count;
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < S; s++)
+        for (const Group *g = c->sms[s].groups; g; g = g->next)
+            if (g->k->proc != P && g->k->dram_p > 0) {
+                n++;
+                break;
+            }
+    return (SimTime)llround((double)P->cost.memload_ns * n / (double)S);
+}
+
 SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
 {
     Proc *P = k->proc;
     const ShareCosts *c = &P->cost;
     if (!c->kernel_ns && !c->fetch_ns && !c->xreload_ns && !c->busy_ns &&
-        !c->evict_ns)
+        !c->memload_ns && !c->evict_ns)
         return 0; /* a context of its own: nothing to track */
     const char *name = k->inst->op->u.kernel.name;
     bool lru_full = P->funcs.n == SIM_MAX_FUNC_LRU;
@@ -561,6 +584,8 @@ SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
         t += busy_reload(E, k, srv_lru_touch(&P->ctx->funcs, P, name));
     if (c->evict_ns && k->inst->gnode && evicted)
         t += c->evict_ns;
+    if (c->memload_ns)
+        t += memload_wait(E, P);
     if (k->blocks < 2)
         return t;
     t += c->kernel_ns;

@@ -125,6 +125,7 @@ static const FieldSpec model_fields[] = {
     {"mps_func_fetch_us", F_TIME_US, OFF(mps_func_fetch_ns), 0, 1e4, NULL},
     {"mps_func_xreload_us", F_TIME_US, OFF(mps_func_xreload_ns), 0, 1e4, NULL},
     {"mps_func_busy_us", F_TIME_US, OFF(mps_func_busy_ns), 0, 1e4, NULL},
+    {"mps_mem_load_us", F_TIME_US, OFF(mps_mem_load_ns), 0, 1e4, NULL},
     {"mps_copy_handoff_us", F_TIME_US, OFF(mps_copy_handoff_ns), 0, 1e4, NULL},
     {"mps_func_evict_us", F_TIME_US, OFF(mps_func_evict_ns), 0, 1e4, NULL},
     {"mps_func_evict_lru", F_U32, OFF(mps_func_evict_lru), 1, SIM_MAX_FUNC_LRU,

@@ -215,6 +215,14 @@ typedef struct GpuModel {
      * function) pairs, w the same table (engine_share.c, FINDINGS §43,
      * §52). */
     SimTime mps_func_busy_ns;
+    /* An MPS client's kernel (any width, graph node or stream launch)
+     * starts mps_mem_load x X later, X the share of the GPU's SMs that
+     * hold a block of another client's kernel with DRAM demand when it
+     * is launched: a latency-bound kernel's memory requests wait behind
+     * the requests of the SMs other clients keep busy with memory, counted
+     * by the SMs issuing them rather than by their bytes (FINDINGS §56;
+     * engine_share.c).  0: off. */
+    SimTime mps_mem_load_ns;
     /* A device-to-host copy of an MPS client starts this much later per
      * other client of the server with device work in flight when the copy
      * could start: the hand-off to the copy engine waits behind busy

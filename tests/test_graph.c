@@ -800,6 +800,92 @@ static void test_engine_mps_busy_reload(void **state)
     }
 }
 
+/* Two MPS clients on a 4-SM GPU with DRAM shared: a neighbour running one
+ * kernel of @nb_blocks blocks for 1 ms from t = 0 (@dram: moving 100 GB,
+ * else compute-only), and a victim from 5 us on, 8 chained 1-block 2 us
+ * kernels without DRAM demand, as graph nodes or stream launches. */
+static SimScenario *memload_scenario(uint32_t nb_blocks, bool dram, bool stream)
+{
+    SimScenario *sc = sim_scenario_new("memload", "hqsim");
+    SimProcessSpec *n = test_process(sc, "n", 1);
+    SimOp nk = test_kernel(0, "n", nb_blocks, 32, SIM_US(1000));
+    nk.api_ns = 0;
+    nk.u.kernel.dram_bytes = dram ? 100000000000ull : 0;
+    sim_process_add_op(n, &nk);
+    add_free_sync(n);
+    SimProcessSpec *v = test_process(sc, "v", 1);
+    v->start_ns = SIM_US(5);
+    SimGraph *g = stream ? NULL : sim_scenario_new_graph(sc);
+    for (uint32_t j = 0; j < 8; j++) {
+        SimGraphNode nd = node_kernel(0, "v", SIM_US(2));
+        nd.op.api_ns = 0;
+        if (stream) {
+            sim_process_add_op(v, &nd.op);
+            continue;
+        }
+        uint32_t prev = j - 1;
+        sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
+    }
+    if (g) {
+        SimOp op = graph_op(g);
+        sim_process_add_op(v, &op);
+    }
+    add_free_sync(v);
+    return sc;
+}
+
+/* The other clients' memory load (FINDINGS §56): each victim kernel, graph
+ * node or stream launch, starts mps_mem_load x (SMs holding another
+ * client's DRAM-demanding blocks / SMs) later: 1 us x 2 / 4 beside a
+ * 2-block neighbour, x 4 / 4 beside a 4-block one; a compute-only
+ * neighbour and the victim's own context (time-slicing) pay nothing. */
+static void test_engine_mps_mem_load(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m0 = graph_model();
+    m0->dram_achievable_gbps = 1000;
+    m0->dram_curve_exponent = 2;
+    g_autoptr(GpuModel) m1 = graph_model();
+    m1->dram_achievable_gbps = 1000;
+    m1->dram_curve_exponent = 2;
+    m1->mps_mem_load_ns = 1000;
+    struct {
+        uint32_t blocks;
+        bool dram, stream;
+        int64_t want;
+    } cases[] = {
+        {2, true, false, 500},
+        {4, true, false, 1000},
+        {2, true, true, 500},
+        {4, false, false, 0}, /* compute-only: no memory load */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(SimScenario) sc =
+            memload_scenario(cases[i].blocks, cases[i].dram, cases[i].stream);
+        for (int ts = 0; ts < 2; ts++) {
+            SimShareMode mode = ts ? SIM_SHARE_TIMESLICE : SIM_SHARE_MPS;
+            g_autoptr(SimResult) a = test_run(m0, sc, mode);
+            g_autoptr(SimResult) b = test_run(m1, sc, mode);
+            assert_non_null(a);
+            assert_non_null(b);
+            for (uint32_t j = 1; j < 8; j++) {
+                const bool st = cases[i].stream;
+                const SimOpRecord *a0 =
+                    st ? test_op(a, 1, j - 1) : node_rec(a, 1, j - 1);
+                const SimOpRecord *a1 =
+                    st ? test_op(a, 1, j) : node_rec(a, 1, j);
+                const SimOpRecord *b0 =
+                    st ? test_op(b, 1, j - 1) : node_rec(b, 1, j - 1);
+                const SimOpRecord *b1 =
+                    st ? test_op(b, 1, j) : node_rec(b, 1, j);
+                int64_t extra = ((int64_t)b1->start_ns - (int64_t)b0->end_ns) -
+                                ((int64_t)a1->start_ns - (int64_t)a0->end_ns);
+                assert_int_equal(extra, ts ? 0 : cases[i].want);
+            }
+        }
+    }
+}
+
 /* A graph kernel node that faults kills its MPS peers, mid-graph, with no
  * leak (valgrind) and no stuck node. */
 static void test_engine_fault_in_graph(void **state)
@@ -1118,6 +1204,7 @@ int main(void)
         cmocka_unit_test(test_engine_mps_func_evict),
         cmocka_unit_test(test_engine_mps_xreload),
         cmocka_unit_test(test_engine_mps_busy_reload),
+        cmocka_unit_test(test_engine_mps_mem_load),
         cmocka_unit_test(test_engine_fault_in_graph),
         cmocka_unit_test_setup_teardown(test_kineto_graph, tmp_setup,
                                         tmp_teardown),
