@@ -11,6 +11,7 @@ requests at the open-loop fit's host scale (openloop/fits.json). The neighbours 
 clients as hqsim kernels: one block of 1024 threads and 120 KiB of shared memory per SM of their
 set (66 SMs at 50%, 32 at 25%), 200 kernels back to back, either `fma` (1775 us, no DRAM demand)
 or `triad` (594 us moving 3 x 512 MiB at 50%: 2.71 TB/s; 375 us at 2.1 TB/s each at 25%);
+`gdram` is §54's graph neighbour reading DRAM at ~355 GB/s (150 nodes of 1 / 64 blocks, 3 us each);
 `decoder` is a second copy of the decoder, `decoder3` three (§51's N = 2, N = 4). Every decoder kernel instance is divided
 by the median of the same graph node in the run without neighbours at the same percentage, and
 summarised as harness/mps_disj_nb_kernels.py summarises the measured ones (nb/kernels.csv),
@@ -35,9 +36,9 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--hqsim", default=os.path.join(ROOT, "build", "hqsim"))
 ap.add_argument("--out", default=None, help="folder for the scenarios and per-case CSVs (default: a temporary one)")
 ap.add_argument("--iterations", type=int, default=2, help="passes of the decoder's 8 recorded requests")
-ap.add_argument("--cases", default="p50_alone,p50_fma,p50_triad,p50_decoder,p25_alone,p25_fma3,p25_triad3,p25_decoder3,"
+ap.add_argument("--cases", default="p50_alone,p50_fma,p50_triad,p50_gdram,p50_decoder,p25_alone,p25_fma3,p25_triad3,p25_decoder3,"
                 "p100_alone,p100_decoder,p100_decoder3,p100_decoder7",
-                help="p<pct>_<alone|fma|triad|decoder><neighbours, default 1>; §53's groups are measured ones")
+                help="p<pct>_<alone|fma|triad|gdram|decoder><neighbours, default 1>; §53's / §54's groups are measured ones")
 ap.add_argument("--extra", default="", help="more hqsim options for every run (e.g. a model file)")
 ap.add_argument("--gaps", nargs="+", metavar="NAME=RAW:TAG[,RAW:TAG]",
                 help="instead: the measured node gaps of §53's Kineto requests (RAW an untarred nb/*.tar.gz, TAG "
@@ -64,6 +65,8 @@ MEASURED_ADDED = {"p50_fma": (12.8 + 1.6) / 167, "p50_triad": (379.4 + 105.3) / 
                   "p25_triad3": (415.8 + 88.0) / 151,
                   "p25_decoder3": (1047.0 + 78.0 - 877.0 - 42.0) / 151,
                   "p100_decoder": (542.3 + 79.2 - 449.7 - 69.9) / 151,
+                  # §54 (fend/kernels.csv added_us_rest; its Kineto gaps by --gaps: 46.0 alone, 57.3 gdram)
+                  "p50_gdram": (125.9 + 57.3 - 46.0) / 167,
                   # §45 (mpspct/graphn/growth.csv, N = 4 / 8 at 100%): (K - 1) x the mean kernel alone
                   # (449.7 / 151 us), kernel time only (the node gaps hardly grow there, §40)
                   "p100_decoder3": 0.53 * 449.7 / 151, "p100_decoder7": 0.86 * 449.7 / 151}
@@ -81,6 +84,16 @@ def neighbour(kind, pct):
          "ops": [{"op": "repeat", "count": 200, "ops": [k]}, {"op": "device_sync"}]}]}
 
 
+def gdram(pct):
+    """§54's gdram neighbour: 150 chained graph nodes alternating 1 / 64 blocks of 128 threads, 3 us
+    each, reading DRAM at ~355 GB/s in all (1.065 MB a node), replayed back to back."""
+    nodes = [{"op": "kernel", "name": f"g{j % 2}", "grid": 1 if j % 2 == 0 else 64, "block": 128,
+              "duration_us": 3.0, "dram_bytes": 1065000} for j in range(150)]
+    return {"hqsim_scenario": 1, "gpu": "h100-sxm", "processes": [
+        {"name": "nb", "iterations": 400, "streams": [{"name": "s"}],
+         "ops": [{"op": "graph", "stream": "s", "nodes": nodes}, {"op": "stream_sync", "stream": "s"}]}]}
+
+
 def run(case, d):
     pct, kind, count = re.fullmatch(r"p(\d+)_([a-z]+)(\d*)", case).groups()
     pct, count = int(pct), int(count or 1)
@@ -88,7 +101,8 @@ def run(case, d):
     if kind == "decoder":
         parts = [{"file": "dec.json", "name": "dec", "count": count + 1}]
     elif kind != "alone":
-        json.dump(neighbour(kind, pct), open(os.path.join(d, f"nb_{case}.json"), "w"))
+        nb = gdram(pct) if kind == "gdram" else neighbour(kind, pct)
+        json.dump(nb, open(os.path.join(d, f"nb_{case}.json"), "w"))
         parts.insert(0, {"file": f"nb_{case}.json", "name": "nb", "count": count})
     w = os.path.join(d, f"w_{case}.json")
     json.dump({"hqsim_workload": 1, "parts": parts}, open(w, "w"))
