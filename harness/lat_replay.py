@@ -57,7 +57,7 @@ SMS = {50: 66, 25: 32}
 MEASURED51 = {"p100_decoder": 1.206, "p50_decoder": 1.267, "p25_decoder3": 1.194}
 # Measured time added per kernel, kernel time + node gaps per request over alone, less the instances
 # above 3x (waits on shared SMs), over the kernels of a request (167 at 50%, 151 at 25% / 100%):
-# §53's groups from nb/kernels.csv (added_us_rest) and the Kineto gaps of nb/*.tar.gz (FINDINGS §57:
+# §53's groups from nb/kernels.csv (added_us_rest) and the Kineto gaps of nb/*.tar.gz (FINDINGS §58:
 # 45.8 us of gaps a request alone at 50%, +1.6 fma, +105.3 triad, +33.5 decoder; 42.3 at 25%, +0.5 fma3,
 # +88.0 triad3), §51's from overlap/kernels_p*.csv ((kernel + gaps_p50) at N over N = 1).
 MEASURED_ADDED = {"p50_fma": (12.8 + 1.6) / 167, "p50_triad": (379.4 + 105.3) / 167,

@@ -544,7 +544,7 @@ static SimTime busy_reload(const Engine *E, const KernelRt *k, uint32_t ds)
 
 /* The other clients' memory load on @P's kernel launched now: the share
  * of the GPU's SMs holding a block of another client's kernel with DRAM
- * demand (FINDINGS §57: beside a compute-only neighbour on its own SMs
+ * demand (FINDINGS §58: beside a compute-only neighbour on its own SMs
  * the decoder's kernels did not grow, beside a DRAM-streaming one or a
  * second decoder every kernel grew by about the same microseconds, §53),
  * times mps_mem_load.  Counted by SMs, not bytes: a decoder neighbour

@@ -220,7 +220,7 @@ typedef struct GpuModel {
      * hold a block of another client's kernel with DRAM demand when it
      * is launched: a latency-bound kernel's memory requests wait behind
      * the requests of the SMs other clients keep busy with memory, counted
-     * by the SMs issuing them rather than by their bytes (FINDINGS §57;
+     * by the SMs issuing them rather than by their bytes (FINDINGS §58;
      * engine_share.c).  0: off. */
     SimTime mps_mem_load_ns;
     /* A device-to-host copy of an MPS client starts this much later per

@@ -834,7 +834,7 @@ static SimScenario *memload_scenario(uint32_t nb_blocks, bool dram, bool stream)
     return sc;
 }
 
-/* The other clients' memory load (FINDINGS §57): each victim kernel, graph
+/* The other clients' memory load (FINDINGS §58): each victim kernel, graph
  * node or stream launch, starts mps_mem_load x (SMs holding another
  * client's DRAM-demanding blocks / SMs) later: 1 us x 2 / 4 beside a
  * 2-block neighbour, x 4 / 4 beside a 4-block one; a compute-only
