@@ -586,6 +586,22 @@ void sm_reschedule(Engine *E, SmRt *sm)
  * Cohorts
  * ------------------------------------------------------------------------ */
 
+/* Zero @n bytes at @p with the C library's memset.  A memset of a
+ * constant size of this order (a Group's 152 bytes, a Cohort's 304) GCC
+ * expands inline as `rep stosq`, which took 35-43 ns a Group on the
+ * development machine's AMD EPYC against 11 ns for glibc's vector memset
+ * (/tmp microbenchmark, 2 x 10^7 each); every placement zeroes a Group
+ * and most zero a Cohort.  Kept out of line and out of interprocedural
+ * constant propagation, so @n stays a variable. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noipa))
+#endif
+G_GNUC_NO_INLINE static void
+zero_bytes(void *p, size_t n)
+{
+    memset(p, 0, n);
+}
+
 /* When block @g->early of cohort group @g ends early (SIM_TIME_NEVER:
  * none left). */
 static SimTime early_at(const Engine *E, const Cohort *co, const Group *g)
@@ -632,7 +648,7 @@ static Cohort *cohort_new(Engine *E, KernelRt *k)
         E->cohort_free = co->next;
     else
         co = g_new(Cohort, 1);
-    memset(co, 0, sizeof *co);
+    zero_bytes(co, sizeof *co);
     co->k = k;
     co->ctx = k->ctx;
     co->placed = E->now;
@@ -786,7 +802,7 @@ static Group *group_new(Engine *E)
         E->group_free = g->next;
     else
         g = g_new(Group, 1);
-    memset(g, 0, sizeof *g);
+    zero_bytes(g, sizeof *g);
     g->turns = 1; /* every issue cycle, until issue_share says otherwise */
     return g;
 }
