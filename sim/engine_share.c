@@ -574,8 +574,9 @@ SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
     const char *name = k->inst->op->u.kernel.name;
     bool lru_full = P->funcs.n == SIM_MAX_FUNC_LRU;
     uint32_t d = eng_func_lru_touch(&P->funcs, name);
-    /* not found with room left: run for the first time, nothing evicted
-     * (found in a full LRU or not: at least SIM_MAX_FUNC_LRU back) */
+    /* not found with room left: run for the first time, nothing evicted;
+     * not found in a full LRU: at least SIM_MAX_FUNC_LRU back (or a first
+     * run, which the LRU cannot tell apart: it pays too) */
     bool evicted = d < SIM_MAX_FUNC_LRU ? d >= c->evict_lru : lru_full;
     bool after_narrow = P->last_blocks == 1;
     P->last_blocks = k->blocks;

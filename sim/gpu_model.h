@@ -231,8 +231,8 @@ typedef struct GpuModel {
     /* A graph kernel node (any width) of an MPS client whose function is
      * at LRU distance >= mps_func_evict_lru in that client (distinct other
      * functions since it last ran, as eng_func_lru_touch counts them; a
-     * function not among the last SIM_MAX_FUNC_LRU counts as that, one
-     * never run before pays nothing) starts
+     * function not among the last SIM_MAX_FUNC_LRU counts as that, a first
+     * run too once that many ran; a first run before pays nothing) starts
      * mps_func_evict later: the PyTorch kernels of a lone client pay
      * nothing over 8 distinct functions and ~0.2 us each over 16
      * (FINDINGS §55; engine_share.c). */

@@ -81,21 +81,27 @@ static void test_e2e_spin_one_thread_gpu_util_myth(void **state)
     cJSON_Delete(j);
 }
 
-/* A lone MPS client on the H100 (FINDINGS §31 addendum, traces/measured/
- * h100/mpspct/var/funcmem3, written as scenarios by harness/
- * mps_fetch_predict.py into tests/data/mps_fetch/): 32 graph nodes
- * alternating a 1-block writer and a probe, function i mod F.  The span's
- * growth per node as the only MPS client, us. */
-static double wp_growth(const char *spec)
+/* The span's growth per node, us, of the lone graph client in
+ * tests/data/@dir/@spec.json (200 requests of @nodes nodes) as the only
+ * MPS client against its own context. */
+static double lone_growth(const char *dir, const char *spec, uint32_t nodes)
 {
-    g_autofree char *rel =
-        g_strdup_printf("tests/data/mps_fetch/%s.json", spec);
+    g_autofree char *rel = g_strdup_printf("tests/data/%s/%s.json", dir, spec);
     g_autofree char *f = source_path(rel);
     cJSON *j = run_hqsim_json("compare", f, "--json", "-", "-q", NULL);
     double own = jnum(j, "runs.0.makespan_ms");
     double mps = jnum(j, "runs.1.makespan_ms");
     cJSON_Delete(j);
-    return (mps - own) * 1000 / (200 * 32);
+    return (mps - own) * 1000 / (200.0 * nodes);
+}
+
+/* A lone MPS client on the H100 (FINDINGS §31 addendum, traces/measured/
+ * h100/mpspct/var/funcmem3, written as scenarios by harness/
+ * mps_fetch_predict.py into tests/data/mps_fetch/): 32 graph nodes
+ * alternating a 1-block writer and a probe, function i mod F. */
+static double wp_growth(const char *spec)
+{
+    return lone_growth("mps_fetch", spec, 32);
 }
 
 static void check_growth(double got, double measured, const char *what)
@@ -124,18 +130,10 @@ static void test_e2e_mps_lone_client_function_fetch(void **state)
  * it cycles through (FINDINGS §55, traces/measured/h100/mpspct/lone/
  * funcs.tar.gz, written as scenarios by harness/mps_lone_predict.py into
  * tests/data/mps_evict/): 64 chained 1-block elementwise graph nodes over 1
- * / 8 / 16 functions, each lasting what it measured without MPS.  The
- * span's growth per node as the only MPS client, us. */
+ * / 8 / 16 functions, each lasting what it measured without MPS. */
 static double evict_growth(const char *spec)
 {
-    g_autofree char *rel =
-        g_strdup_printf("tests/data/mps_evict/%s.json", spec);
-    g_autofree char *f = source_path(rel);
-    cJSON *j = run_hqsim_json("compare", f, "--json", "-", "-q", NULL);
-    double own = jnum(j, "runs.0.makespan_ms");
-    double mps = jnum(j, "runs.1.makespan_ms");
-    cJSON_Delete(j);
-    return (mps - own) * 1000 / (200 * 64);
+    return lone_growth("mps_evict", spec, 64);
 }
 
 /* Measured (median span per replay, two rounds pooled: python3 harness/

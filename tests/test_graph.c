@@ -457,12 +457,42 @@ static void test_engine_mps_costs(void **state)
     assert_int_equal(db, da + 300 + 700 + 250 + 100);
 }
 
+/* Function names for kernels cycling through up to 20 functions (more
+ * than an LRU of SIM_MAX_FUNC_LRU holds). */
+static const char *const fn_names[] = {
+    "f0",  "f1",  "f2",  "f3",  "f4",  "f5",  "f6",  "f7",  "f8",  "f9",
+    "f10", "f11", "f12", "f13", "f14", "f15", "f16", "f17", "f18", "f19"};
+
+/* Kernel @k as node @j of the chain @g (after node j - 1), or without a
+ * graph as the next stream op of @p. */
+static void chain_add(SimProcessSpec *p, SimGraph *g, const SimOp *k,
+                      uint32_t j)
+{
+    if (!g) {
+        sim_process_add_op(p, k);
+        return;
+    }
+    SimGraphNode nd;
+    memset(&nd, 0, sizeof nd);
+    nd.op = *k;
+    nd.kind = SIM_NODE_KERNEL;
+    uint32_t prev = j - 1;
+    sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
+}
+
+/* Ends @p's ops: its chain @g launched (if any), then a free sync. */
+static void chain_end(SimProcessSpec *p, SimGraph *g)
+{
+    if (g) {
+        SimOp op = graph_op(g);
+        sim_process_add_op(p, &op);
+    }
+    add_free_sync(p);
+}
+
 /* wp (FINDINGS §31 addendum): @n chained graph nodes alternating a 1-block
  * writer (2 us) and a @wide-block probe (1 us, @probe_bytes of DRAM),
  * node j running function j mod @F; as stream kernels with @stream. */
-static const char *const fn_names[] = {"f0", "f1", "f2", "f3",
-                                       "f4", "f5", "f6", "f7"};
-
 static SimScenario *wp_scenario(uint32_t n, uint32_t F, uint32_t wide,
                                 uint64_t probe_bytes, bool stream)
 {
@@ -476,22 +506,9 @@ static SimScenario *wp_scenario(uint32_t n, uint32_t F, uint32_t wide,
         k.api_ns = 0;
         if (probe)
             k.u.kernel.dram_bytes = probe_bytes;
-        if (stream) {
-            sim_process_add_op(p, &k);
-            continue;
-        }
-        SimGraphNode nd;
-        memset(&nd, 0, sizeof nd);
-        nd.op = k;
-        nd.kind = SIM_NODE_KERNEL;
-        uint32_t prev = j - 1;
-        sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
+        chain_add(p, g, &k, j);
     }
-    if (g) {
-        SimOp op = graph_op(g);
-        sim_process_add_op(p, &op);
-    }
-    add_free_sync(p);
+    chain_end(p, g);
     return sc;
 }
 
@@ -599,38 +616,24 @@ static void test_engine_mps_fetch_dram(void **state)
 static SimScenario *cycle_scenario(uint32_t n, uint32_t F, uint32_t grid,
                                    bool stream)
 {
-    static const char *const names[] = {"f0",  "f1",  "f2",  "f3", "f4",  "f5",
-                                        "f6",  "f7",  "f8",  "f9", "f10", "f11",
-                                        "f12", "f13", "f14", "f15"};
     SimScenario *sc = sim_scenario_new("cycle", "hqsim");
     SimProcessSpec *p = test_process(sc, "p", 1);
     SimGraph *g = stream ? NULL : sim_scenario_new_graph(sc);
     for (uint32_t j = 0; j < n; j++) {
-        SimOp k = test_kernel(0, names[j % F], grid, 32, SIM_US(1));
+        SimOp k = test_kernel(0, fn_names[j % F], grid, 32, SIM_US(1));
         k.api_ns = 0;
-        if (stream) {
-            sim_process_add_op(p, &k);
-            continue;
-        }
-        SimGraphNode nd;
-        memset(&nd, 0, sizeof nd);
-        nd.op = k;
-        nd.kind = SIM_NODE_KERNEL;
-        uint32_t prev = j - 1;
-        sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
+        chain_add(p, g, &k, j);
     }
-    if (g) {
-        SimOp op = graph_op(g);
-        sim_process_add_op(p, &op);
-    }
-    add_free_sync(p);
+    chain_end(p, g);
     return sc;
 }
 
 /* mps_func_evict (FINDINGS §55): a graph kernel node of any width whose
- * function is at LRU distance >= mps_func_evict_lru in its client pays it;
- * a function's first run, a nearer function and stream launches pay
- * nothing. */
+ * function is at LRU distance >= mps_func_evict_lru in its client pays it,
+ * as does one no longer among the client's last SIM_MAX_FUNC_LRU functions;
+ * a function's first run while fewer than SIM_MAX_FUNC_LRU ran, a nearer
+ * function and stream launches pay nothing.  A first run once that many
+ * ran pays too: the LRU cannot tell it from an evicted function. */
 static void test_engine_mps_func_evict(void **state)
 {
     (void)state;
@@ -640,11 +643,12 @@ static void test_engine_mps_func_evict(void **state)
     struct {
         uint32_t F, grid;
         bool stream;
-        SimTime pays; /* every kernel after the first F */
+        SimTime pays; /* every kernel after the first min(F, 16) */
     } cases[] = {
         {16, 1, false, 1000}, /* d = 15 */
         {9, 1, false, 1000},  /* d = 8: the first distance that pays */
         {8, 1, false, 0},     /* d = 7 */
+        {20, 1, false, 1000}, /* beyond the LRU (first runs 17..20 too) */
         {16, 4, false, 1000}, /* any width */
         {16, 1, true, 0},     /* stream launches */
     };
@@ -656,8 +660,9 @@ static void test_engine_mps_func_evict(void **state)
         assert_non_null(a);
         assert_non_null(b);
         for (uint32_t j = 1; j < 40; j++)
-            assert_int_equal(wp_extra(a, b, j, cases[i].stream),
-                             j < cases[i].F ? 0 : cases[i].pays);
+            assert_int_equal(
+                wp_extra(a, b, j, cases[i].stream),
+                j < MIN(cases[i].F, SIM_MAX_FUNC_LRU) ? 0 : cases[i].pays);
     }
 }
 
@@ -669,14 +674,11 @@ static SimScenario *xreload_scenario(uint32_t F)
     SimProcessSpec *v = test_process(sc, "v", 1);
     SimGraph *g = sim_scenario_new_graph(sc);
     for (uint32_t j = 0; j < 6; j++) {
-        SimGraphNode nd = node_kernel(0, "v", SIM_US(10));
-        nd.op.api_ns = 0;
-        uint32_t prev = j - 1;
-        sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
+        SimOp k = test_kernel(0, "v", 1, 32, SIM_US(10));
+        k.api_ns = 0;
+        chain_add(v, g, &k, j);
     }
-    SimOp op = graph_op(g);
-    sim_process_add_op(v, &op);
-    add_free_sync(v);
+    chain_end(v, g);
     return sc;
 }
 
@@ -731,20 +733,11 @@ static SimScenario *busy_scenario(uint32_t F, bool stream, uint32_t busy_us,
     v->start_ns = SIM_US(5);
     SimGraph *g = stream ? NULL : sim_scenario_new_graph(sc);
     for (uint32_t j = 0; j < 16; j++) {
-        SimGraphNode nd = node_kernel(0, fn_names[j % F], SIM_US(2));
-        nd.op.api_ns = 0;
-        if (stream) {
-            sim_process_add_op(v, &nd.op);
-            continue;
-        }
-        uint32_t prev = j - 1;
-        sim_graph_add_node(g, &nd, j ? &prev : NULL, j ? 1 : 0);
+        SimOp k = test_kernel(0, fn_names[j % F], 1, 32, SIM_US(2));
+        k.api_ns = 0;
+        chain_add(v, g, &k, j);
     }
-    if (g) {
-        SimOp op = graph_op(g);
-        sim_process_add_op(v, &op);
-    }
-    add_free_sync(v);
+    chain_end(v, g);
     return sc;
 }
 
