@@ -259,12 +259,6 @@ static void test_engine_kernel_fixed_part(void **state)
     (void)f;
 }
 
-/* The fixed part is carried by the first blocks a kernel places on each
- * SM, so it holds their SMs: a second 8-block fat kernel on another stream
- * waits for room until the first one's blocks end at 1 ms (its work 900 us
- * + the fixed 100 us), then takes 1 ms itself.  16 blocks on 8 SMs (2
- * waves, 2 ms alone: work (2000 - 100) / 2 = 950 us) end at 1050 (the
- * first wave) and 2000 us (the second, without the fixed part). */
 /* A bare trace kernel (bare_class set: imported without Nsight Compute
  * data) gets its class's issue share per resident warp from the model
  * (FINDINGS.md §56).  8 SMs with the H100's issue curve (full speed to 4
@@ -321,6 +315,12 @@ static void test_engine_bare_kernel_class_default(void **state)
     (void)f;
 }
 
+/* The fixed part is carried by the first blocks a kernel places on each
+ * SM, so it holds their SMs: a second 8-block fat kernel on another stream
+ * waits for room until the first one's blocks end at 1 ms (its work 900 us
+ * + the fixed 100 us), then takes 1 ms itself.  16 blocks on 8 SMs (2
+ * waves, 2 ms alone: work (2000 - 100) / 2 = 950 us) end at 1050 (the
+ * first wave) and 2000 us (the second, without the fixed part). */
 static void test_engine_kernel_fixed_part_holds_sms(void **state)
 {
     Fix *f = *state;

@@ -372,7 +372,7 @@ static void test_gpu_model_bare_classes(void **state)
     assert_true(f->h100->bare_issue_pct_per_warp[SIM_KCLASS_SGEMM] == 0);
     assert_true(f->h100->bare_issue_pct_per_warp[SIM_KCLASS_ELEMENTWISE] ==
                 0.33);
-    /* fitted, left at 0: no default DRAM demand (FINDINGS.md §55) */
+    /* fitted, left at 0: no default DRAM demand (FINDINGS.md §56) */
     assert_true(f->h100->bare_dram_pct_per_warp[SIM_KCLASS_GEMV] == 0);
     const char *gemv = "\"gemv\": {\"issue_pct_per_warp\": 0.92,";
     assert_non_null(strstr(f->text, gemv));
