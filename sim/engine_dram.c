@@ -378,11 +378,9 @@ static void dram_touch(Engine *E, Ctx *c)
     });
 }
 
-void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
-              bool new_group)
+void dram_add_pressure(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
+                       bool new_group)
 {
-    if (k->dram_p <= 0)
-        return;
     Ctx *c = sm->ctx;
     dram_touch(E, c);
     c->dram_pressure += (double)blocks * k->dram_p;
@@ -394,11 +392,10 @@ void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
     }
 }
 
-void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks)
+void dram_remove_pressure(Engine *E, SmRt *sm, const KernelRt *k,
+                          uint32_t blocks)
 {
-    if (k->dram_p <= 0)
-        return;
-    dram_add(E, sm, k, -(int64_t)blocks, false);
+    dram_add_pressure(E, sm, k, -(int64_t)blocks, false);
     if (--sm->dram_groups == 0)
         dram_sms_mark(sm->ctx, sm, false);
 }
@@ -420,10 +417,8 @@ static bool sm_dram_off(const SmRt *sm)
 /* A new speed moves the clock's origin to now (the clock is continuous)
  * and starts a new epoch; the SMs timed the old way and those whose
  * cohort groups may have to leave are retimed, and the heap's event. */
-void dram_flush(Engine *E)
+void dram_flush_dirty(Engine *E)
 {
-    if (E->dram_dirty->len == 0)
-        return; /* the usual case: called after every dispatch and event */
     for (guint i = 0; i < E->dram_dirty->len; i++) {
         Ctx *c = g_ptr_array_index(E->dram_dirty, i);
         c->dram_dirty = false;

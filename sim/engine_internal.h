@@ -199,8 +199,9 @@ typedef struct Group {
     struct Group *next;                       /* the SM's groups */
     Cohort *cohort; /* NULL: a loose group, timed by its SM's event */
     struct Group *cprev, *cnext; /* the cohort's groups */
-    /* its rank in a staggered drain (engine_sm.c's drain_key), set when it
-     * joins its cohort: a function of fields fixed by then */
+    /* its rank in a staggered drain (engine_sm.c's drain_key), computed
+     * the first time a staggered release of its cohort asks (drain_ok): a
+     * function of fields fixed once it joined its cohort */
     uint64_t drain;
     /* uneven ends within a wave (engine_sm.c's cohort_early): blocks of
      * the group whose early end has come (ended early or not) and those
@@ -210,6 +211,8 @@ typedef struct Group {
     bool rep;  /* placed as the same blocks (count and sub-partitions) as
                   the group of its kernel its SM released at that instant
                   (engine_steady.c) */
+    /* drain holds its drain_key (engine_sm.c, group_drain) */
+    bool drain_ok;
     /* engine_sm.c's group_rate as last computed (rate_ok), from its speed,
      * turns and pipe_over (engine_issue.c clears rate_ok whenever it sets
      * them) and its context's DRAM speed then (rate_dram): the same bits
@@ -308,6 +311,8 @@ struct SmRt {
     bool resched;            /* on E->resched: its event needs recomputing */
     uint8_t defer;           /* SM_DEFER_* bits (engine_sm.c, sm_event) */
     uint32_t cohort_groups;  /* groups in a cohort */
+    uint32_t n_groups;       /* groups in its list: it holds loose groups
+                                iff n_groups > cohort_groups */
     uint16_t *client_blocks; /* MPS server: resident blocks per client */
     /* Its loose DRAM groups on its context's DRAM clock (engine_dram.c):
      * the clock at sm->last and the context's speed epoch then; when the
@@ -812,12 +817,33 @@ SimTime dram_launch_delay(const Engine *E, const Ctx *c);
 /* L(P), the loaded DRAM latency over the unloaded, at @c's pressure now
  * plus @k's own when alone (1 without DRAM sharing or pressure). */
 double dram_launch_load(const Engine *E, const Ctx *c, const KernelRt *k);
-/* @blocks (negative: fewer) of @k start/stop pulling on @sm's context. */
-void dram_add(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
-              bool new_group);
-void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k, uint32_t blocks);
+/* @blocks (negative: fewer) of @k start/stop pulling on @sm's context.
+ * (These three are inline tests around engine_dram.c's work: every
+ * placement, completion and dispatch calls them, mostly for kernels
+ * without DRAM pressure and instants that changed none.) */
+void dram_add_pressure(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
+                       bool new_group);
+static inline void dram_add(Engine *E, SmRt *sm, const KernelRt *k,
+                            int64_t blocks, bool new_group)
+{
+    if (k->dram_p > 0)
+        dram_add_pressure(E, sm, k, blocks, new_group);
+}
+void dram_remove_pressure(Engine *E, SmRt *sm, const KernelRt *k,
+                          uint32_t blocks);
+static inline void dram_remove_group(Engine *E, SmRt *sm, const KernelRt *k,
+                                     uint32_t blocks)
+{
+    if (k->dram_p > 0)
+        dram_remove_pressure(E, sm, k, blocks);
+}
 /* Retime the SMs of every context whose pressure changed. */
-void dram_flush(Engine *E);
+void dram_flush_dirty(Engine *E);
+static inline void dram_flush(Engine *E)
+{
+    if (E->dram_dirty->len) /* the usual case: none changed */
+        dram_flush_dirty(E);
+}
 /* ceil(@x) as a time: for 0 <= x < 2^53 by truncation (exact there: every
  * such integer is a double), else by ceil(). */
 static inline SimTime ceil_ns(double x)

@@ -227,13 +227,13 @@ bool sm_slowed_throughout(const Engine *E, SmRt *sm, Group *g)
     return slowed;
 }
 
-/* Whether @sm holds loose groups (timed by its own event). */
+/* Whether @sm holds loose groups (timed by its own event): more groups
+ * than cohort groups.  Both counts change with the list and the cohorts
+ * (a group leaves the list and its cohort before the SM is shared anew),
+ * and sm_check counts them, so no walk of the groups is needed. */
 static bool sm_has_loose(const SmRt *sm)
 {
-    for (const Group *g = sm->groups; g; g = g->next)
-        if (!g->cohort)
-            return true;
-    return false;
+    return sm->n_groups > sm->cohort_groups;
 }
 
 /* What sm_event puts off to the instant's end (SmRt.defer; sm_event):
@@ -274,6 +274,26 @@ static uint64_t drain_key(const Engine *E, const Group *g)
     uint64_t x = E->seed ^ ((uint64_t)g->sm->id << 40) ^
                  (op * 0x9e3779b97f4a7c15ull) ^ (uint64_t)since;
     return sim_mix64(x);
+}
+
+/* @g's drain_key, computed once, when a staggered release of its cohort
+ * first asks: most cohorts end without one (one group, or nothing waits;
+ * resnet18 x 8 MPS: 1.07 groups per cohort), and it was computed at every
+ * cohort_join.  The same value as at its join: the seed, its SM and its
+ * kernel's op are fixed, and so is its placement time for every group a
+ * staggered release ranks (engine_steady.c moves it only for an SM's
+ * steady group, which is loose, and for the groups of a cohort standing
+ * beside others, which under staggered release is one SM's, never
+ * ranked); the kernel's start is its first placement, so the offset is 0
+ * for the group placed first whether taken before that start is set (at
+ * its join) or after. */
+static uint64_t group_drain(const Engine *E, Group *g)
+{
+    if (!g->drain_ok) {
+        g->drain = drain_key(E, g);
+        g->drain_ok = true;
+    }
+    return g->drain;
 }
 
 /* Identical SMs reach an early end at one instant; with
@@ -663,7 +683,10 @@ static Cohort *cohort_new(Engine *E, KernelRt *k)
         co->next->prev = co;
     co->ctx->cohorts = co;
     sim_eventq_schedule(&E->q, &co->ev, co->end);
-    cohort_early_schedule(E, co);
+    /* without a block-end spread no cohort ends blocks early
+     * (cohort_early_on), and a new cohort's early event is not pending */
+    if (E->m->sm_block_end_spread > 0)
+        cohort_early_schedule(E, co);
     return co;
 }
 
@@ -730,10 +753,8 @@ static void cohort_early_arm(Engine *E, Cohort *co, const Group *g)
         sim_eventq_schedule(&E->q, &co->early_ev, MAX(t, E->now));
 }
 
-static void cohort_add(Engine *E, Cohort *co, Group *g)
+static void cohort_add(Cohort *co, Group *g)
 {
-    if (E->m->sm_release_staggered)
-        g->drain = drain_key(E, g);
     g->cohort = co;
     if (g->sm->cohort_groups++ == 0 && g->sm->dram_groups)
         dram_cohort_note(g->sm);
@@ -767,6 +788,8 @@ static void cohort_remove(Engine *E, Group *g)
  * the work their cohort had left (time left at full rate). */
 void sm_loosen(Engine *E, SmRt *sm)
 {
+    if (sm->cohort_groups == 0)
+        return; /* nothing to loosen: the usual case on a slowed SM */
     for (Group *g = sm->groups; g; g = g->next)
         if (g->cohort && !g->cohort->wall && !g->cohort->timed) {
             g->remaining = (double)(g->cohort->end - E->now);
@@ -909,7 +932,7 @@ static void cohort_join(Engine *E, KernelRt *k, Group *g, bool late, bool first)
     if (made)
         *slot = cohort_new(E, k);
     Cohort *co = *slot;
-    cohort_add(E, co, g);
+    cohort_add(co, g);
     if (first && made) { /* its blocks carry the fixed part too */
         co->end = co->placed + (SimTime)ceil(k->work + k->first);
         co->abs_end = co->end;
@@ -1090,6 +1113,7 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
         g->late = late;
         g->next = sm->groups;
         sm->groups = g;
+        sm->n_groups++;
     }
     const double before = sm->load;
     g->count += n;
@@ -1720,15 +1744,24 @@ static uint32_t sm_cands(Engine *E, Ctx *c, KernelRt *k, Cand *r)
     return n;
 }
 
-/* Sort @n candidates of @r (in dispatch-rank order) into @v in cand_before
- * order (fit desc, free warps desc, rank asc): two stable counting sorts,
- * on free warps (0..max_warps) and then on fit (0..max_blocks), so equal
- * keys keep rank order.  O(n + max_warps + max_blocks); a few candidates
- * (the usual case once the GPU is busy) by insertion, the same order.
- * @tmp holds n. */
-static void cand_sort(const Cand *r, Cand *v, Cand *tmp, uint32_t n,
-                      uint32_t max_warps, uint32_t max_blocks, bool room)
+/* Sort @n candidates of @r (in dispatch-rank order) in cand_before order
+ * (fit desc, free warps desc, rank asc): two stable counting sorts, on
+ * free warps (0..max_warps) and then on fit (0..max_blocks), so equal keys
+ * keep rank order.  O(n + max_warps + max_blocks); a few candidates (the
+ * usual case once the GPU is busy) by insertion, the same order.  Returns
+ * the sorted view: @r itself when it already is in that order (no
+ * candidate goes before the one ahead of it: cand_before is a strict
+ * total order, ranks being distinct), as every candidate of a kernel that
+ * finds the GPU empty is (all at the same fit and free warps); else @v,
+ * filled.  @tmp holds n. */
+static const Cand *cand_sort(const Cand *r, Cand *v, Cand *tmp, uint32_t n,
+                             uint32_t max_warps, uint32_t max_blocks, bool room)
 {
+    uint32_t in_order = 1;
+    while (in_order < n && !cand_before(&r[in_order], &r[in_order - 1], room))
+        in_order++;
+    if (in_order >= n)
+        return r;
     if (n <= 8) {
         for (uint32_t i = 0; i < n; i++) {
             uint32_t j = i;
@@ -1736,7 +1769,7 @@ static void cand_sort(const Cand *r, Cand *v, Cand *tmp, uint32_t n,
                 v[j] = v[j - 1];
             v[j] = r[i];
         }
-        return;
+        return v;
     }
     uint32_t count[130] = {0};
     g_assert(max_warps < G_N_ELEMENTS(count) - 1 &&
@@ -1749,7 +1782,7 @@ static void cand_sort(const Cand *r, Cand *v, Cand *tmp, uint32_t n,
     for (uint32_t i = 0; i < n; i++)
         w[count[max_warps - r[i].sm->free_warps]++] = r[i];
     if (!room)
-        return;
+        return v;
     memset(count, 0, sizeof count);
     for (uint32_t i = 0; i < n; i++)
         count[max_blocks - tmp[i].fit + 1]++;
@@ -1757,6 +1790,7 @@ static void cand_sort(const Cand *r, Cand *v, Cand *tmp, uint32_t n,
         count[b] += count[b - 1];
     for (uint32_t i = 0; i < n; i++)
         v[count[max_blocks - tmp[i].fit]++] = tmp[i];
+    return v;
 }
 
 /* The same placement, a tier at a time.  Candidates sorted in cand_before
@@ -1774,13 +1808,14 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
     const bool room = m->placement == SIM_PLACE_MOST_ROOM;
     if (!E->cand)
         E->cand = g_new(Cand, 3 * m->sm_count);
-    /* rank order; sorted view; scratch */
-    Cand *r = E->cand, *v = r + m->sm_count, *tmp = v + m->sm_count;
+    /* rank order; room for the sorted view; scratch */
+    Cand *r = E->cand, *sorted = r + m->sm_count, *tmp = sorted + m->sm_count;
     uint32_t n = sm_cands(E, c, k, r);
     uint64_t placed = 0;
     while (placed < want && n > 0) {
-        cand_sort(r, v, tmp, n, m->max_warps_per_sm, m->max_blocks_per_sm,
-                  room);
+        /* v may be r: the loops below read v[i] before writing r[] */
+        const Cand *v = cand_sort(r, sorted, tmp, n, m->max_warps_per_sm,
+                                  m->max_blocks_per_sm, room);
         uint32_t t = 1;
         while (t < n && (!room || v[t].fit == v[0].fit) &&
                v[t].sm->free_warps == v[0].sm->free_warps)
@@ -2093,6 +2128,7 @@ void sm_event(Engine *E, SmRt *sm)
             continue;
         }
         *pp = g->next;
+        sm->n_groups--;
         COST(COST_SM_GROUPS);
         sm_unplace_as(E, sm, g, !defer);
         KernelRt *k = g->k;
@@ -2171,15 +2207,21 @@ static bool cohort_release_one(Engine *E, Cohort *co)
         !c->pend_head)
         return false;
     Group *g = co->groups;
-    for (Group *h = g->cnext; h; h = h->cnext)
-        if (h->drain < g->drain)
+    uint64_t least = group_drain(E, g);
+    for (Group *h = g->cnext; h; h = h->cnext) {
+        const uint64_t d = group_drain(E, h);
+        if (d < least) {
             g = h;
+            least = d;
+        }
+    }
     SmRt *sm = g->sm;
     sm_advance(E, sm);
     Group **pp = &sm->groups;
     while (*pp != g)
         pp = &(*pp)->next;
     *pp = g->next;
+    sm->n_groups--;
     if (sm_unplace(E, sm, g)) /* leaves the cohort (n >= 1 remain) */
         sm_reschedule(E, sm);
     co->k->done += g->count;
@@ -2220,17 +2262,25 @@ void sm_cohort_complete(Engine *E, Cohort *co)
     while (g) {
         Group *next = g->cnext;
         SmRt *sm = g->sm;
+        /* The SM's loose groups' progress up to now, while g is still a
+         * cohort group, which advance skips: g completes, so its own
+         * progress would be computed for nothing (its rate, divisions and
+         * all, as the share made it stale).  Nothing on the SM is put off
+         * (sm_event puts off only SMs without cohort groups, and only a
+         * placement adds one, which does the put-off work), and advance
+         * reads no cohort count. */
+        sm_advance(E, sm);
         g->cohort = NULL;
         if (--sm->cohort_groups == 0 && sm->dram_groups)
             dram_cohort_note(sm);
         /* Removing the group changes the shares of the others: a slowed
          * SM's loose groups are retimed (one holds a cohort group only if
          * nothing on it is slowed, or the group is wall-clock). */
-        sm_advance(E, sm);
         Group **pp = &sm->groups;
         while (*pp != g)
             pp = &(*pp)->next;
         *pp = g->next;
+        sm->n_groups--;
         if (sm_unplace(E, sm, g))
             sm_reschedule(E, sm);
         k->done += g->count;
@@ -2314,6 +2364,7 @@ void sm_kill_kernel(Engine *E, KernelRt *k)
                 continue;
             }
             *pp = g->next;
+            sm->n_groups--;
             sm_unplace(E, sm, g);
             k->done += g->count;
             group_release(E, g);
@@ -2419,9 +2470,10 @@ void sm_check(const Engine *E)
                   sm->load, load);
             CHECK(fabs(sm->speed - sim_gpu_model_warp_speed(m, load)) < 1e-9,
                   "SM %u: speed %g for load %g", i, sm->speed, load);
-            uint32_t co = 0, dg = 0;
+            uint32_t co = 0, dg = 0, ng = 0;
             bool loose_dram = false;
             for (const Group *g = sm->groups; g; g = g->next) {
+                ng++;
                 co += g->cohort != NULL;
                 dg += g->k->dram_p > 0;
                 loose_dram = loose_dram || (!g->cohort && g->k->dram_p > 0);
@@ -2429,6 +2481,8 @@ void sm_check(const Engine *E)
             CHECK(co == sm->cohort_groups,
                   "SM %u: %u cohort groups, counted %u", i, co,
                   sm->cohort_groups);
+            CHECK(ng == sm->n_groups, "SM %u: %u groups, counted %u", i, ng,
+                  sm->n_groups);
             CHECK(dg == sm->dram_groups, "SM %u: %u DRAM groups, counted %u", i,
                   dg, sm->dram_groups);
             CHECK(!!(c->dram_co[i / 64] & (1ull << (i % 64))) ==
