@@ -29,7 +29,10 @@ timed() {
 # A trace's run split into its parts, from the timed import, --as-recorded
 # run (import + one simulation) and run (import + solo-time inference,
 # whose best round is the result): user s of each difference, and the
-# run's wall time and peak memory against the issue's target.
+# run's wall time and peak memory against the issue's target.  From 50,000
+# timed ops on, the rest of the inference is its sample's windows (README
+# "Solo-time inference: settled rounds and a sample"): the result is one
+# whole simulation.
 run_split() {
     local label=$1
     awk -v label="$label" '

@@ -13,6 +13,7 @@
 
 #include "gpu_model.h"
 #include "import.h"
+#include "infer_sample.h"
 #include "result.h"
 
 typedef struct {
@@ -44,9 +45,20 @@ void sim_replay_stats_clear(SimReplayStats *s);
  *    time) has not improved by SIM_INFER_MIN_GAIN (1%) of itself for
  *    SIM_INFER_PATIENCE (2) rounds (stalled: ops of overlapping streams can
  *    trade places from round to round and never settle), or
+ *  - its gains shrink so fast that the rest would not make one round
+ *    count (settled): the last three rounds each the best so far (by
+ *    SIM_INFER_MIN_GAIN), their scores s0 > s1 > s2, and the geometric
+ *    series of gains the ratio
+ *    q = (s1 - s2) / (s0 - s1) < 1 predicts, (s1 - s2) q / (1 - q), is
+ *    below SIM_INFER_MIN_GAIN of s2 (sim_infer_settled()), or
  *  - after @max_rounds simulations,
  * and leaves the times of the best-scoring round in @sc (the converged one
  * if it converged).  Ops that never overlapped keep their recorded time.
+ * A large trace (SIM_INFER_SAMPLE_DEFAULT: at least 50,000 timed GPU ops,
+ * no events or graphs) is first inferred on windows of it
+ * (infer_sample.h); round 0 then simulates the whole trace with the times
+ * the windows gave, and is the result when it scores at most 10% above the
+ * windows' mean score, which takes one whole simulation instead of 3 to 5.
  * Returns the number of rounds of updates (0: the recording was matched as
  * given), or -1 with @error set.  With @final, hands over that round's
  * result: a run of @sc as left, with default options, so callers need not
@@ -64,10 +76,32 @@ void sim_replay_stats_clear(SimReplayStats *s);
  * round 3 (replay makespan -3.3% would become +8.0%). */
 #define SIM_INFER_PATIENCE 2
 #define SIM_INFER_MAX_ROUNDS 40
+/* Whether the scores of the last three rounds, @s0 (oldest) .. @s2 (the
+ * best so far), settled: the rounds after would gain less, all together,
+ * than SIM_INFER_MIN_GAIN of @s2 if each gained q times the one before
+ * (q = (s1 - s2) / (s0 - s1), the last step's shrink).  The patience rule
+ * would spend SIM_INFER_PATIENCE whole simulations to see the same: on the
+ * 4-stream bench/big_trace.py traces (scores 1.29, 0.329, 0.296, 0.308,
+ * 0.298) q = 0.033, the rest 0.0011 = 0.36% of 0.296, so round 2 is the
+ * result after 3 simulations instead of 5, the same one. */
+bool sim_infer_settled(double s0, double s1, double s2);
 int sim_workload_infer_solo_run(SimScenario *sc, const SimImportReport *rep,
                                 const GpuModel *m, int max_rounds,
                                 uint32_t sm_sample, SimResult **final,
                                 GError **error);
+/* sim_workload_infer_solo_run() with another sampling of large traces
+ * than SIM_INFER_SAMPLE_DEFAULT (tests; SIM_INFER_SAMPLE_NONE: none). */
+int sim_workload_infer_solo_with(SimScenario *sc, const SimImportReport *rep,
+                                 const GpuModel *m, int max_rounds,
+                                 uint32_t sm_sample, const SimInferSample *how,
+                                 SimResult **final, GError **error);
+/* The inference of sim_workload_infer_solo_run() over the whole of @sc
+ * (never on a sample, infer_sample.h), its best round's score into
+ * @score. */
+int sim_workload_infer_solo_score(SimScenario *sc, const SimImportReport *rep,
+                                  const GpuModel *m, int max_rounds,
+                                  uint32_t sm_sample, double *score,
+                                  GError **error);
 int sim_workload_infer_solo(SimScenario *sc, const SimImportReport *rep,
                             const GpuModel *m, int max_rounds, GError **error);
 
