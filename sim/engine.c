@@ -495,6 +495,11 @@ static void start_next_iteration(Engine *E, Proc *P)
         SimTime t = P->arrivals[P->next_arrival++];
         P->iter_t0 = t;
         if (t > E->now) {
+            /* Idle from the previous request's end until t: that request
+             * pays the host's wake cost (FINDINGS §59); not the first,
+             * whose process was building up to it, not idling. */
+            P->wake_ns =
+                P->iteration ? sim_gpu_model_host_wake(E->m, t - E->now) : 0;
             P->host = HOST_ARRIVAL;
             sim_eventq_schedule(&E->q, &P->ev_host, t);
             return;
@@ -596,6 +601,14 @@ static void host_event(Engine *E, Proc *P)
     if (!P->alive)
         return;
     host_cpu_done(E, P); /* its host work, if any, is over */
+    if (P->host == HOST_ARRIVAL && P->wake_ns) {
+        /* An open-loop request after an idle gap: its first host calls
+         * run slower (host_wake_us); CPU work, so it takes a core. */
+        SimTime w = P->wake_ns;
+        P->wake_ns = 0;
+        host_cpu_work(E, P, w);
+        return;
+    }
     if (P->wait != WAIT_NONE && P->host == HOST_BUSY && P->after_wait &&
         wait_satisfied(P)) {
         /* Woken from a sync: the API call returns sync_api later. */

@@ -518,6 +518,8 @@ struct Proc {
     uint32_t pc;
     uint32_t iteration;
     SimTime iter_t0; /* when the current iteration's clock began */
+    SimTime wake_ns; /* host wake cost the next arrival pays first (open
+                        loop, after an idle gap: sim_gpu_model_host_wake) */
     WaitKind wait;
     uint32_t wait_arg, wait_seq;
     OpInst *wait_inst;

@@ -187,6 +187,7 @@ static const char *const special_fields[] = {"schema",
                                              "dispatch_order",
                                              "source",
                                              "host_cores",
+                                             "host_wake_us",
                                              NULL};
 
 #define MODEL_SCHEMA "hqsim-gpu-model-1"
@@ -413,6 +414,53 @@ static bool load_bare_classes(const SimJsonDoc *doc, const cJSON *root,
     return true;
 }
 
+/* "host_wake_us" (optional): [[gap_us, cost_us], ...], 1 to
+ * SIM_MAX_HOST_WAKE points, gaps strictly increasing and positive, costs
+ * in [0, 1e5] us (sim_gpu_model_host_wake reads them). */
+static bool load_host_wake(const SimJsonDoc *doc, const cJSON *root,
+                           GpuModel *m, GError **error)
+{
+    const char *key = "host_wake_us";
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+    m->n_host_wake = 0;
+    if (!a)
+        return true;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1 ||
+        cJSON_GetArraySize(a) > SIM_MAX_HOST_WAKE)
+        return sim_json_fail(doc, a, error,
+                             "field '%s': expected an array of 1 to %d "
+                             "[gap_us, cost_us] points",
+                             key, SIM_MAX_HOST_WAKE);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+    {
+        const cJSON *g = cJSON_GetArrayItem(it, 0);
+        const cJSON *c = cJSON_GetArrayItem(it, 1);
+        if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 ||
+            !cJSON_IsNumber(g) || !cJSON_IsNumber(c) ||
+            !isfinite(g->valuedouble) || !isfinite(c->valuedouble) ||
+            g->valuedouble <= 0 || g->valuedouble > 1e7 || c->valuedouble < 0 ||
+            c->valuedouble > 1e5)
+            return sim_json_fail(doc, it, error,
+                                 "field '%s': each point must be [gap_us, "
+                                 "cost_us], gap in (0, 1e7], cost in "
+                                 "[0, 1e5]",
+                                 key);
+        SimTime gap = (SimTime)llround(g->valuedouble * 1e3);
+        uint32_t n = m->n_host_wake;
+        if (n && gap <= m->host_wake_gap_ns[n - 1])
+            return sim_json_fail(doc, it, error,
+                                 "field '%s': gaps must increase (%g us "
+                                 "after %g us)",
+                                 key, g->valuedouble,
+                                 m->host_wake_gap_ns[n - 1] / 1e3);
+        m->host_wake_gap_ns[n] = gap;
+        m->host_wake_cost_ns[n] = (SimTime)llround(c->valuedouble * 1e3);
+        m->n_host_wake = n + 1;
+    }
+    return true;
+}
+
 /* "mps_func_lru_weight": the share of mps_func_fetch a kernel pays at
  * each LRU distance of its function, 0, 1, ...; the last entry stands for
  * every larger distance (and a function the client has not run yet). */
@@ -545,6 +593,10 @@ static bool check_sources(const SimJsonDoc *doc, const cJSON *root, GpuModel *m,
         return sim_json_fail(doc, src, error,
                              "source: no provenance for field '%s'",
                              "sm_ilp_saturation_warps");
+    if (m->n_host_wake && !g_hash_table_contains(m->sources, "host_wake_us"))
+        return sim_json_fail(doc, src, error,
+                             "source: no provenance for field '%s'",
+                             "host_wake_us");
     return true;
 }
 
@@ -652,6 +704,7 @@ GpuModel *sim_gpu_model_load(const char *path, GError **error)
     if (!load_carveouts(doc, root, m, error) ||
         !load_rule_skips(doc, root, m, error) ||
         !load_ilp_saturation(doc, root, m, error) ||
+        !load_host_wake(doc, root, m, error) ||
         !load_lru_weights(doc, root, m, error) ||
         !load_bare_classes(doc, root, m, error) ||
         !load_dispatch_order(doc, root, m, error) ||
@@ -826,6 +879,21 @@ double sim_gpu_model_ilp_warp_load(const GpuModel *m, uint32_t ilp)
     return Tmax / (L0 + (Tmax - L0) * pow((double)ilp, -a));
 }
 
+SimTime sim_gpu_model_host_wake(const GpuModel *m, SimTime gap)
+{
+    SimTime g0 = 0, c0 = 0;
+    for (uint32_t i = 0; i < m->n_host_wake; i++) {
+        SimTime g1 = m->host_wake_gap_ns[i], c1 = m->host_wake_cost_ns[i];
+        if (gap <= g1)
+            return c0 +
+                   (SimTime)llround((double)((int64_t)c1 - (int64_t)c0) *
+                                    (double)(gap - g0) / (double)(g1 - g0));
+        g0 = g1;
+        c0 = c1;
+    }
+    return c0; /* held beyond the last point (0 without a table) */
+}
+
 double sim_gpu_model_warp_speed(const GpuModel *m, double L)
 {
     return L > 0 ? sim_gpu_model_issue_rate(m, L) / L : 1.0;
@@ -919,6 +987,14 @@ void sim_gpu_model_describe(const GpuModel *m, GString *out)
         g_string_append_printf(carve, "%s%g", i ? "," : "",
                                m->mps_func_lru_weight[i]);
     describe_row(m, out, "mps_func_lru_weight", carve->str);
+    if (m->n_host_wake) {
+        g_string_truncate(carve, 0);
+        for (uint32_t i = 0; i < m->n_host_wake; i++)
+            g_string_append_printf(carve, "%s%g:%g", i ? "," : "",
+                                   m->host_wake_gap_ns[i] / 1e3,
+                                   m->host_wake_cost_ns[i] / 1e3);
+        describe_row(m, out, "host_wake_us", carve->str);
+    }
     for (size_t i = 0; i < G_N_ELEMENTS(model_fields); i++) {
         const FieldSpec *f = &model_fields[i];
         const char *base = (const char *)m + f->offset;

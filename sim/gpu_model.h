@@ -21,6 +21,8 @@
 #define SIM_MAX_CARVEOUTS 16
 /* Entries of sm_ilp_saturation_warps: ILP 2, 4, ... 2^SIM_MAX_ILP_SAT. */
 #define SIM_MAX_ILP_SAT 6
+/* Points of host_wake_us: (idle gap, wake cost) pairs. */
+#define SIM_MAX_HOST_WAKE 8
 /* Entries of mps_func_lru_weight: LRU distances 0 .. SIM_MAX_FUNC_LRU - 1,
  * the last one standing for every larger distance. */
 #define SIM_MAX_FUNC_LRU 16
@@ -295,6 +297,13 @@ typedef struct GpuModel {
     uint32_t host_cores; /* CPU cores of the machine, shared by
                                          the processes' host threads
                                          (optional; 0: unlimited) */
+    /* host_wake_us (optional): an open-loop request that finds its
+     * process idle for a gap g pays host_wake(g) of host CPU work before
+     * its first call: linear between the points (gap, cost), from (0, 0),
+     * held beyond the last; gaps strictly increasing (FINDINGS §59) */
+    SimTime host_wake_gap_ns[SIM_MAX_HOST_WAKE];
+    SimTime host_wake_cost_ns[SIM_MAX_HOST_WAKE];
+    uint32_t n_host_wake; /* 0: no wake cost */
 } GpuModel;
 
 /* Load and validate one model file.
@@ -352,6 +361,11 @@ double sim_gpu_model_memo_exp(double x);
 /* Speed of each of @L resident warps relative to a lone warp:
  * issue_rate(L) / L (1 for L <= 0). */
 double sim_gpu_model_warp_speed(const GpuModel *m, double L);
+
+/* The host wake cost of an open-loop request after its process sat idle
+ * for @gap (host_wake_us, linear from (0, 0) through its points, held
+ * beyond the last); 0 where the model has no table. */
+SimTime sim_gpu_model_host_wake(const GpuModel *m, SimTime gap);
 
 /* The load, in warps, at which an SM issues @share (0..1) of its saturated
  * rate: how a kernel's given SM intensity becomes warps.  1 gives the

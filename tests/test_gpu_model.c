@@ -336,6 +336,35 @@ static void test_gpu_model_rejects_bad_ilp_saturation(void **state)
     expect_text_error(c, at, "expected an array of 1 to 6 rates");
 }
 
+/* host_wake_us: the H100's table (FINDINGS §59, harness/idle_fit.py),
+ * read linearly from (0, 0) and held beyond the last point; a bad point,
+ * gaps out of order and a missing source are errors on their line. */
+static void test_gpu_model_host_wake(void **state)
+{
+    Fixture *f = *state;
+    const GpuModel *m = f->h100;
+    assert_int_equal(m->n_host_wake, 6);
+    assert_int_equal(sim_gpu_model_host_wake(m, SIM_US(100)), 0);
+    assert_int_equal(sim_gpu_model_host_wake(m, SIM_US(200)), 0);
+    assert_int_equal(sim_gpu_model_host_wake(m, SIM_US(500)), 2700);
+    assert_int_equal(sim_gpu_model_host_wake(m, SIM_US(1500)), 9400);
+    assert_int_equal(sim_gpu_model_host_wake(m, SIM_MS(2)), 13000);
+    assert_int_equal(sim_gpu_model_host_wake(m, SIM_MS(50)), 37600);
+    GpuModel none = *m;
+    none.n_host_wake = 0;
+    assert_int_equal(sim_gpu_model_host_wake(&none, SIM_MS(2)), 0);
+    const char *line = "\"host_wake_us\": [[200, 0], [500, 2.7],";
+    const int at = line_of(f->text, line);
+    g_autofree char *a =
+        replace_once(f->text, line, "\"host_wake_us\": [[200, 0], [100, 2.7],");
+    expect_text_error(a, at, "gaps must increase (100 us after 200 us)");
+    g_autofree char *b = replace_once(
+        f->text, line, "\"host_wake_us\": [[200, -1], [500, 2.7],");
+    expect_text_error(b, at, "each point must be [gap_us, cost_us]");
+    g_autofree char *c = drop_line(f->text, "\"host_wake_us\": \"measured");
+    expect_text_error(c, 0, "no provenance for field 'host_wake_us'");
+}
+
 /* mps_func_lru_weight: an array of 1 to SIM_MAX_FUNC_LRU weights in
  * [0, 100], errors on the offending line. */
 static void test_gpu_model_lru_weights(void **state)
@@ -753,6 +782,7 @@ int main(void)
         T(test_gpu_model_describe_shows_sources),
         T(test_gpu_model_rejects_bad_rule_skip),
         T(test_gpu_model_rejects_bad_ilp_saturation),
+        T(test_gpu_model_host_wake),
         T(test_gpu_model_lru_weights),
         T(test_gpu_model_bare_classes),
         T(test_gpu_model_kernel_class_of_name),

@@ -168,6 +168,57 @@ static void test_enough_cores_change_nothing(void **state)
     assert_true(one->makespan_ns > base->makespan_ns);
 }
 
+/* An open-loop request that finds its process idle pays the model's host
+ * wake cost (host_wake_us, FINDINGS §59) before its first call; one that
+ * queued behind the previous request, or the first request, pays none.
+ * Requests of one 100 us host gap arrive at 0, 1000, 1050 and 5000 us;
+ * table (200 us, 0), (1000 us, 10 us), (2000 us, 30 us):
+ *   #0 first: 100 us;
+ *   #1 idle 900 us: wake 10 x 700 / 800 = 8.75 us, latency 108.75 us;
+ *   #2 arrives at 1050, #1 ends at 1108.75: queued, 158.75 us;
+ *   #3 idle 3791.25 us, beyond the table: wake 30 us, 130 us.
+ * Without the table: 100, 100, 150, 100 us. */
+static void test_open_loop_wake_after_idle(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = test_model(4);
+    g_autoptr(SimScenario) sc = sim_scenario_new("(test)", "test");
+    SimProcessSpec *p = test_process(sc, "p", 1);
+    SimOp g = test_gap(SIM_US(100));
+    sim_process_add_op(p, &g);
+    static const SimTime at_us[] = {0, 1000, 1050, 5000};
+    p->arrivals.kind = SIM_ARRIVALS_LIST;
+    p->arrivals.n_times = 4;
+    p->arrivals.times_ns = g_new(SimTime, 4);
+    for (uint32_t i = 0; i < 4; i++)
+        p->arrivals.times_ns[i] = SIM_US(at_us[i]);
+    const SimTime without[] = {100000, 100000, 150000, 100000};
+    const SimTime with[] = {100000, 108750, 158750, 130000};
+    g_autoptr(SimResult) off = run_cores(m, sc, 0);
+    m->n_host_wake = 3;
+    m->host_wake_gap_ns[0] = SIM_US(200);
+    m->host_wake_cost_ns[0] = 0;
+    m->host_wake_gap_ns[1] = SIM_US(1000);
+    m->host_wake_cost_ns[1] = SIM_US(10);
+    m->host_wake_gap_ns[2] = SIM_US(2000);
+    m->host_wake_cost_ns[2] = SIM_US(30);
+    g_autoptr(SimResult) on = run_cores(m, sc, 0);
+    assert_int_equal(off->procs[0].latency_ns->len, 4);
+    assert_int_equal(on->procs[0].latency_ns->len, 4);
+    for (uint32_t i = 0; i < 4; i++) {
+        assert_int_equal(g_array_index(off->procs[0].latency_ns, SimTime, i),
+                         without[i]);
+        assert_int_equal(g_array_index(on->procs[0].latency_ns, SimTime, i),
+                         with[i]);
+    }
+    /* The wake is host CPU work: on one core shared with nothing it is the
+     * same; the request's clock still starts at its arrival. */
+    g_autoptr(SimResult) one = run_cores(m, sc, 1);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(g_array_index(one->procs[0].latency_ns, SimTime, i),
+                         with[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_cores_precedence),
         cmocka_unit_test(test_waiting_takes_no_core),
         cmocka_unit_test(test_enough_cores_change_nothing),
+        cmocka_unit_test(test_open_loop_wake_after_idle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,6 +299,83 @@ static void test_open_loop_is_a_queue(void **state)
     assert_true(fabs(o50 / q[4] - 1) < 0.05);
 }
 
+/* The host wake after an idle gap (host_wake_us, FINDINGS §59), end to end:
+ * the decoder b1 graph's profile as openloop_predict.py runs it (host
+ * scale, request spread, ncu), one process, a request every 2.5 ms (it
+ * never queues: idle ~2 ms before each).  With the H100 model each request
+ * after the first ends exactly host_wake(its idle gap) later than with the
+ * table removed, everything else equal (the spread is drawn per request);
+ * the mean added latency is the table's ~2 ms value, the measured sweeps'
+ * median excess there (idle/gaps.csv, fitted: 8.7-44.2 us, median 13). */
+static void test_open_loop_idle_wake(void **state)
+{
+    (void)state;
+    if (g_getenv("HQSIM_VALGRIND"))
+        skip();
+    const char *cfg = "decoder_b1_graph";
+    g_autofree char *trace = g_strdup_printf(TRACES "%s.json.gz", cfg);
+    g_autofree char *spread = g_strdup_printf(DIR "spread/%s.json", cfg);
+    g_autofree char *ncu = g_strdup_printf(DIR "ncu/%s.csv.gz", cfg);
+    PrepOptions po = {.loop_request = true,
+                      .iterations = 40,
+                      .host_scale = host_scale(cfg),
+                      .spread = spread};
+    GError *err = NULL;
+    char *files[] = {trace, ncu};
+    g_autoptr(SimScenario) base = prep_load(files, 2, &po, &err);
+    assert_non_null(base);
+    g_autoptr(GpuModel) m = sim_gpu_model_find(base->gpu, NULL, &err);
+    assert_non_null(m);
+    assert_true(m->n_host_wake > 0);
+    g_autoptr(SimScenario) sc = prep_target(base, m, 1, &po, NULL, &err);
+    assert_non_null(sc);
+    SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
+    const uint32_t n = 40;
+    const SimTime period = SIM_US(2500);
+    p->arrivals.kind = SIM_ARRIVALS_LIST;
+    p->arrivals.n_times = n;
+    g_free(p->arrivals.times_ns);
+    p->arrivals.times_ns = g_new(SimTime, n);
+    for (uint32_t i = 0; i < n; i++)
+        p->arrivals.times_ns[i] = period * i;
+    SimOptions o;
+    sim_options_init(&o);
+    o.mode = SIM_SHARE_TIMESLICE;
+    o.seed = 1;
+    o.record_ops = false;
+    g_autoptr(GpuModel) off = sim_gpu_model_copy(m);
+    off->n_host_wake = 0;
+    g_autoptr(SimResult) a = sim_engine_run(off, sc, &o, &err);
+    g_autoptr(SimResult) b = sim_engine_run(m, sc, &o, &err);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(a->procs[0].latency_ns->len, n);
+    assert_int_equal(b->procs[0].latency_ns->len, n);
+    double added = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        SimTime la = g_array_index(a->procs[0].latency_ns, SimTime, i);
+        SimTime lb = g_array_index(b->procs[0].latency_ns, SimTime, i);
+        SimTime want = 0;
+        if (i) {
+            SimTime prev =
+                g_array_index(b->procs[0].latency_ns, SimTime, i - 1);
+            assert_true(prev < period); /* idle before each request */
+            want = sim_gpu_model_host_wake(m, period - prev);
+        }
+        if (lb != la + want)
+            fail_msg("request %u: %llu ns with the wake, %llu without, "
+                     "want +%llu",
+                     i, (unsigned long long)lb, (unsigned long long)la,
+                     (unsigned long long)want);
+        added += (double)(lb - la) / 1e3;
+    }
+    added /= n - 1;
+    print_message("%s, a request every 2.5 ms: +%.2f us a request (host "
+                  "wake at 2 ms: %.1f us)\n",
+                  cfg, added, sim_gpu_model_host_wake(m, SIM_MS(2)) / 1e3);
+    assert_true(added > 12.5 && added < 14.0);
+}
+
 /* ------------------------------------------------------------------------
  * A lone MPS client's kernels under a thread percentage (FINDINGS.md §36):
  * resnet50's kernels measured at 100, 50 and 25% of the threads
@@ -524,6 +601,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spread_file_errors),
         cmocka_unit_test(test_open_loop_is_a_queue),
+        cmocka_unit_test(test_open_loop_idle_wake),
         cmocka_unit_test(test_thread_pct_kernel_growth),
         cmocka_unit_test(test_openloop_entries),
     };
