@@ -214,9 +214,11 @@ static bool infer_looped(SimScenario *sc, const SimImportReport *rep,
  * requests' times alone are never used. */
 static SimScenario *load_inferred(char *const *files, int n,
                                   const PrepOptions *o, SimResult **solo_run,
-                                  bool *looped, GError **error)
+                                  bool *looped, SimTime *profiler_ns,
+                                  GError **error)
 {
     *looped = false;
+    *profiler_ns = SIM_TIME_NEVER;
     SimImportOptions io;
     sim_import_options_init(&io);
     io.models_dir = o->models_dir;
@@ -239,6 +241,8 @@ static SimScenario *load_inferred(char *const *files, int n,
      * the GPU the trace was recorded on: the run being replayed. */
     g_autoptr(GpuModel) src = sim_gpu_model_find(sc->gpu, o->models_dir, error);
     bool ok = src != NULL;
+    if (ok)
+        *profiler_ns = src->profiler_kernel_ns;
     /* One process: its looped request alone.  Several (traces given
      * together, a multi-process trace): the whole recording, as before,
      * since their kept requests started together would contend as no
@@ -301,9 +305,10 @@ SimScenario *prep_load_run(char *const *files, int n, const PrepOptions *o,
     /* The inference's last round is a run of the scenario as returned only
      * if no later step rewrites it. */
     bool looped;
+    SimTime profiler_ns; /* a timed trace's: its recorded GPU's */
     SimScenario *sc = load_inferred(
         files, n, o, solo_run && !prep_rewrites(o) ? solo_run : NULL, &looped,
-        error);
+        &profiler_ns, error);
     if (!sc)
         return NULL;
     bool ok = !o->mem_mib || prep_set_memory(sc, o->mem_mib, error);
@@ -314,8 +319,12 @@ SimScenario *prep_load_run(char *const *files, int n, const PrepOptions *o,
         for (guint i = 0; i < sc->processes->len; i++)
             ((SimProcessSpec *)g_ptr_array_index(sc->processes, i))
                 ->iterations = o->iterations;
-    if (ok && o->host_scale > 0 && o->host_scale != 1)
+    if (ok && o->host_scale > 0 && o->host_scale != 1) {
         sim_scenario_scale_host(sc, o->host_scale);
+        /* the unprofiled process: its graphs without the profiler too */
+        if (profiler_ns != SIM_TIME_NEVER)
+            sim_scenario_unprofile_graphs(sc, profiler_ns);
+    }
     if (ok && o->spread)
         ok = load_spread(sc, o->spread, error);
     if (ok && o->arrival_rate > 0)

@@ -115,6 +115,7 @@ static const FieldSpec model_fields[] = {
      0, 1 << 20, NULL},
     {"graph_branch_stagger_us", F_TIME_US, OFF(graph_branch_stagger_ns), 0, 1e4,
      NULL},
+    {"profiler_kernel_us", F_TIME_US, OFF(profiler_kernel_ns), 0, 1e3, NULL},
     {"mps_client_api_us", F_TIME_US, OFF(mps_client_api_ns), 0, 1e4, NULL},
     {"mps_client_sync_us", F_TIME_US, OFF(mps_client_sync_ns), 0, 1e4, NULL},
     {"mps_client_launch_us", F_TIME_US, OFF(mps_client_launch_ns), 0, 1e4,

@@ -190,6 +190,10 @@ typedef struct GpuModel {
     uint32_t graph_memset_slow_max_bytes;
     SimTime graph_branch_stagger_ns; /* nodes made ready at one instant
                                          start this much apart */
+    /* what a profiler (CUPTI) adds to a graph kernel node's recorded
+     * duration: taken out when a trace is run as the unprofiled process
+     * (--host-scale, sim_scenario_unprofile_graphs) */
+    SimTime profiler_kernel_ns;
 
     /* --- What an MPS client pays beyond a process of its own --- */
     SimTime mps_client_api_ns;    /* per launch/copy/event/graph call */

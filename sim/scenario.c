@@ -146,6 +146,7 @@ SimGraph *sim_graph_copy(SimScenario *dst, const SimGraph *g)
     uint32_t bad;
     bool ok = sim_graph_finish(c, &bad);
     g_assert(ok); /* the original was finished */
+    c->unprofiled = g->unprofiled;
     return c;
 }
 

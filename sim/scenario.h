@@ -172,6 +172,9 @@ struct SimGraph {
                               succ_off[i+1]) (sim_graph_finish) */
     uint32_t *succ;
     uint32_t n_kernels;
+    bool unprofiled; /* run as without the profiler it was recorded under
+                        (sim_scenario_unprofile_graphs): small memset nodes
+                        are spaced as kernel nodes (engine_graph.c) */
 };
 
 typedef struct {

@@ -31,6 +31,21 @@ void sim_scenario_scale_host(SimScenario *sc, double f)
     }
 }
 
+void sim_scenario_unprofile_graphs(SimScenario *sc, SimTime kernel_ns)
+{
+    /* sc->graphs holds each graph once, however many ops launch it */
+    for (guint gi = 0; gi < sc->graphs->len; gi++) {
+        SimGraph *g = g_ptr_array_index(sc->graphs, gi);
+        g->unprofiled = true;
+        for (uint32_t i = 0; i < g->n_nodes; i++) {
+            SimKernelSpec *k = &g->nodes[i].op.u.kernel;
+            if (g->nodes[i].op.kind == SIM_OP_KERNEL && k->duration_ns)
+                k->duration_ns =
+                    k->duration_ns > kernel_ns ? k->duration_ns - kernel_ns : 1;
+        }
+    }
+}
+
 /* One request of a profiled loop: the ops from just after a device
  * synchronize up to and including the next one.  Every segment kept has
  * n_work > 0: a synchronize with nothing on the device since the previous

@@ -22,6 +22,18 @@
  * scale a fit of the launch call alone. */
 void sim_scenario_scale_host(SimScenario *sc, double f);
 
+/* A profiled trace's CUDA graphs as the unprofiled process runs them
+ * (prep_load under --host-scale): every graph kernel node's recorded
+ * duration loses @kernel_ns (the recorded GPU's profiler_kernel_us; at
+ * least 1 ns is left), and every graph is marked unprofiled, so its small
+ * memset nodes take the kernel spacing instead of the two memset spacings
+ * measured under CUPTI (engine_graph.c).  Measured on an H100 (FINDINGS
+ * §61): a decoder b1 graph spans 441-445 us under Kineto and 424 us without
+ * a profiler (CUDA events), alone and once contexts take turns alike;
+ * resnet50 b1's, with 9 small memsets, 975-981 against 901 us.  Stream
+ * kernels keep their recorded durations (not measured). */
+void sim_scenario_unprofile_graphs(SimScenario *sc, SimTime kernel_ns);
+
 /* Turn each process's recorded run of requests into a loop of one request:
  * the ops are cut after every device synchronize that ends device work (a
  * kernel, copy or graph since the previous one), the representative

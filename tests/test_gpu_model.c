@@ -213,6 +213,8 @@ static void test_gpu_model_h100_values(void **state)
     assert_int_equal(m->graph_node_spacing_ns, 420);
     assert_int_equal(m->graph_node_spacing_sliced_ns, 80);
     assert_int_equal(m->graph_memset_slow_max_bytes, 4096);
+    /* FINDINGS §61 (openloop/tsspan): Kineto's cost per graph kernel node */
+    assert_int_equal(m->profiler_kernel_ns, 140);
     assert_true(m->mps_volta);
     assert_int_equal(m->mps_max_clients, 48);
     assert_int_equal(m->mps_connections_default, 2);

@@ -319,6 +319,26 @@ static void test_engine_large_memset_spacing(void **state)
     }
 }
 
+/* An unprofiled graph (--host-scale on a trace: FINDINGS §61) spaces its
+ * small memset nodes as kernel nodes: the memset spacings were measured
+ * under CUPTI, and resnet50 b1's unprofiled span has no room for them. */
+static void test_engine_unprofiled_memset_spacing(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m = graph_model();
+    for (int unprof = 0; unprof < 2; unprof++) {
+        g_autoptr(SimScenario) sc = fork_join_memset(64);
+        ((SimGraph *)g_ptr_array_index(sc->graphs, 0))->unprofiled = unprof;
+        g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
+        assert_non_null(r);
+        const SimOpRecord *b = node_rec(r, 0, 1), *c = node_rec(r, 0, 2),
+                          *mm = node_rec(r, 0, 3), *d = node_rec(r, 0, 4);
+        SimTime before = unprof ? 400 : 1000, after = unprof ? 400 : 3000;
+        assert_int_equal(mm->start_ns, c->end_ns + before);
+        assert_int_equal(d->start_ns, MAX(b->end_ns + 400, mm->end_ns + after));
+    }
+}
+
 /* Two contexts time-sliced, each launching a chain a -> b: the first
  * holder's graph runs before any switch (graph_node_spacing); the second
  * runs after the GPU has switched contexts (graph_node_spacing_sliced, as
@@ -1189,6 +1209,7 @@ int main(void)
         cmocka_unit_test(test_engine_fork_join),
         cmocka_unit_test(test_engine_stream_order),
         cmocka_unit_test(test_engine_sliced_spacing),
+        cmocka_unit_test(test_engine_unprofiled_memset_spacing),
         cmocka_unit_test(test_engine_grid_slots),
         cmocka_unit_test(test_engine_mps_costs),
         cmocka_unit_test(test_engine_mps_fetch),

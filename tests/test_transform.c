@@ -132,12 +132,57 @@ static void test_scale_host_leaves_graph_launch_to_model(void **state)
     assert_int_equal(p->ops[3].api_ns, SIM_TIME_NEVER);
 }
 
+/* sim_scenario_unprofile_graphs (prep_load under --host-scale on a trace)
+ * takes the profiler's cost out of every graph kernel node's recorded
+ * duration, once per graph however many ops launch it, leaves at least 1 ns,
+ * marks the graph unprofiled (its small memsets spaced as kernels), and
+ * leaves copy and memset nodes and stream kernels as recorded (FINDINGS
+ * §61: measured on graph replays only). */
+static void test_unprofile_graphs_takes_profiler_cost_out(void **state)
+{
+    (void)state;
+    g_autoptr(SimScenario) sc = sim_scenario_new("profile.json", "test");
+    SimProcessSpec *p = test_process(sc, "p", 1);
+    SimGraph *g = sim_scenario_new_graph(sc);
+    SimGraphNode n;
+    memset(&n, 0, sizeof n);
+    n.op = test_kernel(0, "a", 1, 32, SIM_US(10));
+    n.kind = SIM_NODE_KERNEL;
+    sim_graph_add_node(g, &n, NULL, 0);
+    n.op = test_kernel(0, "tiny", 1, 32, 100);
+    sim_graph_add_node(g, &n, NULL, 0);
+    memset(&n, 0, sizeof n);
+    n.op = test_copy(0, SIM_COPY_D2D, 64, true);
+    n.op.u.copy.duration_ns = SIM_US(1);
+    n.kind = SIM_NODE_MEMSET;
+    sim_graph_add_node(g, &n, NULL, 0);
+    uint32_t bad;
+    assert_true(sim_graph_finish(g, &bad));
+    SimOp k = test_kernel(0, "k", 4, 128, SIM_US(5));
+    SimOp launch = test_simple(SIM_OP_GRAPH, 0, 0);
+    launch.u.graph = g;
+    sim_process_add_op(p, &k);
+    sim_process_add_op(p, &launch);
+    sim_process_add_op(p, &launch); /* the same graph twice: cut once */
+    assert_false(g->unprofiled);
+    sim_scenario_unprofile_graphs(sc, 140);
+    assert_true(g->unprofiled);
+    assert_int_equal(g->nodes[0].op.u.kernel.duration_ns, SIM_US(10) - 140);
+    assert_int_equal(g->nodes[1].op.u.kernel.duration_ns, 1);
+    assert_int_equal(g->nodes[2].op.u.copy.duration_ns, SIM_US(1));
+    assert_int_equal(p->ops[0].u.kernel.duration_ns, SIM_US(5));
+    /* a copy (--processes N) keeps the mark */
+    g_autoptr(SimScenario) c = sim_scenario_copy(sc);
+    assert_true(((SimGraph *)g_ptr_array_index(c->graphs, 0))->unprofiled);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loop_request_skips_syncs_without_work),
         cmocka_unit_test(test_loop_request_needs_two_requests_with_work),
         cmocka_unit_test(test_scale_host_leaves_graph_launch_to_model),
+        cmocka_unit_test(test_unprofile_graphs_takes_profiler_cost_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
