@@ -11,7 +11,9 @@ requests at the open-loop fit's host scale (openloop/fits.json). The neighbours 
 clients as hqsim kernels: one block of 1024 threads and 120 KiB of shared memory per SM of their
 set (66 SMs at 50%, 32 at 25%), 200 kernels back to back, either `fma` (1775 us, no DRAM demand)
 or `triad` (594 us moving 3 x 512 MiB at 50%: 2.71 TB/s; 375 us at 2.1 TB/s each at 25%);
-`gdram` is §54's graph neighbour reading DRAM at ~355 GB/s (150 nodes of 1 / 64 blocks, 3 us each);
+`gslow`, `gfast`, `gl2`, `gdram`, `gdramlo`, `gdramhi`, `gdramw` are §54's graph neighbours (GRAPH_NB: 150
+chained nodes of 1 / 64 blocks, 3 us each, 30 us for gdramw, reading what the measured neighbour read;
+gdramlo / gdramhi are §54's gdramt32 / gdramt512; the fit of FINDINGS §60);
 `decoder` is a second copy of the decoder, `decoder3` three (§51's N = 2, N = 4). Every decoder kernel instance is divided
 by the median of the same graph node in the run without neighbours at the same percentage, and
 summarised as harness/mps_disj_nb_kernels.py summarises the measured ones (nb/kernels.csv),
@@ -23,6 +25,7 @@ import argparse
 import csv
 import gzip
 import json
+import math
 import os
 import re
 import statistics
@@ -38,7 +41,7 @@ ap.add_argument("--out", default=None, help="folder for the scenarios and per-ca
 ap.add_argument("--iterations", type=int, default=2, help="passes of the decoder's 8 recorded requests")
 ap.add_argument("--cases", default="p50_alone,p50_fma,p50_triad,p50_gdram,p50_decoder,p25_alone,p25_fma3,p25_triad3,p25_decoder3,"
                 "p100_alone,p100_decoder,p100_decoder3,p100_decoder7",
-                help="p<pct>_<alone|fma|triad|gdram|decoder><neighbours, default 1>; §53's / §54's groups are measured ones")
+                help="p<pct>_<alone|fma|triad|decoder|a GRAPH_NB kind><neighbours, default 1>; §53's / §54's groups are measured ones")
 ap.add_argument("--extra", default="", help="more hqsim options for every run (e.g. a model file)")
 ap.add_argument("--gaps", nargs="+", metavar="NAME=RAW:TAG[,RAW:TAG]",
                 help="instead: the measured node gaps of §53's Kineto requests (RAW an untarred nb/*.tar.gz, TAG "
@@ -67,6 +70,12 @@ MEASURED_ADDED = {"p50_fma": (12.8 + 1.6) / 167, "p50_triad": (379.4 + 105.3) / 
                   "p100_decoder": (542.3 + 79.2 - 449.7 - 69.9) / 151,
                   # §54 (fend/kernels.csv added_us_rest; its Kineto gaps by --gaps: 46.0 alone, 57.3 gdram)
                   "p50_gdram": (125.9 + 57.3 - 46.0) / 167,
+                  # the rest of §54 (fend/kernels.csv, dose_kernels.csv added_us_rest; Kineto gaps by --gaps on
+                  # fend/graph.tar.gz: 46.0 alone, 45.8 gslow, 33.0 gfast, 33.6 gl2; on dose_graph.tar.gz: 46.1
+                  # alone, 53.7 gdramt32, 56.8 gdramt512, 52.7 gdramw)
+                  "p50_gslow": (2.3 + 45.8 - 46.0) / 167, "p50_gfast": (36.3 + 33.0 - 46.0) / 167,
+                  "p50_gl2": (47.6 + 33.6 - 46.0) / 167, "p50_gdramlo": (103.5 + 53.7 - 46.1) / 167,
+                  "p50_gdramhi": (191.6 + 56.8 - 46.1) / 167, "p50_gdramw": (83.3 + 52.7 - 46.1) / 167,
                   # §45 (mpspct/graphn/growth.csv, N = 4 / 8 at 100%): (K - 1) x the mean kernel alone
                   # (449.7 / 151 us), kernel time only (the node gaps hardly grow there, §40)
                   "p100_decoder3": 0.53 * 449.7 / 151, "p100_decoder7": 0.86 * 449.7 / 151}
@@ -84,24 +93,48 @@ def neighbour(kind, pct):
          "ops": [{"op": "repeat", "count": 200, "ops": [k]}, {"op": "device_sync"}]}]}
 
 
-def gdram(pct):
-    """§54's gdram neighbour: 150 chained graph nodes alternating 1 / 64 blocks of 128 threads, 3 us
-    each, reading DRAM at ~355 GB/s in all (1.065 MB a node), replayed back to back."""
-    nodes = [{"op": "kernel", "name": f"g{j % 2}", "grid": 1 if j % 2 == 0 else 64, "block": 128,
-              "duration_us": 3.0, "dram_bytes": 1065000} for j in range(150)]
+# §54's graph neighbours (fend/rates.csv, dose_rates.csv): kind -> (nodes, node us, threads a block,
+# DRAM bytes a node, host gap us after each replay); the bytes are its measured reads over its
+# measured nodes/s in the decoder's Kineto window (gl2's reads stay in L2: none here)
+GRAPH_NB = {"gslow": (2, 3.0, 32, 0, 3700.0), "gfast": (150, 3.0, 32, 0, 0.0), "gl2": (150, 3.0, 128, 0, 0.0),
+            "gdram": (150, 3.0, 128, 354.8e9 / 216256, 0.0), "gdramlo": (150, 3.0, 32, 111.1e9 / 217309, 0.0),
+            "gdramhi": (150, 3.0, 512, 910.9e9 / 207640, 0.0), "gdramw": (150, 30.0, 128, 502.9e9 / 31503, 0.0)}
+
+
+def graph_nb(kind):
+    """§54's neighbour graph: chained nodes alternating 1 / 64 blocks, replayed back to back (gdramlo /
+    gdramhi are its gdramt32 / gdramt512, gdramw its 30 us nodes; gslow two nodes every ~3.7 ms)."""
+    n, us, threads, dram, gap = GRAPH_NB[kind]
+    nodes = []
+    for j in range(n):
+        k = {"op": "kernel", "name": f"{kind}{j % 2}", "grid": 1 if j % 2 == 0 else 64, "block": threads,
+             "duration_us": us}
+        if dram:
+            k["dram_bytes"] = round(dram)
+        nodes.append(k)
+    ops = [{"op": "graph", "stream": "s", "nodes": nodes}, {"op": "stream_sync", "stream": "s"}]
+    if gap:
+        ops.append({"op": "host_gap", "duration_us": gap / HOST_SCALE})  # --host-scale scales host gaps
+    # long enough to cover the decoder's passes (~1 ms a request at most), not much longer
+    span_us = 3000 + 8 * a.iterations * 1000
     return {"hqsim_scenario": 1, "gpu": "h100-sxm", "processes": [
-        {"name": "nb", "iterations": 400, "streams": [{"name": "s"}],
-         "ops": [{"op": "graph", "stream": "s", "nodes": nodes}, {"op": "stream_sync", "stream": "s"}]}]}
+        {"name": "nb", "iterations": math.ceil(span_us / (n * (us + 1.5) + gap)),
+         "streams": [{"name": "s"}], "ops": ops}]}
 
 
 def run(case, d):
-    pct, kind, count = re.fullmatch(r"p(\d+)_([a-z]+)(\d*)", case).groups()
+    pct, kind = re.fullmatch(r"p(\d+)_([a-z0-9]+)", case).groups()
+    count = ""
+    if kind not in GRAPH_NB:  # a trailing count of neighbours (gl2's 2 is its name)
+        kind, count = re.fullmatch(r"([a-z]+)(\d*)", kind).groups()
+    if kind not in GRAPH_NB and kind not in NEIGHBOURS and kind not in ("alone", "decoder"):
+        raise SystemExit(f"case {case}: no neighbour kind {kind!r}")
     pct, count = int(pct), int(count or 1)
     parts = [{"file": "dec.json", "name": "dec"}]
     if kind == "decoder":
         parts = [{"file": "dec.json", "name": "dec", "count": count + 1}]
     elif kind != "alone":
-        nb = gdram(pct) if kind == "gdram" else neighbour(kind, pct)
+        nb = graph_nb(kind) if kind in GRAPH_NB else neighbour(kind, pct)
         json.dump(nb, open(os.path.join(d, f"nb_{case}.json"), "w"))
         parts.insert(0, {"file": f"nb_{case}.json", "name": "nb", "count": count})
     w = os.path.join(d, f"w_{case}.json")
@@ -113,7 +146,10 @@ def run(case, d):
     if p.returncode:
         raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
     # the decoder (rank 0 when there are two): each graph op's kernels in order
-    rows = [r for r in csv.DictReader(open(out)) if r["kind"] == "kernel" and r["process"] in ("dec", "dec#0")]
+    allrows = [r for r in csv.DictReader(open(out)) if r["kind"] == "kernel"]
+    rows = [r for r in allrows if r["process"] in ("dec", "dec#0")]
+    t0, t1 = float(rows[0]["start_us"]), float(rows[-1]["end_us"])
+    nb_rate = sum(1 for r in allrows if r["process"].startswith("nb") and t0 <= float(r["start_us"]) < t1) / (t1 - t0) * 1e6
     inst, pos, last, gap, end = [], 0, None, 0.0, 0.0
     for r in rows:
         key = (r["iteration"], r["op"])
@@ -122,7 +158,7 @@ def run(case, d):
             gap += float(r["start_us"]) - end
         last, end = key, float(r["end_us"])
         inst.append((pos, float(r["duration_us"]), int(r["blocks"])))
-    return pct, inst, gap
+    return pct, inst, gap, nb_rate
 
 
 def summary(inst, gap, ref, ref_gap, requests):
@@ -174,10 +210,16 @@ def main():
     json.dump(sc, open(dec, "w"))
     requests = 8 * a.iterations
     meas = {r["group"]: r for r in csv.DictReader(open(MEASURED))}
+    fend = os.path.join(H100, "mpspct/disj/fend")
+    meas.update({r["group"]: r for r in csv.DictReader(open(os.path.join(fend, "kernels.csv")))
+                 if r["group"] != "p50_decoder"})
+    names = {"p50_gdramt32": "p50_gdramlo", "p50_gdramt512": "p50_gdramhi", "p50_gdramw": "p50_gdramw"}
+    meas.update({names[r["group"]]: r for r in csv.DictReader(open(os.path.join(fend, "dose_kernels.csv")))
+                 if r["group"] in names})
     cases = a.cases.split(",")
     res = {c: run(c, d) for c in cases}
     refs, ref_gaps = {}, {}
-    for c, (pct, inst, gap) in res.items():
+    for c, (pct, inst, gap, _) in res.items():
         if c.endswith("_alone"):
             ref_gaps[pct] = gap
             by = {}
@@ -186,16 +228,16 @@ def main():
             refs[pct] = {p: statistics.median(v) for p, v in by.items()}
     cols = ["added_us_per_kernel", "kernel_us_per_request", "node_gap_us_per_request", "over_alone", "ratio_p50", "ratio_p90", "added_us_1block", "ratio_p50_1block",
             "added_us_multiblock", "ratio_p50_multiblock"]
-    print("case," + ",".join(f"hqsim_{c},measured_{c}" for c in cols))
+    print("case," + ",".join(f"hqsim_{c},measured_{c}" for c in cols) + ",hqsim_nb_kernels_per_s")
     for c in cases:
-        pct, inst, gap = res[c]
+        pct, inst, gap, nb_rate = res[c]
         s = summary(inst, gap, refs[pct], ref_gaps[pct], requests)
         m = dict(meas.get(c, {}))
         if c in MEASURED51:
             m["over_alone"] = MEASURED51[c]
         if c in MEASURED_ADDED:
             m["added_us_per_kernel"] = f"{MEASURED_ADDED[c]:.3f}"
-        print(c + "," + ",".join(f"{s[k]:.3f},{m.get(k, '')}" for k in cols))
+        print(c + "," + ",".join(f"{s[k]:.3f},{m.get(k, '')}" for k in cols) + f",{nb_rate:.0f}")
 
 
 if __name__ == "__main__":

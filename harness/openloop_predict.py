@@ -79,7 +79,9 @@ def ncu_for(cfg):
 def sim(cfg, n, sharing, hs, rate=None, iters=300, times=None):
     mode, pct = MODES[sharing]
     ncu = ncu_for(cfg)
+    # --limit: resnet50 b8 as 8 MPS clients with its ncu DRAM data takes 22.3 M events (FINDINGS §60)
     cmd = [a.hqsim, "run", os.path.join(a.traces, cfg + ".json.gz"), *([ncu] if ncu else []), "--loop-request",
+           "--limit", "events=100M",
            "--host-scale", f"{hs:.6g}", "--request-spread", os.path.join(a.spread, cfg + ".json"),
            "--processes", str(n), "--mode", mode, "--iterations", str(iters), "--seed", "1",
            "-q", "--json", "-", *(["--bare-classes"] if a.bare_classes else [])]

@@ -386,6 +386,10 @@ void dram_add_pressure(Engine *E, SmRt *sm, const KernelRt *k, int64_t blocks,
     c->dram_pressure += (double)blocks * k->dram_p;
     if (c->dram_pressure < 1e-12)
         c->dram_pressure = 0; /* no drift below zero */
+    Proc *P = k->proc;
+    P->dram_pressure += (double)blocks * k->dram_p;
+    if (P->dram_pressure < 1e-12)
+        P->dram_pressure = 0;
     if (new_group && sm->dram_groups++ == 0) {
         dram_sms_mark(c, sm, true);
         dram_sm_synced(E, sm); /* placed now: advanced to now */

@@ -483,8 +483,9 @@ typedef enum {
  * process in its own context nothing. */
 typedef struct {
     SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns, fetch_ns,
-        xreload_ns, busy_ns, memload_ns, handoff_ns, evict_ns;
-    uint32_t evict_lru; /* the LRU distance from which evict_ns is paid */
+        xreload_ns, busy_ns, fend_ns, memload_ns, handoff_ns, evict_ns;
+    double memload_half; /* R at which memload_ns is half paid */
+    uint32_t evict_lru;  /* the LRU distance from which evict_ns is paid */
 } ShareCosts;
 
 /* The distinct kernel functions a process ran last, most recent first
@@ -511,6 +512,9 @@ struct Proc {
     HostState host;
     FuncLru funcs;        /* for the function-fetch rule (engine_share.c) */
     uint64_t last_blocks; /* blocks of its last launched kernel; 0: none */
+    SimTime last_launch;  /* when that kernel was launched (engine_share.c) */
+    double dram_pressure; /* its resident blocks' share of its context's
+                             dram_pressure (engine_dram.c) */
     double xreload;       /* largest w(d) x L(P) of the other clients'
                              function fetches since its last kernel */
     bool after_wait;      /* ops[pc] is a sync whose wait is over */

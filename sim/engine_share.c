@@ -191,7 +191,9 @@ static void mps_costs(const GpuModel *m, ShareCosts *out)
         .fetch_ns = m->mps_func_fetch_ns,
         .xreload_ns = m->mps_func_xreload_ns,
         .busy_ns = m->mps_func_busy_ns,
+        .fend_ns = m->mps_fend_hold_ns,
         .memload_ns = m->mps_mem_load_ns,
+        .memload_half = m->mps_mem_load_half,
         .handoff_ns = m->mps_copy_handoff_ns,
         .evict_ns = m->mps_func_evict_ns,
         .evict_lru = m->mps_func_evict_lru,
@@ -542,26 +544,35 @@ static SimTime busy_reload(const Engine *E, const KernelRt *k, uint32_t ds)
     return (SimTime)llround((double)P->cost.busy_ns * w);
 }
 
-/* The other clients' memory load on @P's kernel launched now: the share
- * of the GPU's SMs holding a block of another client's kernel with DRAM
- * demand (FINDINGS §58: beside a compute-only neighbour on its own SMs
- * the decoder's kernels did not grow, beside a DRAM-streaming one or a
- * second decoder every kernel grew by about the same microseconds, §53),
- * times mps_mem_load.  Counted by SMs, not bytes: a decoder neighbour
- * moves a tenth of the triad's bytes and cost a third as much.  Only
- * called with the rule on: a scan of the SMs per kernel. */
-static SimTime memload_wait(const Engine *E, const Proc *P)
+/* The other clients' load on the memory path when @P's kernel is launched
+ * (FINDINGS §54, §60: beside a second decoder or a neighbour graph at a
+ * decoder's launch rate every decoder kernel, 1-block or wide, grew by
+ * about the same microseconds).  Two parts:
+ * - the launch front end: the rest of the fend hold that the other
+ *   clients' last kernel launch keeps it (a spinning neighbour at ~250k
+ *   kernels/s costs, one at 535/s nothing).  Not a queue: the victim's
+ *   own launch holds nobody, so N clients' waits saturate at the hold;
+ * - the memory path: memload x R / (R + half), R the DRAM pressure of the
+ *   other clients' resident blocks: present far below saturation (111
+ *   GB/s of reads gives most of what 357 GB/s does) and the same for a
+ *   few long kernels as for many short ones at equal bytes.  Above that
+ *   the loaded latency of engine_dram.c takes over. */
+static SimTime memload_wait(const Engine *E, Proc *P)
 {
-    const Ctx *c = P->ctx;
-    const uint32_t S = E->m->sm_count;
-    uint32_t n = 0;
-    for (uint32_t s = 0; s < S; s++)
-        for (const Group *g = c->sms[s].groups; g; g = g->next)
-            if (g->k->proc != P && g->k->dram_p > 0) {
-                n++;
-                break;
-            }
-    return (SimTime)llround((double)P->cost.memload_ns * n / (double)S);
+    const ShareCosts *c = &P->cost;
+    SimTime held = 0;
+    double R = 0;
+    for (uint32_t i = 0; i < E->n_procs; i++) {
+        const Proc *Q = &E->procs[i];
+        if (Q == P || Q->ctx != P->ctx)
+            continue;
+        if (Q->last_blocks && Q->last_launch + c->fend_ns > held)
+            held = Q->last_launch + c->fend_ns;
+        R += Q->dram_pressure;
+    }
+    P->last_launch = E->now;
+    double mem = R > 0 ? (double)c->memload_ns * R / (R + c->memload_half) : 0;
+    return (held > E->now ? held - E->now : 0) + (SimTime)llround(mem);
 }
 
 SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
@@ -569,7 +580,7 @@ SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
     Proc *P = k->proc;
     const ShareCosts *c = &P->cost;
     if (!c->kernel_ns && !c->fetch_ns && !c->xreload_ns && !c->busy_ns &&
-        !c->memload_ns && !c->evict_ns)
+        !c->fend_ns && !c->memload_ns && !c->evict_ns)
         return 0; /* a context of its own: nothing to track */
     const char *name = k->inst->op->u.kernel.name;
     bool lru_full = P->funcs.n == SIM_MAX_FUNC_LRU;
@@ -585,7 +596,7 @@ SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
         t += busy_reload(E, k, srv_lru_touch(&P->ctx->funcs, P, name));
     if (c->evict_ns && k->inst->gnode && evicted)
         t += c->evict_ns;
-    if (c->memload_ns)
+    if (c->fend_ns || c->memload_ns)
         t += memload_wait(E, P);
     if (k->blocks < 2)
         return t;

@@ -221,14 +221,16 @@ typedef struct GpuModel {
      * function) pairs, w the same table (engine_share.c, FINDINGS §43,
      * §52). */
     SimTime mps_func_busy_ns;
-    /* An MPS client's kernel (any width, graph node or stream launch)
-     * starts mps_mem_load x X later, X the share of the GPU's SMs that
-     * hold a block of another client's kernel with DRAM demand when it
-     * is launched: a latency-bound kernel's memory requests wait behind
-     * the requests of the SMs other clients keep busy with memory, counted
-     * by the SMs issuing them rather than by their bytes (FINDINGS §58;
-     * engine_share.c).  0: off. */
+    /* The other clients' load on the memory path (FINDINGS §54, §60;
+     * engine_share.c): an MPS client's kernel (any width, graph node or
+     * stream launch) starts later by the rest of the mps_fend_hold that
+     * the other clients' last kernel start keeps the launch front end,
+     * plus mps_mem_load x R / (R + mps_mem_load_half), R the DRAM pressure
+     * of the other clients' resident blocks (units of the achievable
+     * bandwidth).  0 (both times): off. */
+    SimTime mps_fend_hold_ns;
     SimTime mps_mem_load_ns;
+    double mps_mem_load_half;
     /* A device-to-host copy of an MPS client starts this much later per
      * other client of the server with device work in flight when the copy
      * could start: the hand-off to the copy engine waits behind busy

@@ -189,6 +189,71 @@ static void test_e2e_mps_cross_client_reload(void **state)
                   "mixwD - mixwD1");
 }
 
+/* Decoder b1 (its 100% graph profile with its ncu data, 2 passes of its 8
+ * recorded requests: `hqsim import` as harness/lat_replay.py does) beside
+ * FINDINGS §54's neighbour graphs at 50% threads (lat_replay.py's gfast,
+ * spinning at ~250k kernels/s, and gdram, reading DRAM at 355 GB/s),
+ * written into tests/data/mps_memload/.  Time added per decoder kernel,
+ * us: the decoder's mean request over alone, 143 kernels a request, on
+ * @model. */
+static double memload_added(const char *model, const char *nb)
+{
+    double t[2];
+    for (int i = 0; i < 2; i++) {
+        g_autofree char *rel = g_strdup_printf(
+            "tests/data/mps_memload/w_%s.json", i ? nb : "alone");
+        g_autofree char *f = source_path(rel);
+        cJSON *j = run_hqsim_json("run", f, "--mode", "mps", "--gpu", model,
+                                  "--thread-pct", "50", "--host-scale",
+                                  "0.1427", "--json", "-", "-q", NULL);
+        /* the decoder is the last process of the workload */
+        t[i] = jnum(j, i ? "run.processes.1.latency_mean_ms"
+                         : "run.processes.0.latency_mean_ms");
+        cJSON_Delete(j);
+    }
+    return (t[1] - t[0]) * 1000 / 8 / 143;
+}
+
+/* The H100 model with the memory-path term at its fitted values (FINDINGS
+ * §60; off, 0, in models/h100-sxm.json), written into @dir. */
+static char *memload_model(const char *dir)
+{
+    g_autofree char *src = source_path("models/h100-sxm.json");
+    g_autofree char *text = NULL;
+    assert_true(g_file_get_contents(src, &text, NULL, NULL));
+    cJSON *m = cJSON_Parse(text);
+    assert_non_null(m);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(m, "mps_fend_hold_us"), 1.0);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(m, "mps_mem_load_us"), 0.7);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(m, "mps_mem_load_half"), 0.02);
+    char *out = cJSON_Print(m);
+    cJSON_Delete(m);
+    char *f = g_build_filename(dir, "h100-memload.json", NULL);
+    assert_true(g_file_set_contents(f, out, -1, NULL));
+    cJSON_free(out);
+    return f;
+}
+
+/* The other clients' load on the memory path (FINDINGS §60): measured
+ * 0.140 us a kernel beside gfast, 0.822 beside gdram (kernel time + node
+ * gaps, §54), on which mps_fend_hold_us and mps_mem_load_us were fitted
+ * (hqsim 0.12 and 0.75); the H100 model as shipped (the term off) gives
+ * 0.004 and 0.13. */
+static void test_e2e_mps_memory_path_wait(void **state)
+{
+    const E2eTmpdir *t = *state;
+    g_autofree char *on = memload_model(t->dir);
+    g_autofree char *off = source_path("models/h100-sxm.json");
+    double fast = memload_added(on, "gfast"), dram = memload_added(on, "gdram");
+    if (fabs(fast - 0.140) > 0.05)
+        fail_msg("beside gfast: %+.3f us a kernel, measured +0.140", fast);
+    if (fabs(dram - 0.822) > 0.15)
+        fail_msg("beside gdram: %+.3f us a kernel, measured +0.822", dram);
+    double dram0 = memload_added(off, "gdram");
+    if (dram0 > 0.3)
+        fail_msg("beside gdram with the term off: %+.3f us a kernel", dram0);
+}
+
 /* A published Titan V measurement (traces/titanv-1block.json): a one-block
  * kernel of 3518 ms alone.  Two processes without MPS took 6854 and 6838
  * ms, with MPS 3467 ms each; four without MPS about 13950 ms, with MPS
@@ -465,6 +530,8 @@ int main(void)
         cmocka_unit_test(test_e2e_mps_lone_client_function_fetch),
         cmocka_unit_test(test_e2e_mps_lone_client_function_evict),
         cmocka_unit_test(test_e2e_mps_cross_client_reload),
+        cmocka_unit_test_setup_teardown(test_e2e_mps_memory_path_wait,
+                                        e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_e2e_bad_input_is_reported,
                                         e2e_tmpdir_setup, e2e_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_e2e_start_times_survive_loading,

@@ -814,16 +814,18 @@ static void test_engine_mps_busy_reload(void **state)
 }
 
 /* Two MPS clients on a 4-SM GPU with DRAM shared: a neighbour running one
- * kernel of @nb_blocks blocks for 1 ms from t = 0 (@dram: moving 100 GB,
- * else compute-only), and a victim from 5 us on, 8 chained 1-block 2 us
- * kernels without DRAM demand, as graph nodes or stream launches. */
+ * kernel of @nb_blocks blocks for 1 ms from t = 0 (@dram: reading 0.6 GB,
+ * 600 GB/s, so its pressure is r = 0.6 / (1 - 0.36)^(1/2) = 0.75 with
+ * the test models' curve; else compute-only), and a victim from 5 us on,
+ * 8 chained 1-block 2 us kernels without DRAM demand, as graph nodes or
+ * stream launches. */
 static SimScenario *memload_scenario(uint32_t nb_blocks, bool dram, bool stream)
 {
     SimScenario *sc = sim_scenario_new("memload", "hqsim");
     SimProcessSpec *n = test_process(sc, "n", 1);
     SimOp nk = test_kernel(0, "n", nb_blocks, 32, SIM_US(1000));
     nk.api_ns = 0;
-    nk.u.kernel.dram_bytes = dram ? 100000000000ull : 0;
+    nk.u.kernel.dram_bytes = dram ? 600000000ull : 0;
     sim_process_add_op(n, &nk);
     add_free_sync(n);
     SimProcessSpec *v = test_process(sc, "v", 1);
@@ -847,32 +849,50 @@ static SimScenario *memload_scenario(uint32_t nb_blocks, bool dram, bool stream)
     return sc;
 }
 
-/* The other clients' memory load (FINDINGS §58): each victim kernel, graph
- * node or stream launch, starts mps_mem_load x (SMs holding another
- * client's DRAM-demanding blocks / SMs) later: 1 us x 2 / 4 beside a
- * 2-block neighbour, x 4 / 4 beside a 4-block one; a compute-only
- * neighbour and the victim's own context (time-slicing) pay nothing. */
+static GpuModel *memload_model(SimTime fend, SimTime mem, double half)
+{
+    GpuModel *m = graph_model();
+    m->dram_achievable_gbps = 1000;
+    m->dram_curve_exponent = 2;
+    m->mps_fend_hold_ns = fend;
+    m->mps_mem_load_ns = mem;
+    m->mps_mem_load_half = half;
+    return m;
+}
+
+/* Victim kernel j's start after kernel j - 1's end, minus the same in @a. */
+static int64_t memload_extra(const SimResult *a, const SimResult *b, bool st,
+                             uint32_t j)
+{
+    const SimOpRecord *a0 = st ? test_op(a, 1, j - 1) : node_rec(a, 1, j - 1);
+    const SimOpRecord *a1 = st ? test_op(a, 1, j) : node_rec(a, 1, j);
+    const SimOpRecord *b0 = st ? test_op(b, 1, j - 1) : node_rec(b, 1, j - 1);
+    const SimOpRecord *b1 = st ? test_op(b, 1, j) : node_rec(b, 1, j);
+    return ((int64_t)b1->start_ns - (int64_t)b0->end_ns) -
+           ((int64_t)a1->start_ns - (int64_t)a0->end_ns);
+}
+
+/* The memory part of the other clients' load (FINDINGS §54, §60): each
+ * victim kernel, graph node or stream launch, starts mps_mem_load x R /
+ * (R + half) later, R = 0.75 the neighbour's DRAM pressure whatever its
+ * width: 1 us at half 0, 0.5 us at half 0.75; a compute-only neighbour
+ * and the victim's own context (time-slicing) pay nothing. */
 static void test_engine_mps_mem_load(void **state)
 {
     (void)state;
-    g_autoptr(GpuModel) m0 = graph_model();
-    m0->dram_achievable_gbps = 1000;
-    m0->dram_curve_exponent = 2;
-    g_autoptr(GpuModel) m1 = graph_model();
-    m1->dram_achievable_gbps = 1000;
-    m1->dram_curve_exponent = 2;
-    m1->mps_mem_load_ns = 1000;
+    g_autoptr(GpuModel) m0 = memload_model(0, 0, 0);
     struct {
         uint32_t blocks;
         bool dram, stream;
+        double half;
         int64_t want;
     } cases[] = {
-        {2, true, false, 500},
-        {4, true, false, 1000},
-        {2, true, true, 500},
-        {4, false, false, 0}, /* compute-only: no memory load */
+        {2, true, false, 0, 1000},  {4, true, false, 0, 1000},
+        {2, true, true, 0, 1000},   {4, true, false, 0.75, 500},
+        {2, true, true, 0.75, 500}, {4, false, false, 0, 0}, /* compute-only */
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(GpuModel) m1 = memload_model(0, 1000, cases[i].half);
         g_autoptr(SimScenario) sc =
             memload_scenario(cases[i].blocks, cases[i].dram, cases[i].stream);
         for (int ts = 0; ts < 2; ts++) {
@@ -881,21 +901,41 @@ static void test_engine_mps_mem_load(void **state)
             g_autoptr(SimResult) b = test_run(m1, sc, mode);
             assert_non_null(a);
             assert_non_null(b);
-            for (uint32_t j = 1; j < 8; j++) {
-                const bool st = cases[i].stream;
-                const SimOpRecord *a0 =
-                    st ? test_op(a, 1, j - 1) : node_rec(a, 1, j - 1);
-                const SimOpRecord *a1 =
-                    st ? test_op(a, 1, j) : node_rec(a, 1, j);
-                const SimOpRecord *b0 =
-                    st ? test_op(b, 1, j - 1) : node_rec(b, 1, j - 1);
-                const SimOpRecord *b1 =
-                    st ? test_op(b, 1, j) : node_rec(b, 1, j);
-                int64_t extra = ((int64_t)b1->start_ns - (int64_t)b0->end_ns) -
-                                ((int64_t)a1->start_ns - (int64_t)a0->end_ns);
-                assert_int_equal(extra, ts ? 0 : cases[i].want);
-            }
+            for (uint32_t j = 1; j < 8; j++)
+                assert_int_equal(memload_extra(a, b, cases[i].stream, j),
+                                 ts ? 0 : cases[i].want);
         }
+    }
+}
+
+/* The launch front end (FINDINGS §54, §60): the neighbour's kernel,
+ * launched at t_n, holds it mps_fend_hold = 20 us; the victim's first
+ * stream kernel, launched at t_v < t_n + 20 us, waits the rest,
+ * 20 us - (t_v - t_n), and its later kernels nothing (its own launches
+ * hold nobody); time-sliced, nothing. */
+static void test_engine_mps_fend_hold(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m0 = memload_model(0, 0, 0);
+    g_autoptr(GpuModel) m1 = memload_model(SIM_US(20), 0, 0);
+    g_autoptr(SimScenario) sc = memload_scenario(1, false, true);
+    for (int ts = 0; ts < 2; ts++) {
+        SimShareMode mode = ts ? SIM_SHARE_TIMESLICE : SIM_SHARE_MPS;
+        g_autoptr(SimResult) a = test_run(m0, sc, mode);
+        g_autoptr(SimResult) b = test_run(m1, sc, mode);
+        assert_non_null(a);
+        assert_non_null(b);
+        /* both kernels are stream launches: the same latency after
+         * their launches, so their starts are apart as their launches */
+        int64_t apart = (int64_t)test_op(a, 1, 0)->start_ns -
+                        (int64_t)test_op(a, 0, 0)->start_ns;
+        /* time-sliced, the victim's context runs after the neighbour's */
+        assert_true(apart > 0 && apart < (int64_t)SIM_US(ts ? 2000 : 20));
+        assert_int_equal((int64_t)test_op(b, 1, 0)->start_ns -
+                             (int64_t)test_op(a, 1, 0)->start_ns,
+                         ts ? 0 : (int64_t)SIM_US(20) - apart);
+        for (uint32_t j = 1; j < 8; j++)
+            assert_int_equal(memload_extra(a, b, true, j), 0);
     }
 }
 
@@ -1219,6 +1259,7 @@ int main(void)
         cmocka_unit_test(test_engine_mps_xreload),
         cmocka_unit_test(test_engine_mps_busy_reload),
         cmocka_unit_test(test_engine_mps_mem_load),
+        cmocka_unit_test(test_engine_mps_fend_hold),
         cmocka_unit_test(test_engine_fault_in_graph),
         cmocka_unit_test_setup_teardown(test_kineto_graph, tmp_setup,
                                         tmp_teardown),
