@@ -922,7 +922,7 @@ static void settle(Engine *E)
     for (;;) {
         if (E->error)
             return;
-        if (!g_queue_is_empty(&E->dirty_queues)) {
+        if (E->dirty_queues.length) { /* (no call: every instant asks) */
             Queue *q = g_queue_pop_head(&E->dirty_queues);
             q->dirty = false;
             queue_pump(E, q);

@@ -449,13 +449,16 @@ static void advance(Engine *E, SmRt *sm)
             dram_sm_synced(E, sm);
         return;
     }
-    if (!sm->ctx->frozen && sm->groups && !sm->dram_groups) {
+    /* (only loose groups progress here: an SM of cohort groups alone,
+     * every SM a lone kernel spreads over, has nothing to walk) */
+    const bool loose = sm_has_loose(sm);
+    if (!sm->ctx->frozen && loose && !sm->dram_groups) {
         /* the common case, no DRAM groups: the loop without the clock */
         const double d = (double)(E->now - sm->last);
         for (Group *g = sm->groups; g; g = g->next)
             if (!g->cohort)
                 g->remaining -= d * group_rate(sm, g);
-    } else if (!sm->ctx->frozen && sm->groups) {
+    } else if (!sm->ctx->frozen && loose) {
         const double d = (double)(E->now - sm->last);
         const Ctx *c = sm->ctx;
         /* an SM here holds DRAM groups (the branch above takes the
@@ -1184,12 +1187,32 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
         cohort_early_arm(E, g->cohort, g);
 }
 
+/* Whether sm_reschedule of @sm would only cancel an event that is not
+ * there: it holds no loose group (so its next event is none), none is
+ * pending or reserved, nothing is put off, and it is neither in steady
+ * state nor on the DRAM clock.  So it is for an SM whose placements all
+ * joined cohorts: sm_place_as puts it on E->resched when its share finds
+ * the new group loose, before the group joins its cohort (every SM a lone
+ * kernel spreads over). */
+static bool sm_nothing_to_reschedule(const SmRt *sm)
+{
+    return !sm_has_loose(sm) && !sim_event_pending(&sm->ev) &&
+           !sim_event_reserved(&sm->ev) && !sm->defer && !sm->st.on &&
+           !sm->dram_groups && sm->v_slot == UINT32_MAX && !sm->v_old;
+}
+
 /* Recompute the events of the SMs that placements changed. */
 static void flush_resched(Engine *E)
 {
     for (uint32_t i = 0; i < E->n_resched; i++) {
         SmRt *sm = E->resched[i];
         sm->resched = false;
+        if (sm_nothing_to_reschedule(sm)) {
+            /* its head group, if any, is a cohort group: never a steady
+             * candidate (sm_steady_note would clear the snapshot too) */
+            sm->st.k = NULL;
+            continue;
+        }
         sm_reschedule(E, sm);
         /* most kernels are far too small for a steady state */
         const Group *g = sm->groups;
@@ -1813,9 +1836,12 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
     uint32_t n = sm_cands(E, c, k, r);
     uint64_t placed = 0;
     while (placed < want && n > 0) {
-        /* v may be r: the loops below read v[i] before writing r[] */
-        const Cand *v = cand_sort(r, sorted, tmp, n, m->max_warps_per_sm,
-                                  m->max_blocks_per_sm, room);
+        /* v may be r: the loops below read v[i] before writing r[]; one
+         * candidate (the SM just released, most calls) is in order */
+        const Cand *v = n < 2
+                            ? r
+                            : cand_sort(r, sorted, tmp, n, m->max_warps_per_sm,
+                                        m->max_blocks_per_sm, room);
         uint32_t t = 1;
         while (t < n && (!room || v[t].fit == v[0].fit) &&
                v[t].sm->free_warps == v[0].sm->free_warps)
