@@ -91,7 +91,7 @@ def rules(m, h):
         out.append((f, h[f], 'rule host: the calibrated H100 value (%s); a '
                     'host, driver and CUDA cost more than a GPU one, not '
                     'measured on this GPU (the H200 on another host '
-                    'differed by up to 35%%)' % hs[f].split(';')[0][:160]))
+                    'differed by up to 35%%)' % hs[f].split(';')[0]))
     gsp = cc >= 7.5
     if gsp:
         out.append(('timeslice_us', h['timeslice_us'],

@@ -224,10 +224,41 @@ static void test_defaults_follow_the_rules(void **state)
     rm_tree(dir);
 }
 
+/* A host field's rule carries the H100's rationale whole (its first
+ * clause, up to the first ';'): a cut lost the fitted value and the command
+ * of the longer ones (mps_func_xreload_us's is 475 characters). */
+static void test_defaults_keep_host_rationales_whole(void **state)
+{
+    (void)state;
+    g_autofree char *py = g_find_program_in_path("python3");
+    if (!py)
+        skip();
+    g_autofree char *harness = source_path("harness");
+    g_autofree char *h100 = source_path("models/h100-sxm.json");
+    g_autofree char *v100 = source_path("models/v100.json");
+    const char *code =
+        "import json, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "import defaults\n"
+        "h, m = (json.load(open(p)) for p in sys.argv[2:4])\n"
+        "cut = [f for f, _, s in defaults.rules(m, h)\n"
+        "       if f in defaults.HOST_FIELDS\n"
+        "       and h['source'][f].split(';')[0] not in s]\n"
+        "long = [f for f in defaults.HOST_FIELDS\n"
+        "        if len(h['source'][f].split(';')[0]) > 400]\n"
+        "sys.exit('cut: %s' % cut if cut else 0 if long else 'none long')\n";
+    char *argv[] = {py, "-c", (char *)code, harness, h100, v100, NULL};
+    Run r = run_argv(argv, NULL);
+    if (r.status != 0)
+        fail_msg("%s", r.err);
+    run_clear(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_follow_the_rules),
+        cmocka_unit_test(test_defaults_keep_host_rationales_whole),
         cmocka_unit_test(test_fit_h100_gives_back_the_model),
         cmocka_unit_test(test_fit_check_fails_on_a_wrong_reference),
         cmocka_unit_test(test_calibrate_fits_a_folder_without_gpu),
