@@ -126,6 +126,17 @@ static double med(std::vector<double> v)
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
 }
+// The mean of @v; -1 (as med and pct) when empty: a loop stopped before its
+// first request has no latency to average (0/0 printed "nan", not JSON).
+static double mean(const std::vector<double> &v)
+{
+    if (v.empty())
+        return -1;
+    double s = 0;
+    for (double x : v)
+        s += x;
+    return s / v.size();
+}
 static double pct(std::vector<double> v, double p)
 {
     if (v.empty())
@@ -550,7 +561,7 @@ static void loop(FILE *f, int nodes, u64 work, int iters, const char *barrier,
     o.kv("lat_us_p50", med(lat));
     o.kv("lat_us_p90", pct(lat, 0.9));
     o.kv("lat_us_p99", pct(lat, 0.99));
-    o.kv("lat_us_mean", [&] { double s = 0; for (double v : lat) s += v; return s / lat.size(); }());
+    o.kv("lat_us_mean", mean(lat));
     o.raw("start_us", arr(at));
     o.raw("lat_us", arr(lat));
     fprintf(f, "{%s}\n", o.s.c_str());
