@@ -23,6 +23,7 @@ import glob
 import gzip
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -54,6 +55,20 @@ def in_window(nb, w0, w1):
     return done / (w1 - w0), (statistics.median(lats) if lats else float("nan")), covers
 
 
+# Neighbour kinds, a kind before any kind it starts with (gdram last).
+KINDS = ("gdramt512", "gdramt32", "gdramw", "gfast", "gslow", "gl2", "gdram")
+
+
+def group_kind(tag):
+    """The neighbour kind of group @tag, p<percentage><kind>[suffix]_n1 (mps_disj_nb_campaign.sh's
+    graph groups): the percentage has any number of digits (p5, p50, p100)."""
+    m = re.fullmatch(r"p\d+(.*)_n\d+", tag)
+    kind = m and next((k for k in KINDS if m.group(1).startswith(k)), None)
+    if not kind:
+        sys.exit(f"mps_fend_rates.py: group '{tag}': not p<percentage><kind>..._n<N> with a kind of {', '.join(KINDS)}")
+    return kind
+
+
 def main():
     out, nbdir, raw = sys.argv[1:4]
     rows = []
@@ -67,8 +82,7 @@ def main():
             rows.append([tag, "none"] + [""] * 8 + dec)
             continue
         nb = json.load(open(nbf))
-        kind = next(k for k in ("gdramt512", "gdramt32", "gdramw", "gfast", "gslow", "gl2", "gdram")
-                    if tag[3:].startswith(k))  # the longest kind first
+        kind = group_kind(tag)
         alone = json.load(open(os.path.join(nbdir, f"galone_p50_{kind}.json")))
         rp, _, _ = in_window(nb, p0, p1)
         rk, lk, cov = in_window(nb, k0, k1)
@@ -97,4 +111,10 @@ def main():
         print(",".join(str(x) for x in r))
 
 
-main()
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:  # group tags of every percentage width
+        assert [group_kind(t) for t in ("p50gdram_n1", "p5gdramt32_n1", "p100gdramwx_n1", "p25gl2_n1")] == \
+            ["gdram", "gdramt32", "gdramw", "gl2"]
+        print("mps_fend_rates.py: self-test passed")
+    else:
+        main()
