@@ -1,14 +1,15 @@
 #!/bin/bash
 # A lone process's CUDA graphs of PyTorch kernels, without MPS and as the only MPS client (hqsim
 # issue 10, lone10; FINDINGS §55); one device call.
-#   harness/mps_lone_campaign.sh OUTDIR   -> OUTDIR/lone.tar.gz
+#   harness/mps_lone_campaign.sh OUTDIR [NAME]   -> OUTDIR/NAME.tar.gz (NAME: lone by default; the
+#   committed runs are traces/measured/h100/mpspct/lone/{classes,stream,funcs}.tar.gz)
 # harness/mps_lone_probe.py twice in each setting, alternating (no MPS, MPS, no MPS, MPS); the MPS
 # daemon (pipe/log under /tmp/lonemps) is started for each MPS round and quit after it, and quit on
 # exit.  The second round of each setting also records one Kineto replay per graph (after its timed
 # replays).  LONE_VARIANTS=a,b,... picks the probe's variants (default: all).
-# Summary: python3 harness/mps_lone_summary.py OUTDIR/lone.tar.gz
+# Summary: python3 harness/mps_lone_summary.py OUTDIR/NAME.tar.gz
 set -u
-OUTDIR=${1:?outdir}
+OUTDIR=${1:?outdir} NAME=${2:-lone}
 HERE=$(cd "$(dirname "$0")" && pwd)
 RAW=/tmp/loneraw; rm -rf "$RAW"; mkdir -p "$RAW" "$OUTDIR"
 MPSDIR=/tmp/lonemps; MPSON=0; PIDS=()
@@ -16,7 +17,7 @@ MPSDIR=/tmp/lonemps; MPSON=0; PIDS=()
 finish() {
   mps_lib_stop
   date -u >> "$RAW/info.txt"
-  tar czf "$OUTDIR/lone.tar.gz" -C "$RAW" .
+  tar czf "$OUTDIR/$NAME.tar.gz" -C "$RAW" .
   ls -la "$OUTDIR"
 }
 trap finish EXIT
