@@ -157,6 +157,29 @@ static double err_of(double p, double m)
     return (p - m) / m;
 }
 
+/* @config's Kineto profile, with its Nsight Compute file of one request
+ * where one was measured (each kernel's issue share and DRAM throughput),
+ * loaded and targeted at @n processes under @po as openloop_predict.py does;
+ * *@m receives the model of its GPU.  Fails the test on error.
+ * Returns: (transfer full); *@m (transfer full). */
+static SimScenario *config_scenario(const char *config, int n,
+                                    const PrepOptions *po, GpuModel **m)
+{
+    g_autofree char *trace = g_strdup_printf(TRACES "%s.json.gz", config);
+    g_autofree char *ncu = g_strdup_printf(DIR "ncu/%s.csv.gz", config);
+    const bool has_ncu = g_file_test(ncu, G_FILE_TEST_EXISTS);
+    GError *err = NULL;
+    char *files[] = {trace, ncu};
+    g_autoptr(SimScenario) base = prep_load(files, has_ncu ? 2 : 1, po, &err);
+    if (!base)
+        fail_msg("%s", err->message);
+    *m = sim_gpu_model_find(base->gpu, NULL, &err);
+    assert_non_null(*m);
+    SimScenario *sc = prep_target(base, *m, (uint32_t)n, po, NULL, &err);
+    assert_non_null(sc);
+    return sc;
+}
+
 /* Predicts entry @e as harness/openloop_predict.py does (an open loop,
  * @rate > 0, at the arrival times its processes drew): throughput per
  * process, p50 and p99 (ms); @arrivals, when given, receives process 0's
@@ -164,12 +187,7 @@ static double err_of(double p, double m)
 static void simulate(const Entry *e, double rate, double *thr, double *p50,
                      double *p99, GArray *arrivals)
 {
-    g_autofree char *trace = g_strdup_printf(TRACES "%s.json.gz", e->config);
     g_autofree char *spread = g_strdup_printf(DIR "spread/%s.json", e->config);
-    /* Nsight Compute of one request, for every kernel of the trace, where
-     * measured: each kernel's issue share and DRAM throughput */
-    g_autofree char *ncu = g_strdup_printf(DIR "ncu/%s.csv.gz", e->config);
-    const bool has_ncu = g_file_test(ncu, G_FILE_TEST_EXISTS);
     /* open loop: the arrival times the measured processes drew */
     g_autofree char *times =
         rate > 0 ? g_strdup_printf(DIR "arrivals/%s_n%d_%s_%s.json.gz",
@@ -180,16 +198,9 @@ static void simulate(const Entry *e, double rate, double *thr, double *p50,
                       .host_scale = host_scale(e->config),
                       .spread = spread,
                       .arrival_times = times};
+    g_autoptr(GpuModel) m = NULL;
+    g_autoptr(SimScenario) sc = config_scenario(e->config, e->n, &po, &m);
     GError *err = NULL;
-    char *files[] = {trace, ncu};
-    g_autoptr(SimScenario) base = prep_load(files, has_ncu ? 2 : 1, &po, &err);
-    if (!base)
-        fail_msg("%s", err->message);
-    g_autoptr(GpuModel) m = sim_gpu_model_find(base->gpu, NULL, &err);
-    assert_non_null(m);
-    g_autoptr(SimScenario) sc =
-        prep_target(base, m, (uint32_t)e->n, &po, NULL, &err);
-    assert_non_null(sc);
     SimOptions o;
     sim_options_init(&o);
     o.mode = strcmp(e->sharing, "nomps") ? SIM_SHARE_MPS : SIM_SHARE_TIMESLICE;
@@ -622,24 +633,14 @@ typedef struct {
  * processes without MPS. */
 static double sim_span_us(const SpanEntry *e)
 {
-    g_autofree char *trace = g_strdup_printf(TRACES "%s.json.gz", e->config);
     g_autofree char *spread = g_strdup_printf(DIR "spread/%s.json", e->config);
-    g_autofree char *ncu = g_strdup_printf(DIR "ncu/%s.csv.gz", e->config);
-    const bool has_ncu = g_file_test(ncu, G_FILE_TEST_EXISTS);
     PrepOptions po = {.loop_request = true,
                       .iterations = 24,
                       .host_scale = host_scale(e->config),
                       .spread = spread};
+    g_autoptr(GpuModel) m = NULL;
+    g_autoptr(SimScenario) sc = config_scenario(e->config, e->n, &po, &m);
     GError *err = NULL;
-    char *files[] = {trace, ncu};
-    g_autoptr(SimScenario) base = prep_load(files, has_ncu ? 2 : 1, &po, &err);
-    if (!base)
-        fail_msg("%s", err->message);
-    g_autoptr(GpuModel) m = sim_gpu_model_find(base->gpu, NULL, &err);
-    assert_non_null(m);
-    g_autoptr(SimScenario) sc =
-        prep_target(base, m, (uint32_t)e->n, &po, NULL, &err);
-    assert_non_null(sc);
     SimOptions o;
     sim_options_init(&o);
     o.mode = SIM_SHARE_TIMESLICE;
