@@ -152,13 +152,14 @@ demo: $(BUILD)/hqsim
 	$(BUILD)/hqsim compare traces/default.json
 
 # check: unit tests (cmocka), then end-to-end tests on the real binary
-# (tests/test_install.sh installs into a temporary prefix: make install),
+# (tests/test_install.sh installs into a temporary prefix: make install;
+# tests/test_harness.sh compiles and parses the harness, runs its mock modes),
 # then the Python binding against the binary (tests/test_python.py; it
 # loads libhqsim.so into python3, so sanitizer builds set PY_TEST=).
 PY_TEST ?= 1
 check: $(BUILD)/hqsim $(TEST_BIN) check-layers $(if $(PY_TEST),$(SO))
 	$(Q)HQSIM=$(BUILD)/hqsim BUILD=$(BUILD) HQSIM_CFLAGS="$(CFLAGS)" \
-	  bash tests/run_all.sh $(TEST_BIN) tests/test_install.sh
+	  bash tests/run_all.sh $(TEST_BIN) tests/test_install.sh tests/test_harness.sh
 	$(Q)$(if $(PY_TEST),HQSIM=$(BUILD)/hqsim HQSIM_LIB=$(SO) \
 	  python3 tests/test_python.py,true)
 

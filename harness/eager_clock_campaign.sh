@@ -7,7 +7,7 @@
 # 50 ms beside them, and the host CPUs' MHz at each group's start.
 #   harness/eager_clock_campaign.sh OUTDIR [--mock]   -> OUTDIR/eagerclock.tar.gz
 # Summary: python3 harness/eager_clock_summary.py RAW OUT.csv
-# Env: SEQ (the groups, below), PIN (rank i on the i-th CPU of a comma list, taskset), DUR, CFGS.
+# Env: RAW (scratch, default /tmp/ecraw), SEQ (the groups, below), PIN (rank i on the i-th CPU of a comma list, taskset), DUR, CFGS.
 # Groups (SEQ), by default in order: nomps n1, nomps n2, nomps n1, mps n1, mps n2, nomps n1 (MPS
 # quit), and nomps n1 beside a holder process that launches a 20 us kernel every 2 ms (keeps the GPU out of
 # its idle clocks; time-sliced with the server process).  An MPS daemon with pipe/log under
@@ -15,7 +15,7 @@
 set -u
 OUTDIR=${1:?outdir}; MOCK=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
-RAW=/tmp/ecraw; rm -rf "$RAW"; mkdir -p "$RAW" "$OUTDIR"
+RAW=${RAW:-/tmp/ecraw}; rm -rf "$RAW"; mkdir -p "$RAW" "$OUTDIR"
 MPSDIR=/tmp/ecmps
 CFGS=${CFGS:-decoder:1:eager,encoder:1:eager,cnn:1:eager,decoder:1:graph}
 DUR=${DUR:-1.0}
@@ -61,7 +61,7 @@ group() {
   [ $SECONDS -gt ${BUDGET:-400} ] && { echo "group $tag skipped (time)"; return; }
   local B=$RAW/bar_$tag; rm -rf "$B"; mkdir -p "$B"
   local pids=() i
-  grep MHz /proc/cpuinfo | awk -v t="$tag" '{s += $4; k++} END {print t, "cpu_mhz_mean", s / k}' \
+  grep MHz /proc/cpuinfo | awk -v t="$tag" '{s += $4; k++} END {print t, "cpu_mhz_mean", k ? s / k : "nan"}' \
     >> "$RAW/cpu_mhz.txt"
   echo "$tag start $(date +%s%N)" >> "$RAW/groups.txt"
   for i in $(seq 0 $((n - 1))); do
