@@ -160,6 +160,8 @@ struct KernelRt {
     uint32_t steady_sms;  /* its SMs in steady state (st.on, st.k == it) */
     Cohort *beside;       /* its cohorts in steady state beside others,
                              latest first (as in ctx->cohorts) */
+    uint32_t fit_whole;   /* sm_fit on a whole SM (engine_sm.c,
+                             sm_whole), plus 1; 0: not asked yet */
     uint64_t stuck_epoch; /* ctx->release_epoch when it last could not
                              place all its blocks (UINT64_MAX: never
                              tried): then no SM could take one more, so
@@ -766,6 +768,10 @@ void sm_force_no_steady(bool on);
 /* Tests: blocks never join an older group of their kernel (engine_sm.c,
  * spread_join), as before that approximation. */
 void sm_force_no_join(bool on);
+/* tests: every placement computed, none copied (engine_sm.c, place_tier) */
+void sm_force_no_clone(bool on);
+/* tests: placements copied so far on this thread */
+uint64_t sm_clone_count(void);
 /* Tests: sm_event never puts off an SM's share and event (engine_sm.c,
  * sm_may_defer): the reference the put-off runs must match bit for bit. */
 void sm_force_no_defer(bool on);

@@ -110,6 +110,42 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
     return P == SUBP_MAX ? sm_fit_p(sm, k, SUBP_MAX) : sm_fit_p(sm, k, P);
 }
 
+/* What a whole SM holds free (sm_whole), read once per scan. */
+typedef struct {
+    uint32_t blocks, warps;
+    uint32_t regs[SIM_MAX_SUBPARTITIONS]; /* unused sub-partitions: 0 */
+} SmWhole;
+
+static SmWhole sm_whole_of(const GpuModel *m)
+{
+    SmWhole w = {m->max_blocks_per_sm, m->max_warps_per_sm, {0}};
+    for (uint32_t s = 0; s < m->reg_subpartitions; s++)
+        w.regs[s] = m->regs_per_sm / m->reg_subpartitions;
+    return w;
+}
+
+/* Whether @sm is whole (@w): every block slot, warp, register and byte of
+ * shared memory free and no configuration (as sm_init_ctx made it, and
+ * as the last block leaving gives it back: integer counts).  sm_fit
+ * reads nothing else of an SM, so it is the same on every whole SM. */
+static bool sm_whole(const SmRt *sm, const SmWhole *w)
+{
+    return sm->free_blocks == w->blocks && sm->free_warps == w->warps &&
+           !sm->used_smem && !sm->carveout &&
+           memcmp(sm->free_regs, w->regs, sizeof w->regs) == 0;
+}
+
+/* sm_fit of @k on whole @sm, computed once per kernel (k->fit_whole):
+ * an empty GPU's scan over its SMs asks it of every SM. */
+static uint32_t sm_fit_whole(const Engine *E, const SmRt *sm, KernelRt *k)
+{
+    if (!k->fit_whole)
+        k->fit_whole = sm_fit(E, sm, k) + 1;
+    if (E->opt.check_invariants)
+        g_assert(k->fit_whole - 1 == sm_fit(E, sm, k));
+    return k->fit_whole - 1;
+}
+
 /* @sm's fit for @k after @kk blocks of it were placed there on a fit of
  * @fit (kk <= fit; nothing else changed the SM meanwhile): fit - kk, as
  * sm_fit would find.  Every term of sm_fit's minimum loses exactly kk:
@@ -119,8 +155,10 @@ static uint32_t sm_fit(const Engine *E, const SmRt *sm, const KernelRt *k)
  * went to a sub-partition holding at least rpw (regs_take's assertion).
  * Not so without registers per warp (that term stays 64 P / w) or out of
  * the window (0): sm_fit then.  check_invariants compares the two. */
-static uint32_t sm_fit_after(const Engine *E, const SmRt *sm, const KernelRt *k,
-                             uint32_t fit, uint32_t kk)
+G_ALWAYS_INLINE static inline uint32_t sm_fit_after(const Engine *E,
+                                                    const SmRt *sm,
+                                                    const KernelRt *k,
+                                                    uint32_t fit, uint32_t kk)
 {
     if (k->needs.regs_per_warp == 0 || !in_window(sm, k))
         return sm_fit(E, sm, k);
@@ -1187,6 +1225,151 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
         cohort_early_arm(E, g->cohort, g);
 }
 
+/* A tier's SMs as one class (place_most_free).  SMs in the same state
+ * evolve alike: an empty SM's placement of @n blocks of @k is a function of
+ * its state (the whole SM's resources, load 0, nothing put off), @k and
+ * now, but for the SM's id (its bit in k->smset, its client's counts, its
+ * metrics).  So the first bare SM of a tier is placed by sm_place (the
+ * template) and the others copy what it computed: the group's
+ * sub-partition warps (regs_take on level registers), the share
+ * (issue_share's memo per kernel answers every copy: the same load bits,
+ * count and sub-partitions), the cohort (made at this instant, so joined),
+ * instead of computing it again.  Invariant (test_engine_clone_placement
+ * compares with sm_force_no_clone; check_invariants compares each copy
+ * with the template): a copy leaves the SM, the group and every list it
+ * joins as sm_place_as would, in the same order. */
+static bool no_clone;                 /* sm_force_no_clone */
+static _Thread_local uint64_t clones; /* sm_clone_count */
+
+void sm_force_no_clone(bool on)
+{
+    no_clone = on;
+}
+
+uint64_t sm_clone_count(void)
+{
+    return clones;
+}
+
+/* Whether @sm is bare: no groups (so no resident blocks: every resource
+ * given back, integer counts exactly, the carveout reset), load exactly
+ * 0, nothing put off, not on the retime list, in steady state or on the
+ * DRAM clock.  Two bare SMs of one context are in the same state. */
+static bool sm_bare(const Engine *E, const SmRt *sm)
+{
+    return !sm->groups && sm->free_blocks == E->m->max_blocks_per_sm &&
+           sm->load == 0 && !sm->defer && !sm->resched && !sm->st.on &&
+           !sm->dram_groups && sm->v_slot == UINT32_MAX && !sm->v_old;
+}
+
+/* Whether @k's placements on bare SMs can be copied: one group each that
+ * starts at once (not fixed_time: no late starts) and moves no DRAM
+ * pressure. */
+static bool clone_kernel_ok(const KernelRt *k)
+{
+    return !no_clone && !k->fixed_time && k->dram_p <= 0;
+}
+
+/* Whether @k's blocks placed now on bare @sm carry the fixed part (first
+ * on their SM), as sm_place_as decides for a fresh group. */
+static bool clone_first(const SmRt *sm, const KernelRt *k)
+{
+    return k->first > 0 && !(k->smset[sm->id / 64] & (1ull << (sm->id % 64)));
+}
+
+/* Whether template @t (bare before sm_place of @n blocks of @k placed it
+ * now) came out as a copy needs: one fresh group of @n blocks, starting at
+ * once, in a cohort, on an SM its share did not slow. */
+static bool clone_template_ok(const Engine *E, const SmRt *t, const KernelRt *k,
+                              uint32_t n)
+{
+    const Group *g = t->groups;
+    return g && !g->next && g->k == k && g->count == n && !g->late &&
+           g->cohort && g->placed == E->now && !t->fresh_slowed && t->resched &&
+           t->n_groups == 1 && t->cohort_groups == 1 &&
+           g->speed == k->is_speed && g->turns == k->is_turns &&
+           g->pipe_over == k->is_pipe_over && t->speed == k->is_prop &&
+           !k->is_slowed;
+}
+
+/* sm_place_as of @n blocks of @k on bare @sm, copied from template @t
+ * (clone_template_ok; @sm's clone_first as @t's was): each step below is
+ * sm_place_as's for a fresh group on a bare SM, in its order, with the
+ * values it would compute read from @t. */
+static void sm_place_clone(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
+                           const SmRt *t, bool first)
+{
+    const SimBlockNeeds *nd = &k->needs;
+    const Group *tg = t->groups;
+    clones++;
+    COST(COST_PLACE);
+    COST_ADD(COST_PLACE_BLOCKS, n);
+    COST(COST_PLACE_EMPTY);
+    sm->last = E->now; /* advance of an SM without groups */
+    Group *g = group_new(E);
+    g->k = k;
+    g->sm = sm;
+    g->remaining = k->work + (first ? k->first : 0);
+    g->placed = E->now;
+    g->next = NULL;
+    sm->groups = g;
+    sm->n_groups = 1;
+    g->count = n;
+    sm->load = sm->load + n * k->w; /* 0 + n w, as @t's */
+    for (uint32_t s = 0; s < SIM_MAX_SUBPARTITIONS; s++) {
+        sm->free_regs[s] = t->free_regs[s];
+        g->sub_warps[s] = tg->sub_warps[s];
+    }
+    /* issue_share's memo hit (clone_template_ok: it holds @t's share) */
+    COST(COST_SHARE_ONE);
+    sm->speed = k->is_prop;
+    g->speed = k->is_speed;
+    g->turns = k->is_turns;
+    g->pipe_over = k->is_pipe_over;
+    g->rate_ok = false;
+    g->vrate_ok = false;
+    sm->mods++;
+    sm->load_before = 0;
+    sm->fresh_slowed = false;
+    sm->resched = true; /* loose until it joins its cohort, as @t */
+    g_assert(E->n_resched < E->m->sm_count);
+    E->resched[E->n_resched++] = sm;
+    /* @t's cohort: made now (clone_template_ok), so the one to join */
+    Cohort *co = tg->cohort;
+    cohort_add(co, g);
+    COST(COST_PLACE_COHORT);
+    sm->free_blocks -= n;
+    sm->free_warps -= n * nd->warps;
+    sm->carveout = k->carveout;
+    sm->used_smem += n * nd->smem_bytes;
+    sm->ctx->resident_blocks += n;
+    sm->ctx->state_bytes += (uint64_t)n * block_state_bytes(nd);
+    if (sm->client_blocks) {
+        uint32_t c = k->proc->client;
+        if (sm->client_blocks[c] == 0)
+            sm->ctx->client_in_use[c]++;
+        sm->client_blocks[c] += n;
+    }
+    sm_set_warps(E, sm, sm->warps + n * nd->warps);
+    if (!(k->smset[sm->id / 64] & (1ull << (sm->id % 64)))) {
+        k->smset[sm->id / 64] |= 1ull << (sm->id % 64);
+        k->sms_used++;
+    }
+    k->dispatched += n;
+    /* cohort_early_list: @t's group, the same count in the same cohort,
+     * listed it if it has early ends left (early_left), so nothing to do */
+    cohort_early_arm(E, co, g);
+    if (E->opt.check_invariants) {
+        g_assert(sm->warps == t->warps && sm->free_warps == t->free_warps &&
+                 sm->used_smem == t->used_smem && sm->carveout == t->carveout &&
+                 sm->free_blocks == t->free_blocks);
+        g_assert(memcmp(g->sub_warps, tg->sub_warps, sizeof g->sub_warps) == 0);
+        g_assert(co->early_listed || early_left(E, g) < 0);
+        g_assert(co == (first ? k->first_cohort : k->last_cohort));
+        g_assert(k->start != SIM_TIME_NEVER); /* @t started it */
+    }
+}
+
 /* Whether sm_reschedule of @sm would only cancel an event that is not
  * there: it holds no loose group (so its next event is none), none is
  * pending or reserved, nothing is put off, and it is neither in steady
@@ -1756,9 +1939,11 @@ static uint32_t sm_cands(Engine *E, Ctx *c, KernelRt *k, Cand *r)
         }
         n = 0; /* too many: scan them all */
     }
+    const SmWhole w = sm_whole_of(m);
     for (uint32_t rank = 0; rank < m->sm_count; rank++) {
         SmRt *sm = &c->sms[m->dispatch_order[rank]];
-        uint32_t fit = sm_fit(E, sm, k);
+        uint32_t fit =
+            sm_whole(sm, &w) ? sm_fit_whole(E, sm, k) : sm_fit(E, sm, k);
         if (fit > 0) {
             r[n] = (Cand){sm, n, fit};
             n++;
@@ -1816,6 +2001,34 @@ static const Cand *cand_sort(const Cand *r, Cand *v, Cand *tmp, uint32_t n,
     return v;
 }
 
+/* One tier's placement of @n blocks of @k on each of @t SMs (@v, in rank
+ * order): sm_place on each, but bare SMs after the first (the template)
+ * copy it (sm_place_clone).  For t >= 2 and clone_kernel_ok(k) only (out
+ * of line: most tiers under MPS are one SM, placed by the caller's loop). */
+G_GNUC_NO_INLINE static void place_tier(Engine *E, KernelRt *k, const Cand *v,
+                                        uint32_t t, uint32_t n)
+{
+    const SmRt *tmpl = NULL;
+    bool tfirst = false;
+    for (uint32_t i = 0; i < t; i++) {
+        SmRt *sm = v[i].sm;
+        const bool bare = sm_bare(E, sm);
+        if (bare && tmpl && clone_first(sm, k) == tfirst) {
+            sm_place_clone(E, sm, k, n, tmpl, tfirst);
+            continue;
+        }
+        const bool first = bare && clone_first(sm, k);
+        sm_place(E, sm, k, n);
+        /* a placement on another SM may have left issue_share's memo
+         * holding another configuration: the next bare SM is the template */
+        tmpl = NULL;
+        if (bare && clone_template_ok(E, sm, k, n)) {
+            tmpl = sm;
+            tfirst = first;
+        }
+    }
+}
+
 /* The same placement, a tier at a time.  Candidates sorted in cand_before
  * order: the greedy rule gives every SM of the top tier (all at the same
  * fit and free warps) one block in rank order before any gets two, until
@@ -1848,8 +2061,11 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
             t++;
         uint64_t left = want - placed;
         if (left < t) {
-            for (uint32_t i = 0; i < left; i++)
-                sm_place(E, v[i].sm, k, 1);
+            if (left >= 2 && clone_kernel_ok(k))
+                place_tier(E, k, v, (uint32_t)left, 1);
+            else
+                for (uint32_t i = 0; i < left; i++)
+                    sm_place(E, v[i].sm, k, 1);
             placed += left;
             break;
         }
@@ -1858,10 +2074,17 @@ static uint64_t place_most_free(Engine *E, Ctx *c, KernelRt *k, uint64_t want)
             kk = MIN(kk, v[i].fit);
         if (t < n)
             kk = MIN(kk, cand_lead(&v[0], &v[t], k->needs.warps, room));
-        for (uint32_t i = 0; i < t; i++) {
-            sm_place(E, v[i].sm, k, (uint32_t)kk);
-            r[v[i].rank].fit =
-                sm_fit_after(E, v[i].sm, k, v[i].fit, (uint32_t)kk);
+        if (t >= 2 && clone_kernel_ok(k)) {
+            place_tier(E, k, v, t, (uint32_t)kk);
+            for (uint32_t i = 0; i < t; i++)
+                r[v[i].rank].fit =
+                    sm_fit_after(E, v[i].sm, k, v[i].fit, (uint32_t)kk);
+        } else {
+            for (uint32_t i = 0; i < t; i++) {
+                sm_place(E, v[i].sm, k, (uint32_t)kk);
+                r[v[i].rank].fit =
+                    sm_fit_after(E, v[i].sm, k, v[i].fit, (uint32_t)kk);
+            }
         }
         placed += kk * t;
         uint32_t j = 0; /* drop full SMs, keep rank order */

@@ -2052,6 +2052,60 @@ static void test_engine_deferred_sm_events_match_immediate(void **state)
     (void)state;
 }
 
+/* A tier's bare SMs copy the first one's placement (engine_sm.c,
+ * place_tier): that must change nothing, op by op, SM by SM, metric by
+ * metric and in the count of events, against every placement computed
+ * (sm_force_no_clone).  Random workloads of one to five processes under
+ * MPS and time-sliced, kernels of 1 to 60 blocks on 4 to 12 SMs (so lone
+ * kernels find the GPU bare and spread over it), on half of them with a
+ * fixed part (kernel_fixed_us: their first blocks per SM carry it), on
+ * half with uneven ends within a wave (some staggered), on GPUs whose SMs
+ * slow down beyond 4 warps; and copies must happen. */
+static void test_engine_clone_placement_matches_computed(void **state)
+{
+    const uint32_t sms[] = {4, 8, 12};
+    const uint64_t before = sm_clone_count();
+    for (guint32 seed = 1; seed <= 40; seed++) {
+        GRand *rng = g_rand_new_with_seed(seed);
+        g_autoptr(GpuModel) m = test_model(sms[seed % 3]);
+        m->sm_full_speed_warps = 4; /* co-resident blocks slow each other */
+        if ((seed / 2) % 2)
+            m->kernel_fixed_ns = 3000;
+        if ((seed / 4) % 2) { /* uneven ends, a wave's SMs freed one by one */
+            m->sm_block_end_spread = 0.25;
+            m->sm_saturation_warps = 4;
+            m->sm_release_staggered = (seed / 8) % 2;
+        }
+        g_autoptr(SimScenario) sc = sim_scenario_new("rand", "test");
+        uint32_t procs = (uint32_t)g_rand_int_range(rng, 1, 6);
+        for (uint32_t pi = 0; pi < procs; pi++) {
+            char name[8];
+            snprintf(name, sizeof name, "p%u", pi & 7u);
+            SimProcessSpec *p = test_process(sc, name, 2);
+            for (int i = 0; i < 30; i++) {
+                SimOp k =
+                    test_kernel((uint32_t)g_rand_int_range(rng, 0, 2), "k",
+                                (uint32_t)g_rand_int_range(rng, 1, 60),
+                                32u * (uint32_t)g_rand_int_range(rng, 1, 17),
+                                US(20 * g_rand_int_range(rng, 1, 10)));
+                sim_process_add_op(p, &k);
+            }
+        }
+        SimShareMode mode = seed % 2 ? SIM_SHARE_MPS : SIM_SHARE_TIMESLICE;
+        g_rand_free(rng);
+        g_autoptr(SimResult) a = test_run(m, sc, mode);
+        sm_force_no_clone(true);
+        g_autoptr(SimResult) b = test_run(m, sc, mode);
+        sm_force_no_clone(false);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(a->events, b->events);
+        assert_results_identical(a, b);
+    }
+    assert_true(sm_clone_count() > before + 1000);
+    (void)state;
+}
+
 /* Steady state beside co-runners (engine_steady.c) changes no result: a
  * big kernel beside long and looping co-runners of other processes (MPS)
  * or other streams (time-sliced against a third process), with
@@ -2509,6 +2563,7 @@ int main(void)
         T(test_engine_batched_placement_matches_exact),
         T(test_engine_incremental_dispatch_matches_full_scan),
         T(test_engine_deferred_sm_events_match_immediate),
+        T(test_engine_clone_placement_matches_computed),
         T(test_engine_steady_matches_step_by_step),
         T(test_engine_sampled_sms_divisible_exact),
         T(test_engine_sampled_sms_rounded),
