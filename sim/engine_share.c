@@ -556,8 +556,13 @@ static SimTime busy_reload(const Engine *E, const KernelRt *k, uint32_t ds)
  *   other clients' resident blocks: present far below saturation (111
  *   GB/s of reads gives most of what 357 GB/s does) and the same for a
  *   few long kernels as for many short ones at equal bytes.  Above that
- *   the loaded latency of engine_dram.c takes over. */
-static SimTime memload_wait(const Engine *E, Proc *P)
+ *   the loaded latency of engine_dram.c takes over.  Paid by the kernel's
+ *   own memory accesses: a fixed-time kernel (wall_clock, self_timed: a
+ *   timer spin, which engine_dram.c leaves unslowed too) pays none
+ *   (FINDINGS §62: VT's spin nodes beside §32's streaming clients grow
+ *   +0.22 / +0.25 us measured, which hqsim gives without the term and
+ *   doubles with it). */
+static SimTime memload_wait(const Engine *E, Proc *P, const SimKernelSpec *ks)
 {
     const ShareCosts *c = &P->cost;
     SimTime held = 0;
@@ -571,7 +576,9 @@ static SimTime memload_wait(const Engine *E, Proc *P)
         R += Q->dram_pressure;
     }
     P->last_launch = E->now;
-    double mem = R > 0 ? (double)c->memload_ns * R / (R + c->memload_half) : 0;
+    bool fixed = ks->wall_clock || ks->self_timed;
+    double mem =
+        R > 0 && !fixed ? (double)c->memload_ns * R / (R + c->memload_half) : 0;
     return (held > E->now ? held - E->now : 0) + (SimTime)llround(mem);
 }
 
@@ -597,7 +604,7 @@ SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
     if (c->evict_ns && k->inst->gnode && evicted)
         t += c->evict_ns;
     if (c->fend_ns || c->memload_ns)
-        t += memload_wait(E, P);
+        t += memload_wait(E, P, &k->inst->op->u.kernel);
     if (k->blocks < 2)
         return t;
     t += c->kernel_ns;

@@ -221,13 +221,14 @@ typedef struct GpuModel {
      * function) pairs, w the same table (engine_share.c, FINDINGS §43,
      * §52). */
     SimTime mps_func_busy_ns;
-    /* The other clients' load on the memory path (FINDINGS §54, §60;
-     * engine_share.c): an MPS client's kernel (any width, graph node or
-     * stream launch) starts later by the rest of the mps_fend_hold that
+    /* The other clients' load on the memory path (FINDINGS §54, §60,
+     * §62; engine_share.c): an MPS client's kernel (any width, graph node
+     * or stream launch) starts later by the rest of the mps_fend_hold that
      * the other clients' last kernel start keeps the launch front end,
-     * plus mps_mem_load x R / (R + mps_mem_load_half), R the DRAM pressure
-     * of the other clients' resident blocks (units of the achievable
-     * bandwidth).  0 (both times): off. */
+     * plus, unless it is fixed-time (wall_clock, self_timed: no memory
+     * accesses of its own), mps_mem_load x R / (R + mps_mem_load_half), R
+     * the DRAM pressure of the other clients' resident blocks (units of
+     * the achievable bandwidth).  0 (both times): off. */
     SimTime mps_fend_hold_ns;
     SimTime mps_mem_load_ns;
     double mps_mem_load_half;

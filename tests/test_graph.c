@@ -818,8 +818,9 @@ static void test_engine_mps_busy_reload(void **state)
  * 600 GB/s, so its pressure is r = 0.6 / (1 - 0.36)^(1/2) = 0.75 with
  * the test models' curve; else compute-only), and a victim from 5 us on,
  * 8 chained 1-block 2 us kernels without DRAM demand, as graph nodes or
- * stream launches. */
-static SimScenario *memload_scenario(uint32_t nb_blocks, bool dram, bool stream)
+ * stream launches, @fixed: wall-clock ones (a timer spin). */
+static SimScenario *memload_scenario(uint32_t nb_blocks, bool dram, bool stream,
+                                     bool fixed)
 {
     SimScenario *sc = sim_scenario_new("memload", "hqsim");
     SimProcessSpec *n = test_process(sc, "n", 1);
@@ -834,6 +835,7 @@ static SimScenario *memload_scenario(uint32_t nb_blocks, bool dram, bool stream)
     for (uint32_t j = 0; j < 8; j++) {
         SimGraphNode nd = node_kernel(0, "v", SIM_US(2));
         nd.op.api_ns = 0;
+        nd.op.u.kernel.wall_clock = fixed;
         if (stream) {
             sim_process_add_op(v, &nd.op);
             continue;
@@ -875,26 +877,32 @@ static int64_t memload_extra(const SimResult *a, const SimResult *b, bool st,
 /* The memory part of the other clients' load (FINDINGS §54, §60): each
  * victim kernel, graph node or stream launch, starts mps_mem_load x R /
  * (R + half) later, R = 0.75 the neighbour's DRAM pressure whatever its
- * width: 1 us at half 0, 0.5 us at half 0.75; a compute-only neighbour
- * and the victim's own context (time-slicing) pay nothing. */
+ * width: 1 us at half 0, 0.5 us at half 0.75; a compute-only neighbour,
+ * the victim's own context (time-slicing) and a wall-clock victim (no
+ * memory accesses of its own, FINDINGS §62) pay nothing. */
 static void test_engine_mps_mem_load(void **state)
 {
     (void)state;
     g_autoptr(GpuModel) m0 = memload_model(0, 0, 0);
     struct {
         uint32_t blocks;
-        bool dram, stream;
+        bool dram, stream, fixed;
         double half;
         int64_t want;
     } cases[] = {
-        {2, true, false, 0, 1000},  {4, true, false, 0, 1000},
-        {2, true, true, 0, 1000},   {4, true, false, 0.75, 500},
-        {2, true, true, 0.75, 500}, {4, false, false, 0, 0}, /* compute-only */
+        {2, true, false, false, 0, 1000},
+        {4, true, false, false, 0, 1000},
+        {2, true, true, false, 0, 1000},
+        {4, true, false, false, 0.75, 500},
+        {2, true, true, false, 0.75, 500},
+        {4, false, false, false, 0, 0}, /* compute-only */
+        {2, true, false, true, 0, 0},   /* a wall-clock victim */
+        {2, true, true, true, 0, 0},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         g_autoptr(GpuModel) m1 = memload_model(0, 1000, cases[i].half);
-        g_autoptr(SimScenario) sc =
-            memload_scenario(cases[i].blocks, cases[i].dram, cases[i].stream);
+        g_autoptr(SimScenario) sc = memload_scenario(
+            cases[i].blocks, cases[i].dram, cases[i].stream, cases[i].fixed);
         for (int ts = 0; ts < 2; ts++) {
             SimShareMode mode = ts ? SIM_SHARE_TIMESLICE : SIM_SHARE_MPS;
             g_autoptr(SimResult) a = test_run(m0, sc, mode);
@@ -918,7 +926,7 @@ static void test_engine_mps_fend_hold(void **state)
     (void)state;
     g_autoptr(GpuModel) m0 = memload_model(0, 0, 0);
     g_autoptr(GpuModel) m1 = memload_model(SIM_US(20), 0, 0);
-    g_autoptr(SimScenario) sc = memload_scenario(1, false, true);
+    g_autoptr(SimScenario) sc = memload_scenario(1, false, true, false);
     for (int ts = 0; ts < 2; ts++) {
         SimShareMode mode = ts ? SIM_SHARE_TIMESLICE : SIM_SHARE_MPS;
         g_autoptr(SimResult) a = test_run(m0, sc, mode);
