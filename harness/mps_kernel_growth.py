@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per graph node: how one MPS client's kernels grow beside N - 1 others, measured and in hqsim.
 
-  mps_kernel_growth.py RAW OUT.csv [--hqsim build/hqsim] [--configs cnn_b1,...] [--ns 2,4,8]
+  mps_kernel_growth.py RAW OUT.csv [--hqsim build/hqsim] [--configs cnn_b1,...] [--ns 2,4,8] [--ncu DIR]
 
 RAW: harness/mps_graph_campaign.sh's Kineto folder (traces/measured/h100/openloop/mpsgraph:
 RAW/kineto/mps_n<N>/<config>_n<N>.json.gz, 16 requests of rank 0 beside N - 1 clients serving the
@@ -48,6 +48,9 @@ ap.add_argument("out")
 ap.add_argument("--hqsim", default=None)
 ap.add_argument("--configs", default="cnn_b1,cnn_b8,encoder_b1,encoder_b8,decoder_b1,decoder_b16")
 ap.add_argument("--ns", default="2,4,8")
+ap.add_argument("--ncu", default=os.path.join(H100, "openloop/ncu"),
+                help="folder of <config>_graph.csv.gz given to hqsim with the trace where present (default "
+                     "openloop/ncu, as harness/openloop_predict.py; e.g. a copy with mpspct/ncu's resnet50 files)")
 a = ap.parse_args()
 
 
@@ -109,13 +112,14 @@ def simulated(cfg, n):
     """hqsim's process 0 of @cfg among @n MPS clients: per iteration >= 2 the kernel durations."""
     c = cfg + "_graph"
     fits = json.load(open(os.path.join(H100, "openloop/fits.json")))
-    ncu = os.path.join(H100, "openloop/ncu", c + ".csv.gz")
+    ncu = os.path.join(a.ncu, c + ".csv.gz")
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "ops.csv")
         cmd = [a.hqsim, "run", os.path.join(H100, "launch/kineto", c + ".json.gz"),
                *([ncu] if os.path.exists(ncu) else []), "--loop-request",
                "--host-scale", f"{fits[c]:.6g}", "--request-spread", os.path.join(H100, "openloop/spread", c + ".json"),
                "--processes", str(n), "--mode", "mps", "--iterations", str(max(40, 240 // n)), "--seed", "1",
+               "--limit", "events=100M",
                "-q", "--csv", out]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode:
