@@ -359,6 +359,41 @@ typedef struct {
     bool set;
 } ShareLoadMemo;
 
+/* engine_issue.c's memo of the last SM share_even shared in its context:
+ * its load's bits, and per group in list order its kernel (admit_seq,
+ * unique in a run) and count, and what share_even set (each group's speed,
+ * turns and pipe_over, the SM's speed, whether a group is slowed).  Those
+ * are functions of these keys and of the kernels' fields fixed at their
+ * admission, so a hit gives the bits computed anew.  One
+ * entry: a kernel's blocks are placed, and end, SM after SM, and
+ * successive SMs often hold the same groups (`run --as-recorded` of
+ * bench/big_trace.py's 4-stream trace of 10^4 kernels: 1,360,330 hits in
+ * 1,413,476 calls), where a table of 1024 missed the cache (README, "The
+ * memo removed").  n 0: empty, or more than SHARE_LAST_GROUPS groups. */
+#define SHARE_LAST_GROUPS 8
+#define SHARE_LAST_WINDOW 256u /* lookups; if under a quarter hit, */
+#define SHARE_LAST_OFF 4096u   /* calls without the memo */
+typedef struct {
+    uint64_t load;
+    uint32_t n;
+    bool slowed;
+    double prop;
+    uint64_t seq[SHARE_LAST_GROUPS];
+    uint32_t count[SHARE_LAST_GROUPS];
+    double speed[SHARE_LAST_GROUPS], turns[SHARE_LAST_GROUPS],
+        pipe_over[SHARE_LAST_GROUPS];
+    /* each group's rate (engine_sm.c's group_rate: a function of what
+     * share_even sets, its kernel and its context's DRAM speed), computed
+     * at the first hit, and the DRAM speed it was computed at (NaN: not
+     * yet) */
+    double rate[SHARE_LAST_GROUPS], rate_dram[SHARE_LAST_GROUPS];
+    /* where few calls hit (MPS clients' mixes), asking costs more than the
+     * hits save: lookups and hits in the current window of
+     * SHARE_LAST_WINDOW lookups, and calls left with the memo unused
+     * (engine_issue.c, share_last_count) */
+    uint32_t asked, hits, off;
+} ShareLastMemo;
+
 /* The distinct (client, function) pairs an MPS server's clients ran last,
  * most recent first: the same name in two clients is two functions. */
 typedef struct {
@@ -441,6 +476,7 @@ struct Ctx {
      * read by every placement) on lines of their own, frozen 2.5 KB in. */
     SrvFuncLru funcs; /* its clients' functions (engine_share.c; 264 B) */
     ShareLoadMemo load_memo[SHARE_LOAD_MEMO]; /* engine_issue.c (2 KB) */
+    ShareLastMemo last_share;                 /* engine_issue.c (440 B) */
 };
 
 typedef struct {

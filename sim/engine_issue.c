@@ -427,15 +427,109 @@ void issue_force_general(bool on)
     force_general = on;
 }
 
+/* Whether @sm holds the groups @lm remembers (ShareLastMemo: the same
+ * kernels with the same counts, in the same order, each spread evenly, at
+ * the same load); then what share_even set for them is set again, and
+ * each group's rate with it (engine_sm.c's cache, Group.rate_ok: its
+ * retime and advance need it next), computed for the first SM that hits. */
+static bool share_last_hit(const GpuModel *m, SmRt *sm, ShareLastMemo *lm)
+{
+    uint64_t bits;
+    memcpy(&bits, &sm->load, sizeof bits);
+    /* (n_groups only to turn most misses away early: the walk decides) */
+    if (lm->n == 0 || lm->n != sm->n_groups || lm->load != bits)
+        return false;
+    const uint32_t P = m->reg_subpartitions;
+    uint32_t i = 0;
+    for (const Group *g = sm->groups; g; g = g->next, i++)
+        if (i == lm->n || g->k->admit_seq != lm->seq[i] ||
+            g->count != lm->count[i] || !group_even(g, P))
+            return false;
+    if (i != lm->n)
+        return false;
+    sm->speed = lm->prop;
+    const double dram = sm->ctx->dram_speed;
+    i = 0;
+    for (Group *g = sm->groups; g; g = g->next, i++) {
+        g->speed = lm->speed[i];
+        g->turns = lm->turns[i];
+        g->pipe_over = lm->pipe_over[i];
+        g->vrate_ok = false;
+        if (lm->rate_dram[i] != dram) {
+            lm->rate[i] = sm_group_rate(sm, g);
+            lm->rate_dram[i] = dram;
+        }
+        g->rate = lm->rate[i];
+        g->rate_dram = dram;
+        g->rate_ok = true;
+    }
+    return true;
+}
+
+/* @sm as share_even just set it, into @lm (a walk of its own: stores in
+ * share_even's loop would make the compiler reload what it keeps in
+ * registers there). */
+static void share_last_keep(const SmRt *sm, ShareLastMemo *lm, uint64_t bits,
+                            bool slowed)
+{
+    uint32_t n = 0;
+    for (const Group *g = sm->groups; g; g = g->next, n++) {
+        if (n == SHARE_LAST_GROUPS) {
+            lm->n = 0; /* too many to remember */
+            return;
+        }
+        lm->seq[n] = g->k->admit_seq;
+        lm->count[n] = g->count;
+        lm->speed[n] = g->speed;
+        lm->turns[n] = g->turns;
+        lm->pipe_over[n] = g->pipe_over;
+        lm->rate_dram[n] = NAN;
+    }
+    lm->n = n;
+    lm->load = bits;
+    lm->slowed = slowed;
+    lm->prop = sm->speed;
+}
+
+/* One more lookup of @lm, a hit or not: at the end of a window of
+ * SHARE_LAST_WINDOW lookups of which under a quarter hit, @lm is not asked
+ * for the next SHARE_LAST_OFF calls (on `hqsim gen` workloads under MPS,
+ * 18% hits, asking and keeping cost more instructions than the hits
+ * saved). */
+static void share_last_count(ShareLastMemo *lm, bool hit)
+{
+    lm->hits += hit;
+    if (++lm->asked < SHARE_LAST_WINDOW)
+        return;
+    if (lm->hits < SHARE_LAST_WINDOW / 4)
+        lm->off = SHARE_LAST_OFF;
+    lm->asked = lm->hits = 0;
+}
+
 /* share_groups on an SM whose groups all spread their warps evenly over
  * the schedulers and that does not hold both greedy and other groups (the
  * usual case): the one pass of share_pass for the whole SM (sub_share 1
  * for every group, so each product with it is the value itself) fused
  * with share_groups' own passes, the same operations on the same values in
  * the same order, so the same bits.  False, with nothing set, when the SM
- * is not such a case. */
+ * is not such a case.  What it sets it remembers for the next SM of its
+ * context (ShareLastMemo, share_last_hit). */
 static bool share_even(const GpuModel *m, SmRt *sm, bool *slowed)
 {
+    /* the previous SM's configuration again (an SM of no context, in unit
+     * tests: never) */
+    ShareLastMemo *last = sm->ctx ? &sm->ctx->last_share : NULL;
+    if (last && last->off) { /* not worth asking for now */
+        last->off--;
+        last = NULL;
+    } else if (last) {
+        const bool hit = share_last_hit(m, sm, last);
+        share_last_count(last, hit);
+        if (hit) {
+            *slowed = last->slowed;
+            return true;
+        }
+    }
     const uint32_t P = m->reg_subpartitions;
     /* issue_sums with s = P, spread_evenly and greedy_mixed in one pass */
     double busy = 0, D = 0, Dg = 0, pipe = 0, knee = m->sm_full_speed_warps;
@@ -519,6 +613,8 @@ static bool share_even(const GpuModel *m, SmRt *sm, bool *slowed)
             slow = true;
     }
     *slowed = slow;
+    if (last)
+        share_last_keep(sm, last, bits, slow);
     return true;
 }
 

@@ -1512,6 +1512,133 @@ static void test_engine_issue_share_even_matches_general(void **state)
     assert_int_equal(mismatches, 0);
 }
 
+/* share_even remembers the last SM it shared in its context
+ * (ShareLastMemo, engine_issue.c) and sets the same again on an SM holding
+ * the same kernels with the same counts in the same order at the same
+ * load: that must be bit for bit what is computed anew (an SM of no
+ * context, which never remembers), both when the next SM is the same
+ * configuration (a hit) and when it differs in one thing only: a count,
+ * the load (by 1e-12, or below and beyond saturation), the order of two
+ * groups, a kernel of the same fields but another admission, one group
+ * more or less, an uneven group; and the rate a hit sets (engine_sm.c's
+ * cache of group_rate) must be the one computed anew, also for a DRAM
+ * group after its context's DRAM speed changed. */
+static void test_engine_issue_share_last_matches_fresh(void **state)
+{
+    Fix *f = *state;
+    GpuModel *m = f->m;
+    m->sm_full_speed_warps = 4;
+    m->sm_saturation_warps = 7.9;
+    m->sm_issue_share_saturated = 0.579;
+    m->sm_issue_share_max = 0.976;
+    m->sm_age_priority_warps = 18;
+    const uint32_t P = m->reg_subpartitions;
+    const struct {
+        double w, speed_alone, issue_slots, pipe_slots, knee, dram_p;
+        bool greedy, fixed;
+    } kinds[] = {
+        {8, 0.9, 0, 0, 4, 0, false, false},
+        {4, 0.8, 0.05, 0.4, 4, 0, false, false},
+        {2, 1.0, 0, 0, 4, 0, false, true},
+        {3, 0.7, 0, 0, 5, 0.01, false, false},
+        {8, 0.9, 0, 0, 4, 0, false, false}, /* kind 0 again, admitted later */
+        {6, 0.5, 0.3, 0, 6.5, 0, true, false},
+        {8, 0.6, 0.2, 0, 4, 0, true, false},
+    };
+    enum { NK = G_N_ELEMENTS(kinds), MAXG = SHARE_LAST_GROUPS + 2 };
+    KernelRt ks[NK];
+    for (uint32_t i = 0; i < NK; i++)
+        ks[i] = (KernelRt){.w = kinds[i].w,
+                           .speed_alone = kinds[i].speed_alone,
+                           .issue_slots = kinds[i].issue_slots,
+                           .pipe_slots = kinds[i].pipe_slots,
+                           .knee = kinds[i].knee,
+                           .dram_p = kinds[i].dram_p,
+                           .dram_speed_alone = 0.8,
+                           .issue_frac = 0.7,
+                           .greedy = kinds[i].greedy,
+                           .fixed_time = kinds[i].fixed,
+                           .admit_seq = 100 + i};
+    Ctx *ctx = g_new0(Ctx, 1);
+    ctx->dram_speed = 0.8;
+    GRand *rnd = g_rand_new_with_seed(20);
+    uint32_t kind[MAXG], count[MAXG], n = 3, mismatches = 0, hits = 0;
+    bool uneven = false, busy = false;
+    double drift = 0;
+    for (uint32_t i = 0; i < MAXG; i++) {
+        kind[i] = i % 4;
+        count[i] = 1 + i % 3;
+    }
+    for (uint32_t t = 0; t < 4000; t++) {
+        switch (t % 2 ? 0 : g_rand_int_range(rnd, 0, 9)) {
+        case 0: /* the same again */ break;
+        case 1: count[g_rand_int_range(rnd, 0, (gint32)n)] += 1; break;
+        case 2: drift = drift > 0 ? 0 : 1e-12; break;
+        case 6: busy = !busy; break;
+        case 7: /* the DRAM group's rate changes with it */
+            ctx->dram_speed = ctx->dram_speed == 0.8 ? 0.6 : 0.8;
+            break;
+        case 3: { /* two groups trade places */
+            const uint32_t x = kind[0];
+            kind[0] = kind[n - 1];
+            kind[n - 1] = x;
+            break;
+        }
+        case 4: /* kind 0 <-> its twin of another admission */
+            for (uint32_t i = 0; i < n; i++)
+                kind[i] = kind[i] == 0 ? 4 : kind[i] == 4 ? 0 : kind[i];
+            break;
+        case 5: n = n == MAXG ? 1 : n + 1; break;
+        default: uneven = !uneven; break;
+        }
+        /* greedy kinds (5, 6) only when all are greedy: share_even's case */
+        const bool greedy = t % 11 == 0;
+        Group ga[MAXG], gb[MAXG];
+        /* the SM's load apart from the counts: a count alone changes */
+        const double load = (busy ? 30 : 6) + drift;
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t kk = greedy ? 5 + i % 2 : kind[i];
+            Group g = {.k = &ks[kk], .count = count[i], .turns = 1};
+            for (uint32_t s = 0; s < P; s++)
+                g.sub_warps[s] = 2;
+            if (uneven && i == n / 2)
+                g.sub_warps[0] = 3;
+            ga[i] = gb[i] = g;
+            ga[i].next = i + 1 < n ? &ga[i + 1] : NULL;
+            gb[i].next = i + 1 < n ? &gb[i + 1] : NULL;
+        }
+        SmRt a = {.ctx = ctx, .groups = &ga[0], .n_groups = n, .load = load};
+        SmRt b = {.ctx = NULL, .groups = &gb[0], .n_groups = n, .load = load};
+        /* always asked (its own test of whether asking pays aside), and
+         * its hits counted from the start */
+        ctx->last_share.off = 0;
+        ctx->last_share.asked = 0;
+        const bool was_set = ctx->last_share.n > 0;
+        const bool sa = issue_share(m, &a), sb = issue_share(m, &b);
+        /* the same as the last SM, which was remembered */
+        hits += was_set && t % 2 && !uneven && n <= SHARE_LAST_GROUPS &&
+                !greedy && (t - 1) % 11 != 0;
+        mismatches += sa != sb || memcmp(&a.speed, &b.speed, sizeof a.speed);
+        SmRt c = {.ctx = ctx}; /* b's groups' rates in ctx, anew */
+        for (uint32_t i = 0; i < n; i++) {
+            const double r = sm_group_rate(&c, &gb[i]);
+            mismatches +=
+                memcmp(&ga[i].speed, &gb[i].speed, sizeof(double)) ||
+                memcmp(&ga[i].turns, &gb[i].turns, sizeof(double)) ||
+                memcmp(&ga[i].pipe_over, &gb[i].pipe_over, sizeof(double)) ||
+                (ga[i].rate_ok && (memcmp(&ga[i].rate, &r, sizeof r) ||
+                                   ga[i].rate_dram != ctx->dram_speed));
+        }
+    }
+    g_rand_free(rnd);
+    assert_int_equal(mismatches, 0);
+    /* the memo was there to hit (626 times), and it did (and more often:
+     * a configuration may come back after changes) */
+    assert_true(hits > 400);
+    assert_true(ctx->last_share.hits >= hits);
+    g_free(ctx);
+}
+
 /* A kernel bound on a pipe other than the issue slots (Compute (SM)
  * Throughput above its issue share, engine_issue.c) shares that pipe: two
  * such 1 ms kernels, one block per SM each, issuing 5% of the slots, ask
@@ -2531,6 +2658,7 @@ int main(void)
         T(test_engine_pipe_bound_kernels_share_the_pipe),
         T(test_engine_issue_share_memo_matches_fresh),
         T(test_engine_issue_share_even_matches_general),
+        T(test_engine_issue_share_last_matches_fresh),
         T(test_engine_block_boundary_preemption),
         T(test_engine_idle_yield_delays_switch),
         T(test_engine_idle_switch_costs_less),
