@@ -20,9 +20,15 @@ summarised as harness/mps_disj_nb_kernels.py summarises the measured ones (nb/ke
 printed beside them.
 
   lat_replay.py --gaps NAME=RAW:TAG[,RAW:TAG...] ...   the measured node gaps of those requests
+
+--victim encoder / cnn (val10, FINDINGS §64): encoder b1 / resnet50 b1 in the decoder's place, their
+100% graph profiles (launch/kineto/<victim>_b1_graph.json.gz, 8 requests as the decoder's) with
+openloop/ncu/'s file where there is one (--ncu another file, or none: the bare trace); the measured
+columns stay empty (they are the decoder's): harness/memload_val.py sets the victims' beside them.
 """
 import argparse
 import csv
+import glob
 import gzip
 import json
 import math
@@ -42,15 +48,21 @@ ap.add_argument("--iterations", type=int, default=2, help="passes of the decoder
 ap.add_argument("--cases", default="p50_alone,p50_fma,p50_triad,p50_gdram,p50_decoder,p25_alone,p25_fma3,p25_triad3,p25_decoder3,"
                 "p100_alone,p100_decoder,p100_decoder3,p100_decoder7",
                 help="p<pct>_<alone|fma|triad|decoder|a GRAPH_NB kind><neighbours, default 1>; §53's / §54's groups are measured ones")
+ap.add_argument("--victim", default="decoder", choices=["decoder", "encoder", "cnn"],
+                help="the b1 graph in the decoder's place (its measured columns are left empty)")
+ap.add_argument("--ncu", default=None, help="the victim's Nsight Compute CSV (none: the bare trace)")
 ap.add_argument("--extra", default="", help="more hqsim options for every run (e.g. a model file)")
 ap.add_argument("--gaps", nargs="+", metavar="NAME=RAW:TAG[,RAW:TAG]",
                 help="instead: the measured node gaps of §53's Kineto requests (RAW an untarred nb/*.tar.gz, TAG "
                      "as harness/mps_disj_nb_kernels.py takes them): gap and kernel time per request per group")
 a = ap.parse_args()
 
-TRACE = os.path.join(H100, "launch/kineto/decoder_b1_graph.json.gz")
-NCU = os.path.join(H100, "openloop/ncu/decoder_b1_graph.csv.gz")
-HOST_SCALE = json.load(open(os.path.join(H100, "openloop/fits.json")))["decoder_b1_graph"]
+TRACE = os.path.join(H100, f"launch/kineto/{a.victim}_b1_graph.json.gz")
+NCU = a.ncu or os.path.join(H100, f"openloop/ncu/{a.victim}_b1_graph.csv.gz")
+NCU = None if NCU == "none" or (a.ncu is None and not os.path.exists(NCU)) else NCU
+HOST_SCALE = json.load(open(os.path.join(H100, "openloop/fits.json")))[f"{a.victim}_b1_graph"]
+# a bound on one request's span in the replay (us), so that a graph neighbour covers the victim's passes
+REQUEST_US = {"decoder": 1000, "encoder": 2000, "cnn": 2500}[a.victim]
 MEASURED = os.path.join(H100, "mpspct/disj/nb/kernels.csv")
 # neighbour kind -> (kernel us at 50%, DRAM bytes at 50%, kernel us at 25%, DRAM bytes at 25%) (§53)
 NEIGHBOURS = {"fma": (1775.0, 0, 1775.0, 0),
@@ -116,7 +128,7 @@ def graph_nb(kind):
     if gap:
         ops.append({"op": "host_gap", "duration_us": gap / HOST_SCALE})  # --host-scale scales host gaps
     # long enough to cover the decoder's passes (~1 ms a request at most), not much longer
-    span_us = 3000 + 8 * a.iterations * 1000
+    span_us = 3000 + 8 * a.iterations * REQUEST_US
     return {"hqsim_scenario": 1, "gpu": "h100-sxm", "processes": [
         {"name": "nb", "iterations": math.ceil(span_us / (n * (us + 1.5) + gap)),
          "streams": [{"name": "s"}], "ops": ops}]}
@@ -150,6 +162,9 @@ def run(case, d):
     rows = [r for r in allrows if r["process"] in ("dec", "dec#0")]
     t0, t1 = float(rows[0]["start_us"]), float(rows[-1]["end_us"])
     nb_rate = sum(1 for r in allrows if r["process"].startswith("nb") and t0 <= float(r["start_us"]) < t1) / (t1 - t0) * 1e6
+    nb_end = max((float(r["end_us"]) for r in allrows if r["process"].startswith("nb")), default=t1)
+    if nb_end < t1:
+        raise SystemExit(f"case {case}: the neighbour ends at {nb_end:.0f} us, before the victim ({t1:.0f} us)")
     inst, pos, last, gap, end = [], 0, None, 0.0, 0.0
     for r in rows:
         key = (r["iteration"], r["op"])
@@ -173,7 +188,7 @@ def summary(inst, gap, ref, ref_gap, requests):
             "over_alone": sum(d for _, d, _ in inst) / sum(ref[p] for p, _, _ in inst),
             "ratio_p50": statistics.median(r), "ratio_p90": q[8],
             "added_us_1block": sum(x[1] for x in one) / requests,
-            "ratio_p50_1block": statistics.median([x[0] for x in one]),
+            "ratio_p50_1block": statistics.median([x[0] for x in one]) if one else math.nan,  # encoder, cnn: none
             "added_us_multiblock": sum(x[1] for x in multi) / requests,
             "ratio_p50_multiblock": statistics.median([x[0] for x in multi])}
 
@@ -187,6 +202,8 @@ def measured_gaps():
             raw, tag = rt.rsplit(":", 1)
             n = tag.rsplit("_n", 1)[1]
             p = os.path.join(raw, "kineto", tag, f"decoder_b1_n{n}.json.gz")
+            if not os.path.exists(p):  # another victim (val10): the one trace there
+                p = glob.glob(os.path.join(raw, "kineto", tag, f"*_n{n}.json.gz"))[0]
             ks = sorted((e for e in json.load(gzip.open(p))["traceEvents"] if e.get("cat") == "kernel"),
                         key=lambda e: e["ts"])
             per = len(ks) // 16
@@ -204,7 +221,7 @@ def main():
     d = a.out or tempfile.mkdtemp(prefix="lat_replay.")
     os.makedirs(d, exist_ok=True)
     dec = os.path.join(d, "dec.json")
-    subprocess.run([a.hqsim, "import", TRACE, NCU, "-q", "-o", dec], check=True)
+    subprocess.run([a.hqsim, "import", TRACE, *([NCU] if NCU else []), "-q", "-o", dec], check=True)
     sc = json.load(open(dec))
     sc["processes"][0].update(start_us=3000, iterations=a.iterations)
     json.dump(sc, open(dec, "w"))
@@ -216,6 +233,10 @@ def main():
     names = {"p50_gdramt32": "p50_gdramlo", "p50_gdramt512": "p50_gdramhi", "p50_gdramw": "p50_gdramw"}
     meas.update({names[r["group"]]: r for r in csv.DictReader(open(os.path.join(fend, "dose_kernels.csv")))
                  if r["group"] in names})
+    if a.victim != "decoder":  # the measured rows are the decoder's
+        meas = {}
+        MEASURED51.clear()
+        MEASURED_ADDED.clear()
     cases = a.cases.split(",")
     res = {c: run(c, d) for c in cases}
     refs, ref_gaps = {}, {}

@@ -14,7 +14,10 @@
 # are killed. Before that each neighbour kind runs 5 reps of 10 kernels alone with block records (%smid: its
 # SM set; kernel time; triad's GB/s). The card is not touched; the MPS daemon (pipe/log under
 # /tmp) is started and quit here.      harness/mps_disj_nb_campaign.sh OUTDIR
-# Env: DISJNB_GROUPS="PCT KIND NNB GRID [SUFFIX];..." the groups; DISJNB_ALONE=0 skips the alone runs.
+# Env: DISJNB_GROUPS="PCT KIND NNB GRID [SUFFIX [VICTIM]];..." the groups; DISJNB_ALONE=0 skips the alone runs.
+# VICTIM (val10, FINDINGS §64): the probe's graph configuration, MODEL:BATCH as its --configs takes it
+# (encoder:1, cnn:1; default DISJNB_VICTIM, itself default decoder:1: old commands run as before);
+# its Kineto trace is RAW/kineto/<tag>/<model>_b<batch>_n1.json.gz. Give each victim its own SUFFIX.
 # Launch front end vs memory path (FINDINGS §54, fend10/fend10b): KIND gfast / gslow / gl2 / gdram
 # is a graphbench loop client instead (harness/graphbench.cu): gfast a graph of 150 chained spin
 # nodes (1-block and 64-block alternating, DISJNB_GWORK ns each, 3000; no memory traffic but one
@@ -74,8 +77,9 @@ nb_alone() { # PCT KIND GRID: 5 reps alone, block records kept
     --out "$out/alone_p$1_$2" --reps 5 --nosolo --tag "alone_p$1_$2" > "$out/alone_p$1_$2.log" 2>&1
   echo "alone p$1 $2 rc $?" >> "$out/info.txt"
 }
-group() { # PCT KIND NNB GRID [SUFFIX]: NNB neighbours of KIND (none: no neighbour) + the decoder
+group() { # PCT KIND NNB GRID [SUFFIX [VICTIM]]: NNB neighbours of KIND (none: no neighbour) + the victim
   local p=$1 k=$2 nn=$3 g=$4 tag=p$1$2${5:-}_n1 B=$RAW/bar_p$1$2 i t0=$SECONDS dec alive=0
+  local victim=${6:-${DISJNB_VICTIM:-decoder:1}}
   mkdir -p "$B" "$RAW/kineto/$tag"; PIDS=()
   if [ -n "$(gargs "$k" 1)" ]; then
     for i in $(seq 1 "$nn"); do
@@ -94,9 +98,9 @@ group() { # PCT KIND NNB GRID [SUFFIX]: NNB neighbours of KIND (none: no neighbo
     sleep 3
   fi
   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$p timeout 90 python3 "$HERE/mps_graph_probe.py" --rank 0 --n 1 \
-    --barrier "$B" --configs decoder:1 --kineto-warm --out "$RAW/${tag}_p0" --kineto "$RAW/kineto/$tag" \
+    --barrier "$B" --configs "$victim" --kineto-warm --out "$RAW/${tag}_p0" --kineto "$RAW/kineto/$tag" \
     > "$RAW/${tag}_p0.log" 2>&1 &
-  dec=$!; echo "graph $tag decoder started at epoch $(date +%s.%N)" >> "$out/info.txt"
+  dec=$!; echo "graph $tag ${victim%:1} started at epoch $(date +%s.%N)" >> "$out/info.txt"
   wait "$dec"; echo "graph $tag rc $? (ended at epoch $(date +%s.%N))" >> "$out/info.txt"
   for i in "${PIDS[@]}"; do kill -0 "$i" 2>/dev/null && alive=$((alive + 1)); done
   echo "graph $tag neighbours ${#PIDS[@]} ($k) alive at its end: $alive" >> "$out/info.txt"

@@ -6,7 +6,8 @@
   mps_disj_nb_kernels.py bins OUT.csv BASE=... NAME=...   # the same groups by alone duration
 
 RAW: an untarred graph.tar.gz of harness/mps_disj_nb_campaign.sh or mps_disj_campaign.sh
-(RAW/kineto/<tag>_n<N>/decoder_b1_n<N>.json.gz: rank 0's 16 Kineto requests; TAG is <tag>_n<N>).
+(RAW/kineto/<tag>_n<N>/decoder_b1_n<N>.json.gz: rank 0's 16 Kineto requests; TAG is <tag>_n<N>; another
+victim's trace, <model>_b<batch>_n<N>.json.gz, when the campaign ran one (val10, FINDINGS §64)).
 The first group is the reference (the decoder alone at the same thread percentage). Per group,
 over its runs' kernel instances: kernels per request, kernel time per request and its ratio to the
 reference, then each instance's duration over its kernel's reference median (kernel = name cut to
@@ -31,9 +32,21 @@ import statistics
 import sys
 
 
+def victim_trace(raw, tag):
+    """RAW/kineto/TAG/'s one Kineto trace of rank 0 (decoder_b1_n<N>.json.gz, or another victim's)."""
+    n = tag.rsplit("_n", 1)[1]
+    d = os.path.join(raw, "kineto", tag)
+    if os.path.exists(os.path.join(d, f"decoder_b1_n{n}.json.gz")):  # the campaigns before val10
+        return os.path.join(d, f"decoder_b1_n{n}.json.gz")
+    fs = sorted(f for f in os.listdir(d) if f.endswith(f"_n{n}.json.gz")) if os.path.isdir(d) else []
+    if len(fs) != 1:
+        raise SystemExit(f"{d}: {len(fs)} traces *_n{n}.json.gz, want one")
+    return os.path.join(d, fs[0])
+
+
 def instances(raw, tag):
     n = tag.rsplit("_n", 1)[1]
-    p = os.path.join(raw, "kineto", tag, f"decoder_b1_n{n}.json.gz")
+    p = victim_trace(raw, tag)
     ks = sorted((e for e in json.load(gzip.open(p))["traceEvents"] if e.get("cat") == "kernel"),
                 key=lambda e: e["ts"])
     if not ks or len(ks) % 16:
@@ -113,7 +126,7 @@ def main():
         for one in (True, False):  # 1-block kernels (one SM) and the rest
             sel = [(k, d) for k, d in inst if k in med and (k[1] == 1) == one]
             split += [f"{sum(d - med[k] for k, d in sel) / (16 * runs):.1f}",
-                      f"{statistics.median([d / med[k] for k, d in sel]):.3f}"]
+                      f"{statistics.median([d / med[k] for k, d in sel]):.3f}" if sel else ""]  # encoder, resnet50: no 1-block kernel
         rows.append([name, runs, per, f"{kt:.1f}", f"{kt / base_kt:.3f}", f"{statistics.median(r):.3f}",
                      f"{q[-1]:.3f}", f"{sum(x > 1.5 for x in r) / len(r):.3f}", f"{sum(x > 3 for x in r) / len(r):.3f}",
                      f"{add_long:.1f}", f"{add_rest:.1f}", *split, len(inst) - len(r)])
