@@ -62,13 +62,15 @@ groups = [r["group"] for r in rows]
 assert sorted(set(groups)) == ["g1_nomps_n1", "g2_mps_n1", "g3_nomps_n2", "g4_hold_n1"], groups
 assert len(rows) == 16, len(rows)
 thr = {(r["group"], r["config"]): float(r["thr_per_s"]) for r in rows}
+# A mock request sleeps 2.0 x U(0.9, 1.3) ms (eager), 0.4 x U(0.9, 1.3) ms (graph, batch 1):
+# at most 556 / 2778 requests/s a process. Sleeps overshoot on a loaded machine, so the floors
+# are loose; what must hold is the ceiling and that a group's processes are summed.
 for (g, c), t in thr.items():
-    # a mock request sleeps 2.0 x U(0.9, 1.3) ms (eager), 0.4 x U(0.9, 1.3) ms (graph, batch 1)
-    lo, hi = (300, 560) if c.endswith("eager") else (1000, 2800)
+    hi = 556 if c.endswith("eager") else 2778
     k = 2 if g.endswith("n2") else 1
-    assert k * lo <= t <= k * hi, (g, c, t)
+    assert k * hi / 4 <= t <= k * hi, (g, c, t)
 one, two = thr[("g1_nomps_n1", "decoder_b1_eager")], thr[("g3_nomps_n2", "decoder_b1_eager")]
-assert 1.6 <= two / one <= 2.4, (one, two)
+assert 1.4 <= two / one <= 2.6, (one, two)
 EOF
     then ok "eager_clock_campaign.sh --mock and its summary"
     else bad "eager_clock_campaign.sh --mock and its summary" "wrong numbers in $(cat "$tmp/sum.csv")"
