@@ -852,6 +852,18 @@ void dram_prepare_kernel(const Engine *E, KernelRt *k, double mem_intensity,
  * @full_waves full waves and a last one of @last_blocks (0: none). */
 double dram_work(const Engine *E, const KernelRt *k, double duration_ns,
                  uint64_t full_waves, uint64_t last_blocks);
+/* What issue_share remembered for @k's one group (KernelRt.is_*), set on
+ * @sm and its group @g: their share, and @g's cached rates stale.  Inline:
+ * the memo's hit and every copied placement (engine_sm.c) set it. */
+static inline void issue_share_memo_set(SmRt *sm, Group *g, const KernelRt *k)
+{
+    sm->speed = k->is_prop;
+    g->speed = k->is_speed;
+    g->turns = k->is_turns;
+    g->pipe_over = k->is_pipe_over;
+    g->rate_ok = false;
+    g->vrate_ok = false;
+}
 /* Its DRAM rate in @c now: 1 without DRAM demand, above 1 when fewer
  * blocks pull than when it ran alone.  Inline: every retime of an SM asks
  * it per group. */

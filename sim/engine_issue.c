@@ -237,12 +237,7 @@ bool issue_share(const GpuModel *m, SmRt *sm)
         k->is_pipe_over = g->pipe_over;
         return k->is_slowed;
     }
-    sm->speed = k->is_prop;
-    g->speed = k->is_speed;
-    g->turns = k->is_turns;
-    g->pipe_over = k->is_pipe_over;
-    g->rate_ok = false;
-    g->vrate_ok = false;
+    issue_share_memo_set(sm, g, k);
     return k->is_slowed;
 }
 

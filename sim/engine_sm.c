@@ -1050,6 +1050,35 @@ static void spread_join_blocks(Engine *E, SmRt *sm, Group *g, uint32_t n)
     sim_eventq_schedule(&E->q, &co->ev, co->end);
 }
 
+/* @n blocks of @k take their resources on @sm: its slots, warps, shared
+ * memory and carveout (the first kernel's, kept while blocks stay), its
+ * context's and client's counts, @k's SM set; sm_place_as and
+ * sm_place_clone both place through it, in this order. */
+G_ALWAYS_INLINE static inline void sm_take(Engine *E, SmRt *sm, KernelRt *k,
+                                           uint32_t n)
+{
+    const SimBlockNeeds *nd = &k->needs;
+    sm->free_blocks -= n;
+    sm->free_warps -= n * nd->warps;
+    if (!sm->carveout)
+        sm->carveout = k->carveout;
+    sm->used_smem += n * nd->smem_bytes;
+    sm->ctx->resident_blocks += n;
+    sm->ctx->state_bytes += (uint64_t)n * block_state_bytes(nd);
+    if (sm->client_blocks) {
+        uint32_t c = k->proc->client;
+        if (sm->client_blocks[c] == 0)
+            sm->ctx->client_in_use[c]++;
+        sm->client_blocks[c] += n;
+    }
+    sm_set_warps(E, sm, sm->warps + n * nd->warps);
+    if (!(k->smset[sm->id / 64] & (1ull << (sm->id % 64)))) {
+        k->smset[sm->id / 64] |= 1ull << (sm->id % 64);
+        k->sms_used++;
+    }
+    k->dispatched += n;
+}
+
 /* @left warps of @g's new blocks (@rpw registers each) go to @sm's @P
  * register sub-partitions (sm_place_as).  Warps go one by one to the
  * sub-partition with the most registers free, the lowest index on ties
@@ -1185,25 +1214,7 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
         cohort_join(E, k, g, late, first);
         COST(COST_PLACE_COHORT);
     }
-    sm->free_blocks -= n;
-    sm->free_warps -= n * nd->warps;
-    if (!sm->carveout)
-        sm->carveout = k->carveout;
-    sm->used_smem += n * nd->smem_bytes;
-    sm->ctx->resident_blocks += n;
-    sm->ctx->state_bytes += (uint64_t)n * block_state_bytes(nd);
-    if (sm->client_blocks) {
-        uint32_t c = k->proc->client;
-        if (sm->client_blocks[c] == 0)
-            sm->ctx->client_in_use[c]++;
-        sm->client_blocks[c] += n;
-    }
-    sm_set_warps(E, sm, sm->warps + n * nd->warps);
-    if (!(k->smset[sm->id / 64] & (1ull << (sm->id % 64)))) {
-        k->smset[sm->id / 64] |= 1ull << (sm->id % 64);
-        k->sms_used++;
-    }
-    k->dispatched += n;
+    sm_take(E, sm, k, n);
     if (k->start == SIM_TIME_NEVER) {
         k->start = E->now;
         SimOpRecord *r = eng_record(E, k->inst);
@@ -1299,7 +1310,6 @@ static bool clone_template_ok(const Engine *E, const SmRt *t, const KernelRt *k,
 static void sm_place_clone(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
                            const SmRt *t, bool first)
 {
-    const SimBlockNeeds *nd = &k->needs;
     const Group *tg = t->groups;
     clones++;
     COST(COST_PLACE);
@@ -1322,12 +1332,7 @@ static void sm_place_clone(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
     }
     /* issue_share's memo hit (clone_template_ok: it holds @t's share) */
     COST(COST_SHARE_ONE);
-    sm->speed = k->is_prop;
-    g->speed = k->is_speed;
-    g->turns = k->is_turns;
-    g->pipe_over = k->is_pipe_over;
-    g->rate_ok = false;
-    g->vrate_ok = false;
+    issue_share_memo_set(sm, g, k);
     sm->mods++;
     sm->load_before = 0;
     sm->fresh_slowed = false;
@@ -1338,24 +1343,7 @@ static void sm_place_clone(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
     Cohort *co = tg->cohort;
     cohort_add(co, g);
     COST(COST_PLACE_COHORT);
-    sm->free_blocks -= n;
-    sm->free_warps -= n * nd->warps;
-    sm->carveout = k->carveout;
-    sm->used_smem += n * nd->smem_bytes;
-    sm->ctx->resident_blocks += n;
-    sm->ctx->state_bytes += (uint64_t)n * block_state_bytes(nd);
-    if (sm->client_blocks) {
-        uint32_t c = k->proc->client;
-        if (sm->client_blocks[c] == 0)
-            sm->ctx->client_in_use[c]++;
-        sm->client_blocks[c] += n;
-    }
-    sm_set_warps(E, sm, sm->warps + n * nd->warps);
-    if (!(k->smset[sm->id / 64] & (1ull << (sm->id % 64)))) {
-        k->smset[sm->id / 64] |= 1ull << (sm->id % 64);
-        k->sms_used++;
-    }
-    k->dispatched += n;
+    sm_take(E, sm, k, n); /* (a bare SM: no carveout yet) */
     /* cohort_early_list: @t's group, the same count in the same cohort,
      * listed it if it has early ends left (early_left), so nothing to do */
     cohort_early_arm(E, co, g);

@@ -2083,6 +2083,44 @@ static void assert_results_identical(const SimResult *a, const SimResult *b)
     assert_int_equal(a->context_switches, b->context_switches);
 }
 
+/* A random workload on a 20 us grid, so that many SMs complete and are
+ * retimed at the same instants: @lo to 5 processes of 2 streams, 30
+ * kernels each of 1 to 59 blocks of 32 to 512 threads, 20 to 180 us. */
+static SimScenario *grid_scenario(GRand *rng, int32_t lo)
+{
+    SimScenario *sc = sim_scenario_new("rand", "test");
+    uint32_t procs = (uint32_t)g_rand_int_range(rng, lo, 6);
+    for (uint32_t pi = 0; pi < procs; pi++) {
+        char name[8];
+        snprintf(name, sizeof name, "p%u", pi & 7u);
+        SimProcessSpec *p = test_process(sc, name, 2);
+        for (int i = 0; i < 30; i++) {
+            SimOp k = test_kernel((uint32_t)g_rand_int_range(rng, 0, 2), "k",
+                                  (uint32_t)g_rand_int_range(rng, 1, 60),
+                                  32u * (uint32_t)g_rand_int_range(rng, 1, 17),
+                                  US(20 * g_rand_int_range(rng, 1, 10)));
+            sim_process_add_op(p, &k);
+        }
+    }
+    return sc;
+}
+
+/* @sc on @m in @mode gives the same results and the same count of events
+ * with the engine's shortcut that @force turns off (an sm_force_* switch)
+ * as without. */
+static void assert_same_without(const GpuModel *m, SimScenario *sc,
+                                SimShareMode mode, void (*force)(bool))
+{
+    g_autoptr(SimResult) a = test_run(m, sc, mode);
+    force(true);
+    g_autoptr(SimResult) b = test_run(m, sc, mode);
+    force(false);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(a->events, b->events);
+    assert_results_identical(a, b);
+}
+
 /* Incremental dispatch (a kernel that stopped short looks only at the SMs
  * released since) must place every block where the full scan over all SMs
  * does: random workloads of several processes and streams, mixed shapes
@@ -2119,14 +2157,7 @@ static void test_engine_incremental_dispatch_matches_full_scan(void **state)
         }
         SimShareMode mode = seed % 2 ? SIM_SHARE_MPS : SIM_SHARE_TIMESLICE;
         g_rand_free(rng);
-        g_autoptr(SimResult) a = test_run(m, sc, mode);
-        sm_force_full_scan(true);
-        g_autoptr(SimResult) b = test_run(m, sc, mode);
-        sm_force_full_scan(false);
-        assert_non_null(a);
-        assert_non_null(b);
-        assert_int_equal(a->events, b->events);
-        assert_results_identical(a, b);
+        assert_same_without(m, sc, mode, sm_force_full_scan);
     }
     (void)state;
 }
@@ -2150,31 +2181,10 @@ static void test_engine_deferred_sm_events_match_immediate(void **state)
             m->sm_saturation_warps = 8;
             m->sm_age_priority_warps = 6;
         }
-        g_autoptr(SimScenario) sc = sim_scenario_new("rand", "test");
-        uint32_t procs = (uint32_t)g_rand_int_range(rng, 2, 6);
-        for (uint32_t pi = 0; pi < procs; pi++) {
-            char name[8];
-            snprintf(name, sizeof name, "p%u", pi & 7u);
-            SimProcessSpec *p = test_process(sc, name, 2);
-            for (int i = 0; i < 30; i++) {
-                SimOp k =
-                    test_kernel((uint32_t)g_rand_int_range(rng, 0, 2), "k",
-                                (uint32_t)g_rand_int_range(rng, 1, 60),
-                                32u * (uint32_t)g_rand_int_range(rng, 1, 17),
-                                US(20 * g_rand_int_range(rng, 1, 10)));
-                sim_process_add_op(p, &k);
-            }
-        }
+        g_autoptr(SimScenario) sc = grid_scenario(rng, 2);
         SimShareMode mode = seed % 2 ? SIM_SHARE_MPS : SIM_SHARE_TIMESLICE;
         g_rand_free(rng);
-        g_autoptr(SimResult) a = test_run(m, sc, mode);
-        sm_force_no_defer(true);
-        g_autoptr(SimResult) b = test_run(m, sc, mode);
-        sm_force_no_defer(false);
-        assert_non_null(a);
-        assert_non_null(b);
-        assert_int_equal(a->events, b->events);
-        assert_results_identical(a, b);
+        assert_same_without(m, sc, mode, sm_force_no_defer);
     }
     (void)state;
 }
@@ -2203,31 +2213,10 @@ static void test_engine_clone_placement_matches_computed(void **state)
             m->sm_saturation_warps = 4;
             m->sm_release_staggered = (seed / 8) % 2;
         }
-        g_autoptr(SimScenario) sc = sim_scenario_new("rand", "test");
-        uint32_t procs = (uint32_t)g_rand_int_range(rng, 1, 6);
-        for (uint32_t pi = 0; pi < procs; pi++) {
-            char name[8];
-            snprintf(name, sizeof name, "p%u", pi & 7u);
-            SimProcessSpec *p = test_process(sc, name, 2);
-            for (int i = 0; i < 30; i++) {
-                SimOp k =
-                    test_kernel((uint32_t)g_rand_int_range(rng, 0, 2), "k",
-                                (uint32_t)g_rand_int_range(rng, 1, 60),
-                                32u * (uint32_t)g_rand_int_range(rng, 1, 17),
-                                US(20 * g_rand_int_range(rng, 1, 10)));
-                sim_process_add_op(p, &k);
-            }
-        }
+        g_autoptr(SimScenario) sc = grid_scenario(rng, 1);
         SimShareMode mode = seed % 2 ? SIM_SHARE_MPS : SIM_SHARE_TIMESLICE;
         g_rand_free(rng);
-        g_autoptr(SimResult) a = test_run(m, sc, mode);
-        sm_force_no_clone(true);
-        g_autoptr(SimResult) b = test_run(m, sc, mode);
-        sm_force_no_clone(false);
-        assert_non_null(a);
-        assert_non_null(b);
-        assert_int_equal(a->events, b->events);
-        assert_results_identical(a, b);
+        assert_same_without(m, sc, mode, sm_force_no_clone);
     }
     assert_true(sm_clone_count() > before + 1000);
     (void)state;
