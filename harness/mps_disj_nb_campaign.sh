@@ -43,16 +43,7 @@ case "${DISJNB_GROUPS:-}${DISJNB_GALONE:-0}" in *" g"* | *1)
   mkdir -p "$HERE/bin"; nvcc -O3 -arch=sm_90 -o "$GB" "$HERE/graphbench.cu" || exit 1;; # always: a binary left by an older tree
 esac
 GW=${DISJNB_GWORK:-3000}
-gargs() { # gfast|gslow|gl2|gdram ITERS -> graphbench loop arguments
-  case $1 in
-    gfast) echo "--pat $(printf 'kK%.0s' $(seq 75)) --work $GW --iters $2";;
-    gslow) echo "--pat kK --work $GW --gap 3600 --iters $2";;
-    gl2) echo "--pat $(printf 'lL%.0s' $(seq 75)) --work $GW --iters $2";;
-    gdram) echo "--pat $(printf 'dD%.0s' $(seq 75)) --work $GW --iters $2";;
-    gdramt32 | gdramt512) echo "--pat $(printf 'dD%.0s' $(seq 75)) --work $GW --mthreads ${1#gdramt} --iters $2";;
-    gdramw) echo "--pat $(printf 'dD%.0s' $(seq 75)) --work $((GW * 10)) --region-kib 2048 --iters $2";;
-  esac
-}
+gargs() { mps_lib_gargs "$@"; } # the neighbour kinds' graphbench arguments (mps_lib.sh)
 MPSDIR=/tmp/disjnb_mps.$$; MPSON=0; PIDS=()
 export CUDA_MPS_PIPE_DIRECTORY=$MPSDIR/pipe CUDA_MPS_LOG_DIRECTORY=$MPSDIR/log
 RAW=/tmp/disjnbraw.$$; mkdir -p "$RAW/kineto"

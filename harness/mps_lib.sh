@@ -1,4 +1,4 @@
-# mps_lib.sh -- pieces shared by the MPS probe campaigns (mps_probe_campaign.sh,
+# mps_lib.sh -- pieces shared by the MPS probe campaigns (mps_probe_campaign.sh, chase_campaign.sh,
 # mps_decoder_campaign.sh, mps_empty_campaign.sh, mps_var_campaign.sh); sourced, not run.
 # The caller sets MPSDIR (the daemon's pipe/log directory), MPSON (1 while
 # the daemon runs) and PIDS (the background clients to stop).
@@ -102,5 +102,19 @@ mock_probe() { # mps_probe victim|aggr|header ...
     aggr)
       touch "$bar/ready.$BASHPID"; while [ ! -e "$bar/stop" ]; do sleep 0.05; done
       echo "aggr $kind $((165000 - 100 * grid))" >&2;;
+  esac
+}
+
+# The graphbench loop arguments of a neighbour kind (mps_disj_nb_campaign.sh's header says what
+# each is; FINDINGS §54), ITERS requests; GW (the caller's, default 3000) ns a node.
+mps_lib_gargs() { # gfast|gslow|gl2|gdram|gdramt32|gdramt512|gdramw ITERS
+  local GW=${GW:-3000}
+  case $1 in
+    gfast) echo "--pat $(printf 'kK%.0s' $(seq 75)) --work $GW --iters $2";;
+    gslow) echo "--pat kK --work $GW --gap 3600 --iters $2";;
+    gl2) echo "--pat $(printf 'lL%.0s' $(seq 75)) --work $GW --iters $2";;
+    gdram) echo "--pat $(printf 'dD%.0s' $(seq 75)) --work $GW --iters $2";;
+    gdramt32 | gdramt512) echo "--pat $(printf 'dD%.0s' $(seq 75)) --work $GW --mthreads ${1#gdramt} --iters $2";;
+    gdramw) echo "--pat $(printf 'dD%.0s' $(seq 75)) --work $((GW * 10)) --region-kib 2048 --iters $2";;
   esac
 }

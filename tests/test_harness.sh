@@ -6,6 +6,8 @@
 #     temporary directory, so nothing is left in the tree);
 #   - every shell script parses (bash -n);
 #   - harness/mps_fend_rates.py --self-test passes;
+#   - harness/chase_summary.py --self-test (harness/chase_campaign.sh --mock:
+#     stand-ins for the GPU programs) recovers the mock's per-trip waits;
 #   - harness/eager_clock_campaign.sh --mock (harness/openloop.py's mock
 #     requests, no GPU, no torch) runs four groups, and
 #     harness/eager_clock_summary.py sums a group's processes: two processes
@@ -48,6 +50,12 @@ if python3 "$src/harness/mps_fend_rates.py" --self-test >"$tmp/fend.log" 2>&1; t
     ok "mps_fend_rates.py --self-test"
 else
     cat "$tmp/fend.log"; bad "mps_fend_rates.py --self-test" "failed"
+fi
+
+if python3 "$src/harness/chase_summary.py" --self-test >"$tmp/chase.log" 2>&1; then
+    ok "chase_summary.py --self-test"
+else
+    cat "$tmp/chase.log"; bad "chase_summary.py --self-test" "failed"
 fi
 
 # eager_clock_campaign.sh in mock mode, then its summary
