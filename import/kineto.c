@@ -28,6 +28,7 @@
 #include "trace.h"
 
 typedef struct {
+    int64_t corr; /* its key in Kineto.api */
     int64_t start, end;
     int64_t pid;
     const char *name; /* interned */
@@ -75,21 +76,25 @@ enum { USE_GPU = 1, USE_MEMORY = 2 };
 
 typedef struct {
     SimTrace *tr;
-    SimJsonDoc *doc;     /* the whole document, or (streaming) the document
+    SimJsonDoc *doc;       /* the whole document, or (streaming) the document
                             with traceEvents emptied */
-    const cJSON *events; /* tree mode: the traceEvents array */
-    GArray *elems;       /* streaming mode: Elem of each element */
-    bool reparse;        /* streaming mode: an element did not parse; read
+    const cJSON *events;   /* tree mode: the traceEvents array */
+    GArray *elems;         /* streaming mode: Elem of each element */
+    bool reparse;          /* streaming mode: an element did not parse; read
                             the whole tree instead, for its exact error */
-    GArray *lines;       /* uint32 line of each traceEvents element */
-    GArray *recs;        /* streaming mode: GpuRec read in pass 1 */
-    double recs_ts_max;  /* the largest "ts" of those */
-    int64_t base_ns;     /* baseTimeNanoseconds, else 0 */
-    GHashTable *api;     /* correlation -> Api* */
-    GHashTable *pnames;  /* host pid -> name */
-    GHashTable *records; /* record correlation ids already emitted */
-    int device;          /* the GPU whose events are imported */
-    int64_t main_pid;    /* host pid for GPU work without an API event */
+    GArray *lines;         /* uint32 line of each traceEvents element */
+    GArray *recs;          /* streaming mode: GpuRec read in pass 1 */
+    double recs_ts_max;    /* the largest "ts" of those */
+    int64_t base_ns;       /* baseTimeNanoseconds, else 0 */
+    GHashTable *api;       /* correlation -> Api* (keys in the Api) */
+    SimSlab apis;          /* the Api records */
+    GHashTable *pnames;    /* host pid -> name */
+    GHashTable *records;   /* record correlation ids already emitted */
+    GHashTable *dev_count; /* pass 1: device -> GPU activities */
+    GHashTable *pid_count; /* pass 1: host pid -> API calls */
+    struct Flat *flat;     /* pass 1's reader without a tree (owned) */
+    int device;            /* the GPU whose events are imported */
+    int64_t main_pid;      /* host pid for GPU work without an API event */
     uint64_t n_other_device, n_unlinked_syncs;
 } Kineto;
 
@@ -414,7 +419,11 @@ typedef struct {
     uint8_t want;
     bool digested; /* streaming mode: give an element read in pass 1
                       (Elem.rec) as DIGESTED, unparsed */
+    bool flat;     /* streaming mode: pass 1 reads what flat_event accepts
+                      without a tree (and without giving it) */
 } EvIter;
+
+static bool flat_event(Kineto *kn, Elem *e, const char *text);
 
 /* ev_iter_next's answer for an element whose GpuRec stands for it. */
 static const cJSON digested_elem;
@@ -447,7 +456,7 @@ static const cJSON *ev_iter_next(EvIter *it, guint *index, uint32_t *line)
     sim_json_arena_reset(&it->arena);
     it->owned = NULL;
     while (it->i < kn->elems->len) {
-        const Elem *e = &g_array_index(kn->elems, Elem, it->i++);
+        Elem *e = &g_array_index(kn->elems, Elem, it->i++);
         if (it->want && !(e->use & it->want))
             continue;
         if (it->digested && e->rec) {
@@ -455,6 +464,8 @@ static const cJSON *ev_iter_next(EvIter *it, guint *index, uint32_t *line)
             *line = e->line;
             return DIGESTED;
         }
+        if (it->flat && flat_event(kn, e, it->text))
+            continue;
         it->owned = parse_elem(&it->arena, it->text, e);
         if (!it->owned) {
             kn->reparse = true;
@@ -481,6 +492,7 @@ static bool rest_parses(EvIter *it)
     if (!it->kn->elems)
         return true;
     it->want = 0;
+    it->flat = false;
     guint i;
     uint32_t line;
     while (ev_iter_next(it, &i, &line))
@@ -624,16 +636,14 @@ static int64_t event_pid(const cJSON *ev)
 
 typedef enum { K_OTHER, K_KERNEL, K_MEMCPY, K_MEMSET, K_API, K_SYNC } Cat;
 
-static Cat category(const cJSON *ev)
+/* The category of an event whose "ph" and "cat" are @ph and @c (NULL:
+ * not a string). */
+static Cat category_of(const char *ph, const char *c)
 {
-    const cJSON *ph = member(ev, "ph");
-    const cJSON *cat = member(ev, "cat");
-    if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") ||
-        !cJSON_IsString(cat))
+    if (!ph || strcmp(ph, "X") || !c)
         return K_OTHER;
     /* Any case of each name: only the names with the first letter can
      * match. */
-    const char *c = cat->valuestring;
     switch (g_ascii_tolower(c[0])) {
     case 'k': return !g_ascii_strcasecmp(c, "kernel") ? K_KERNEL : K_OTHER;
     case 'g':
@@ -654,6 +664,14 @@ static Cat category(const cJSON *ev)
         return !g_ascii_strcasecmp(c, "cuda_sync") ? K_SYNC : K_OTHER;
     default: return K_OTHER;
     }
+}
+
+static Cat category(const cJSON *ev)
+{
+    const cJSON *ph = member(ev, "ph");
+    const cJSON *cat = member(ev, "cat");
+    return category_of(cJSON_IsString(ph) ? ph->valuestring : NULL,
+                       cJSON_IsString(cat) ? cat->valuestring : NULL);
 }
 
 static const char *ev_name(const cJSON *ev)
@@ -681,6 +699,50 @@ static bool gpu_fields(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
 
 /* Streaming mode: GPU activity @ev read now (Kineto.recs, Elem.rec), unless
  * its fields have an error (pass 2 then parses it again and reports it). */
+/* GPU activity @r, read in pass 1 from element @e whose "ts" is @ts. */
+static void keep_rec(Kineto *kn, Elem *e, const GpuRec *r, double ts)
+{
+    g_array_append_val(kn->recs, *r);
+    e->rec = kn->recs->len;
+    kn->recs_ts_max = MAX(kn->recs_ts_max, ts);
+}
+
+/* A GPU activity of device @d: counted, to find the busiest. */
+static void count_device(Kineto *kn, int d)
+{
+    gpointer n = g_hash_table_lookup(kn->dev_count, GINT_TO_POINTER(d));
+    g_hash_table_insert(kn->dev_count, GINT_TO_POINTER(d),
+                        GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
+}
+
+/* An API call (@name, from @start to @end, correlation @corr, host @pid):
+ * counted for its pid, kept by its correlation. */
+static void count_api(Kineto *kn, int64_t start, int64_t end, int64_t corr,
+                      int64_t pid, const char *name)
+{
+    guint *pc = g_hash_table_lookup(kn->pid_count, &pid);
+    if (!pc) {
+        pc = g_new0(guint, 1);
+        g_hash_table_insert(kn->pid_count, g_memdup2(&pid, sizeof pid), pc);
+    }
+    (*pc)++;
+    if (corr < 0)
+        return;
+    Api *a = g_hash_table_lookup(kn->api, &corr);
+    if (a) { /* runtime and driver event of one call: the outer */
+        a->start = MIN(a->start, start);
+        a->end = MAX(a->end, end);
+        return;
+    }
+    a = sim_slab_new0(&kn->apis);
+    a->corr = corr;
+    a->start = start;
+    a->end = end;
+    a->pid = pid;
+    a->name = sim_trace_intern(kn->tr, name);
+    g_hash_table_insert(kn->api, &a->corr, a);
+}
+
 static void digest(Kineto *kn, const cJSON *ev, Cat c, uint32_t line, Elem *e)
 {
     if (kn->recs->len >= UINT32_MAX - 1)
@@ -691,16 +753,13 @@ static void digest(Kineto *kn, const cJSON *ev, Cat c, uint32_t line, Elem *e)
         g_error_free(err);
         return;
     }
-    g_array_append_val(kn->recs, r);
-    e->rec = kn->recs->len;
     /* get_times read "ts" as a number */
-    kn->recs_ts_max = MAX(kn->recs_ts_max, member(ev, "ts")->valuedouble);
+    keep_rec(kn, e, &r, member(ev, "ts")->valuedouble);
 }
 
 /* One element in pass 1; in streaming mode also marks what the later
  * passes want of it (Elem.use) and reads its GPU activity (digest). */
 static bool api_event(Kineto *kn, const cJSON *ev, guint index, uint32_t line,
-                      GHashTable *dev_count, GHashTable *pid_count,
                       GError **error)
 {
     if (!cJSON_IsObject(ev))
@@ -724,10 +783,7 @@ static bool api_event(Kineto *kn, const cJSON *ev, guint index, uint32_t line,
     if (e && (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET || c == K_SYNC))
         e->use |= USE_GPU;
     if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
-        int d = gpu_device(ev, args);
-        gpointer n = g_hash_table_lookup(dev_count, GINT_TO_POINTER(d));
-        g_hash_table_insert(dev_count, GINT_TO_POINTER(d),
-                            GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
+        count_device(kn, gpu_device(ev, args));
         if (e)
             digest(kn, ev, c, line, e);
         return true;
@@ -737,41 +793,21 @@ static bool api_event(Kineto *kn, const cJSON *ev, guint index, uint32_t line,
     int64_t start, end;
     if (!get_times(kn, line, ev_name(ev), ev, &start, &end, error))
         return false;
-    int64_t corr = arg_int(args, "correlation", -1);
-    int64_t pid = event_pid(ev);
-    gpointer pc = g_hash_table_lookup(pid_count, &pid);
-    g_hash_table_replace(pid_count, g_memdup2(&pid, sizeof pid),
-                         GUINT_TO_POINTER(GPOINTER_TO_UINT(pc) + 1));
-    if (corr < 0)
-        return true;
-    Api *a = g_hash_table_lookup(kn->api, &corr);
-    if (a) { /* runtime and driver event of one call: the outer */
-        a->start = MIN(a->start, start);
-        a->end = MAX(a->end, end);
-        return true;
-    }
-    a = g_new0(Api, 1);
-    a->start = start;
-    a->end = end;
-    a->pid = pid;
-    a->name = sim_trace_intern(kn->tr, ev_name(ev));
-    g_hash_table_insert(kn->api, g_memdup2(&corr, sizeof corr), a);
+    count_api(kn, start, end, arg_int(args, "correlation", -1), event_pid(ev),
+              ev_name(ev));
     return true;
 }
 
 static bool pass_api(Kineto *kn, const char *text, GError **error)
 {
-    g_autoptr(GHashTable) dev_count =
-        g_hash_table_new(g_direct_hash, g_direct_equal);
-    g_autoptr(GHashTable) pid_count =
-        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     EvIter ei;
     ev_iter_init(&ei, kn, text, 0);
+    ei.flat = true;
     const cJSON *ev;
     guint i;
     uint32_t line;
     while ((ev = ev_iter_next(&ei, &i, &line)))
-        if (!api_event(kn, ev, i, line, dev_count, pid_count, error)) {
+        if (!api_event(kn, ev, i, line, error)) {
             if (!rest_parses(&ei))
                 g_clear_error(error);
             ev_iter_end(&ei);
@@ -785,7 +821,7 @@ static bool pass_api(Kineto *kn, const char *text, GError **error)
     gpointer k, v;
     guint best = 0;
     kn->device = 0;
-    g_hash_table_iter_init(&it, dev_count);
+    g_hash_table_iter_init(&it, kn->dev_count);
     while (g_hash_table_iter_next(&it, &k, &v))
         if (GPOINTER_TO_UINT(v) > best ||
             (GPOINTER_TO_UINT(v) == best && GPOINTER_TO_INT(k) < kn->device)) {
@@ -794,11 +830,11 @@ static bool pass_api(Kineto *kn, const char *text, GError **error)
         }
     best = 0;
     kn->main_pid = -1;
-    g_hash_table_iter_init(&it, pid_count);
+    g_hash_table_iter_init(&it, kn->pid_count);
     while (g_hash_table_iter_next(&it, &k, &v))
-        if (GPOINTER_TO_UINT(v) > best ||
-            (GPOINTER_TO_UINT(v) == best && *(int64_t *)k < kn->main_pid)) {
-            best = GPOINTER_TO_UINT(v);
+        if (*(guint *)v > best ||
+            (*(guint *)v == best && *(int64_t *)k < kn->main_pid)) {
+            best = *(guint *)v;
             kn->main_pid = *(int64_t *)k;
         }
     return true;
@@ -942,6 +978,441 @@ static bool gpu_fields(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
         r->name = sim_trace_intern(kn->tr, name);
     }
     return true;
+}
+
+/* ------------------------------------------------------------------------
+ * Pass 1 without a tree
+ *
+ * Most elements of a big trace are an API call or a GPU activity: an
+ * object of strings and numbers with an "args" object beside them.  Pass 1
+ * reads such an element here, from a copy of its text tokenized in place
+ * (each string NUL-terminated where its closing quote was), without the
+ * cJSON tree: it does with it what api_event does with the tree, by the
+ * same rules (the first member of a name; a number as the arena parser
+ * reads it, sim_json_exact_number; an argument that is no object is none).
+ * An element this reader refuses -- an escape, a number it cannot vouch
+ * for, a nesting or an array of anything but numbers, more members than it
+ * holds -- or one api_event does more with than count and keep it (an
+ * error, "[memory]", a process name) is parsed as before, so every message
+ * stays api_event's.  Nothing is changed before an element is accepted.
+ * The 10^6-kernel trace of bench/big_trace.py: pass 1 took 2/3 of its
+ * import in the arena's trees and their lookups.
+ * ------------------------------------------------------------------------ */
+
+enum { FV_STR, FV_NUM, FV_LIT, FV_OBJ, FV_ARR };
+
+#define FLAT_MEMBERS 32 /* per object */
+#define FLAT_OBJS 4     /* the element and the objects in it */
+
+typedef struct {
+    const char *key;
+    const char *str; /* FV_STR */
+    double num;      /* FV_NUM */
+    double a[3];     /* FV_ARR: its first three numbers */
+    uint32_t n;      /* FV_ARR: its length */
+    uint8_t type;
+    uint8_t obj; /* FV_OBJ: index in Flat.obj */
+} FlatVal;
+
+typedef struct {
+    FlatVal m[FLAT_MEMBERS];
+    unsigned n;
+} FlatObj;
+
+struct Flat {
+    char *p, *end;
+    char *copy; /* the element's text, tokenized (owned) */
+    size_t cap;
+    FlatObj obj[FLAT_OBJS];
+    unsigned n_obj;
+};
+typedef struct Flat Flat;
+
+static void flat_free(Flat *f)
+{
+    if (f)
+        g_free(f->copy);
+    g_free(f);
+}
+
+static void flat_ws(Flat *f)
+{
+    while (f->p < f->end && (unsigned char)*f->p <= 32) /* cJSON's */
+        f->p++;
+}
+
+/* The string at f->p (its opening quote), NUL-terminated in place; NULL
+ * if it has an escape or no end. */
+static const char *flat_string(Flat *f)
+{
+    char *s = f->p + 1;
+    char *q = memchr(s, '"', (size_t)(f->end - s));
+    if (!q || memchr(s, '\\', (size_t)(q - s)))
+        return NULL;
+    *q = '\0';
+    f->p = q + 1;
+    return s;
+}
+
+static bool flat_number(Flat *f, double *out)
+{
+    const char *after;
+    if (!sim_json_exact_number(f->p, f->end, out, &after))
+        return false;
+    f->p += after - f->p;
+    return true;
+}
+
+/* An array of numbers at f->p (its opening bracket). */
+static bool flat_array(Flat *f, FlatVal *v)
+{
+    v->type = FV_ARR;
+    v->n = 0;
+    f->p++;
+    flat_ws(f);
+    if (f->p < f->end && *f->p == ']') {
+        f->p++;
+        return true;
+    }
+    for (;;) {
+        double d;
+        if (!flat_number(f, &d))
+            return false;
+        if (v->n < 3)
+            v->a[v->n] = d;
+        v->n++;
+        flat_ws(f);
+        if (f->p < f->end && *f->p == ',') {
+            f->p++;
+            flat_ws(f);
+        } else if (f->p < f->end && *f->p == ']') {
+            f->p++;
+            return true;
+        } else {
+            return false;
+        }
+    }
+}
+
+static bool flat_word(Flat *f, FlatVal *v, const char *w)
+{
+    size_t n = strlen(w);
+    if ((size_t)(f->end - f->p) < n || memcmp(f->p, w, n) != 0)
+        return false;
+    f->p += n;
+    v->type = FV_LIT;
+    return true;
+}
+
+static bool flat_object(Flat *f, unsigned o, bool top);
+
+/* The value at f->p into @v; objects only in the element's own members
+ * (@top). */
+static bool flat_value(Flat *f, FlatVal *v, bool top)
+{
+    if (f->p >= f->end)
+        return false;
+    switch (*f->p) {
+    case '"': v->type = FV_STR; return (v->str = flat_string(f)) != NULL;
+    case '{':
+        if (!top || f->n_obj == FLAT_OBJS)
+            return false;
+        v->type = FV_OBJ;
+        v->obj = (uint8_t)f->n_obj++;
+        return flat_object(f, v->obj, false);
+    case '[': return flat_array(f, v);
+    case 'n': return flat_word(f, v, "null");
+    case 't': return flat_word(f, v, "true");
+    case 'f': return flat_word(f, v, "false");
+    default: v->type = FV_NUM; return flat_number(f, &v->num);
+    }
+}
+
+/* The object at f->p (its opening brace) into f->obj[@o]. */
+static bool flat_object(Flat *f, unsigned o, bool top)
+{
+    FlatObj *ob = &f->obj[o];
+    ob->n = 0;
+    f->p++;
+    flat_ws(f);
+    if (f->p < f->end && *f->p == '}') {
+        f->p++;
+        return true;
+    }
+    for (;;) {
+        if (ob->n == FLAT_MEMBERS || f->p >= f->end || *f->p != '"')
+            return false;
+        FlatVal *v = &ob->m[ob->n++];
+        if (!(v->key = flat_string(f)))
+            return false;
+        flat_ws(f);
+        if (f->p >= f->end || *f->p != ':')
+            return false;
+        f->p++;
+        flat_ws(f);
+        if (!flat_value(f, v, top))
+            return false;
+        flat_ws(f);
+        if (f->p < f->end && *f->p == ',') {
+            f->p++;
+            flat_ws(f);
+        } else if (f->p < f->end && *f->p == '}') {
+            f->p++;
+            return true;
+        } else {
+            return false;
+        }
+    }
+}
+
+/* Element @e of @text read into kn->flat: false where the reader refuses
+ * it. */
+static bool flat_parse(Kineto *kn, const char *text, const Elem *e)
+{
+    if (!kn->flat)
+        kn->flat = g_new0(Flat, 1);
+    Flat *f = kn->flat;
+    if (f->cap < e->len) {
+        g_free(f->copy);
+        f->cap = MAX(e->len, 4096);
+        f->copy = g_malloc(f->cap);
+    }
+    memcpy(f->copy, text + e->off, e->len);
+    f->p = f->copy;
+    f->end = f->copy + e->len;
+    f->n_obj = 1;
+    flat_ws(f);
+    if (f->p >= f->end || *f->p != '{' || !flat_object(f, 0, true))
+        return false;
+    flat_ws(f);
+    return f->p == f->end;
+}
+
+/* member() on a read element: the first member named @key; NULL for none
+ * (and for @o NULL, an argument that is not an object). */
+static const FlatVal *f_member(const FlatObj *o, const char *key)
+{
+    for (unsigned i = 0; o && i < o->n; i++)
+        if (o->m[i].key[0] == key[0] && strcmp(o->m[i].key, key) == 0)
+            return &o->m[i];
+    return NULL;
+}
+
+/* has_member(): a member of that name in any case. */
+static bool f_has(const FlatObj *o, const char *key)
+{
+    for (unsigned i = 0; o && i < o->n; i++)
+        if (g_ascii_strcasecmp(o->m[i].key, key) == 0)
+            return true;
+    return false;
+}
+
+/* The string member @key, or NULL. */
+static const char *f_str(const FlatObj *o, const char *key)
+{
+    const FlatVal *v = f_member(o, key);
+    return v && v->type == FV_STR ? v->str : NULL;
+}
+
+/* The object member @key, or NULL. */
+static const FlatObj *f_obj(const Flat *f, const FlatObj *o, const char *key)
+{
+    const FlatVal *v = f_member(o, key);
+    return v && v->type == FV_OBJ ? &f->obj[v->obj] : NULL;
+}
+
+/* arg_int() */
+static int64_t f_arg_int(const FlatObj *args, const char *key, int64_t dflt)
+{
+    const FlatVal *v = f_member(args, key);
+    if (!v || v->type != FV_NUM || v->num != floor(v->num) ||
+        fabs(v->num) > 9e15)
+        return dflt;
+    return (int64_t)v->num;
+}
+
+/* json_id() */
+static bool f_id(const FlatVal *v, int64_t *out)
+{
+    if (!v || v->type != FV_NUM || !(fabs(v->num) <= 9e15))
+        return false;
+    *out = (int64_t)v->num;
+    return true;
+}
+
+/* event_pid() */
+static int64_t f_pid(const FlatObj *ev)
+{
+    const FlatVal *pid = f_member(ev, "pid");
+    int64_t id;
+    if (f_id(pid, &id))
+        return id;
+    if (pid && pid->type == FV_STR) {
+        char *end = NULL;
+        long long v = g_ascii_strtoll(pid->str, &end, 10);
+        if (end != pid->str && *end == '\0')
+            return v;
+    }
+    return -1;
+}
+
+/* event_stream() */
+static int64_t f_stream(const FlatObj *ev, const FlatObj *args)
+{
+    int64_t s = f_arg_int(args, "stream", -1);
+    if (s >= 0)
+        return s;
+    const FlatVal *tid = f_member(ev, "tid");
+    int64_t id;
+    if (f_id(tid, &id) && id >= 0)
+        return id;
+    if (tid && tid->type == FV_STR) {
+        const char *t = tid->str;
+        if (g_str_has_prefix(t, "stream "))
+            t += 7;
+        char *end = NULL;
+        long long v = g_ascii_strtoll(t, &end, 10);
+        if (end != t && v >= 0)
+            return v;
+    }
+    return -1;
+}
+
+/* gpu_device() */
+static int f_device(const FlatObj *ev, const FlatObj *args)
+{
+    int64_t d = f_arg_int(args, "device", -1);
+    if (d < 0)
+        d = f_arg_int(args, "inDevice", -1);
+    if (d < 0)
+        d = f_pid(ev);
+    return (int)d;
+}
+
+/* get_times(), false where it fails. */
+static bool f_times(const Kineto *kn, const FlatObj *ev, int64_t *start,
+                    int64_t *end)
+{
+    const FlatVal *ts = f_member(ev, "ts"), *dur = f_member(ev, "dur");
+    if (!ts || ts->type != FV_NUM || !dur || dur->type != FV_NUM ||
+        dur->num < 0 || dur->num > 1e12 || ts->num < -4e15 || ts->num > 4e15)
+        return false;
+    *start = us_to_ns(ts->num) + kn->base_ns;
+    *end = *start + us_to_ns(dur->num);
+    return true;
+}
+
+/* get_dim3(), false where it fails. */
+static bool f_dim3(const FlatObj *args, const char *key, uint32_t out[3])
+{
+    const FlatVal *a = f_member(args, key);
+    if (!a || a->type != FV_ARR || a->n != 3)
+        return false;
+    for (int i = 0; i < 3; i++) {
+        double v = a->a[i];
+        if (v != floor(v) || v < 1 || v > INT32_MAX)
+            return false;
+        out[i] = (uint32_t)v;
+    }
+    return true;
+}
+
+/* gpu_fields(), false where it fails. */
+static bool f_gpu_fields(Kineto *kn, const FlatObj *ev, const FlatObj *args,
+                         Cat c, uint32_t line, GpuRec *r)
+{
+    const char *name = f_str(ev, "name");
+    name = name ? name : "";
+    memset(r, 0, sizeof *r);
+    r->cat = (uint8_t)c;
+    r->line = line;
+    r->device = f_device(ev, args);
+    if (!f_times(kn, ev, &r->start, &r->end))
+        return false;
+    r->stream = f_stream(ev, args);
+    if (r->stream < 0)
+        return false;
+    r->corr = f_arg_int(args, "correlation", -1);
+    if (c == K_KERNEL) {
+        int64_t regs = f_arg_int(args, "registers per thread", 0);
+        int64_t smem = f_arg_int(args, "shared memory", 0);
+        if (f_has(args, "registers per thread") &&
+            f_arg_int(args, "registers per thread", -1) < 0)
+            regs = -1;
+        if (f_has(args, "shared memory") &&
+            f_arg_int(args, "shared memory", -1) < 0)
+            smem = -1;
+        if (!*name || !f_dim3(args, "grid", r->u.k.grid) ||
+            !f_dim3(args, "block", r->u.k.block) || regs < 0 || regs > 255 ||
+            smem < 0 || smem > UINT32_MAX)
+            return false;
+        r->u.k.regs = (uint32_t)regs;
+        r->u.k.smem = (uint32_t)smem;
+        r->name = sim_trace_intern(kn->tr, name);
+        return true;
+    }
+    const FlatVal *b = f_member(args, "bytes");
+    if (!b || b->type != FV_NUM || b->num < 0 || b->num > 1e15)
+        return false;
+    if (c == K_MEMSET) {
+        r->u.memset_bytes = (uint64_t)b->num;
+    } else if (parse_memcpy(name, &r->u.c.dir, &r->u.c.pinned)) {
+        r->u.c.bytes = (uint64_t)b->num;
+    } else {
+        r->no_copy = true;
+        r->name = sim_trace_intern(kn->tr, name);
+    }
+    return true;
+}
+
+/* Pass 1 of element @e (api_event) without a tree; false (nothing done)
+ * where the tree must do it. */
+static bool flat_take(Kineto *kn, Elem *e);
+
+static _Atomic uint64_t flat_reads;
+
+static bool flat_event(Kineto *kn, Elem *e, const char *text)
+{
+    if (!flat_parse(kn, text, e) || !flat_take(kn, e))
+        return false;
+    atomic_fetch_add(&flat_reads, 1);
+    return true;
+}
+
+/* What flat_event does with the element read. */
+static bool flat_take(Kineto *kn, Elem *e)
+{
+    const Flat *f = kn->flat;
+    const FlatObj *ev = &f->obj[0];
+    const char *name = f_str(ev, "name");
+    const char *ph = f_str(ev, "ph");
+    if ((name && !strcmp(name, "[memory]")) ||
+        (ph && !strcmp(ph, "M") && name && !strcmp(name, "process_name")))
+        return false;
+    Cat c = category_of(ph, f_str(ev, "cat"));
+    const FlatObj *args = f_obj(f, ev, "args");
+    switch (c) {
+    case K_OTHER: return true;
+    case K_SYNC: e->use |= USE_GPU; return true;
+    case K_API: {
+        int64_t start, end;
+        if (!f_times(kn, ev, &start, &end))
+            return false;
+        count_api(kn, start, end, f_arg_int(args, "correlation", -1), f_pid(ev),
+                  name ? name : "");
+        return true;
+    }
+    default: {
+        GpuRec r;
+        if (kn->recs->len >= UINT32_MAX - 1 ||
+            !f_gpu_fields(kn, ev, args, c, e->line, &r))
+            return false;
+        e->use |= USE_GPU;
+        count_device(kn, r.device);
+        keep_rec(kn, e, &r, f_member(ev, "ts")->num);
+        return true;
+    }
+    }
 }
 
 /* GPU activity @r of the imported device as an op of its process. */
@@ -1249,6 +1720,11 @@ static bool stream_open(Kineto *kn, const char *text, size_t len)
 static bool force_tree;
 static _Atomic uint64_t tree_reads;
 
+uint64_t sim_kineto_flat_reads(void)
+{
+    return atomic_load(&flat_reads);
+}
+
 void sim_kineto_force_tree(bool on)
 {
     force_tree = on;
@@ -1300,10 +1776,16 @@ static void kineto_clear(Kineto *kn)
         g_array_free(kn->recs, TRUE);
     if (kn->api)
         g_hash_table_destroy(kn->api);
+    sim_slab_clear(&kn->apis);
     if (kn->pnames)
         g_hash_table_destroy(kn->pnames);
     if (kn->records)
         g_hash_table_destroy(kn->records);
+    if (kn->dev_count)
+        g_hash_table_destroy(kn->dev_count);
+    if (kn->pid_count)
+        g_hash_table_destroy(kn->pid_count);
+    flat_free(kn->flat);
 }
 
 /* Device name and compute capability of the imported GPU, from the
@@ -1403,11 +1885,15 @@ static int import_events(SimTrace *tr, const char *text, size_t len,
         return stream ? -1 : 0;
     }
     kn.base_ns = base_time(kn.doc);
-    kn.api = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    kn.api = g_hash_table_new(g_int64_hash, g_int64_equal);
+    sim_slab_init(&kn.apis, sizeof(Api));
     kn.pnames =
         g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     kn.records =
         g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    kn.dev_count = g_hash_table_new(g_direct_hash, g_direct_equal);
+    kn.pid_count =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     int r = pass_api(&kn, text, error) ? (pass_gpu(&kn, text, error) ? 1 : 0)
             : kn.reparse               ? -1
                                        : 0;

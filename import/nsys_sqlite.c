@@ -35,6 +35,7 @@
 #define T_MEM "CUDA_GPU_MEMORY_USAGE_EVENTS"
 
 typedef struct {
+    int64_t key; /* its key in Db.api */
     int64_t start, end;
     const char *name; /* without the _vNNNN suffix, interned */
     bool synced;      /* a SYNCHRONIZATION row describes it */
@@ -45,9 +46,12 @@ typedef struct {
     sqlite3 *db;
     GHashTable *tables; /* names of the tables present */
     GHashTable *api;    /* (pid << 32 | corr) -> Api* */
+    SimSlab apis;       /* the Api records (they hold their keys) */
     GHashTable *pnames; /* pid -> process name (owned strings) */
     int64_t base;       /* added to every time: the UTC session start */
     int gpu_device;     /* device of the first kernel */
+    GHashTable *knames; /* kernel name id -> name (interned) */
+    GHashTable *anames; /* API name id -> api_name() */
 } Db;
 
 static int64_t pid_of(int64_t global_pid)
@@ -170,6 +174,16 @@ static SimTraceProcess *process(Db *d, int64_t pid)
     return sim_trace_add_process(d->tr, full, pid);
 }
 
+/* The index of @p among the trace's processes (a trace has a few). */
+static uint32_t process_index(const Db *d, const SimTraceProcess *p)
+{
+    const GPtrArray *a = d->tr->processes;
+    for (guint i = a->len; i-- > 0;)
+        if (g_ptr_array_index(a, i) == p)
+            return i;
+    g_assert_not_reached();
+}
+
 /* Attach the API call of (pid, corr) to @op. */
 static const Api *link_api(Db *d, SimTraceOp *op, int64_t pid, int64_t corr)
 {
@@ -193,6 +207,21 @@ static const char *api_name(Db *d, const char *s)
     if (v && v[2] && strspn(v + 2, "0123456789") == strlen(v + 2))
         *v = '\0';
     return sim_trace_intern(d->tr, n);
+}
+
+/* The API name of the current runtime row (columns 5, its text, and 6,
+ * its id): api_name once per integer id, as kernel_name. */
+static const char *runtime_name(Db *d, sqlite3_stmt *st)
+{
+    bool by_id = sqlite3_column_type(st, 6) == SQLITE_INTEGER;
+    int64_t id = sqlite3_column_int64(st, 6);
+    const char *n = by_id ? g_hash_table_lookup(d->anames, &id) : NULL;
+    if (n)
+        return n;
+    n = api_name(d, (const char *)sqlite3_column_text(st, 5));
+    if (by_id)
+        g_hash_table_insert(d->anames, g_memdup2(&id, sizeof id), (gpointer)n);
+    return n;
 }
 
 /* ------------------------------------------------------------------------
@@ -286,7 +315,7 @@ static bool read_runtime(Db *d, GError **error)
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->db,
                            "SELECT r.rowid, r.start, r.end, r.globalTid, "
-                           "r.correlationId, s.value FROM " T_RUNTIME
+                           "r.correlationId, s.value, r.nameId FROM " T_RUNTIME
                            " r LEFT JOIN StringIds s ON s.id = r.nameId",
                            -1, &st, NULL) != SQLITE_OK)
         return db_fail(d, T_RUNTIME, error);
@@ -318,15 +347,228 @@ static bool read_runtime(Db *d, GError **error)
             a->end = MAX(a->end, end);
             continue;
         }
-        a = g_new0(Api, 1);
+        a = sim_slab_new0(&d->apis);
+        a->key = key;
         a->start = start;
         a->end = end;
-        a->name = api_name(d, (const char *)sqlite3_column_text(st, 5));
-        g_hash_table_insert(d->api, g_memdup2(&key, sizeof key), a);
+        a->name = runtime_name(d, st);
+        g_hash_table_insert(d->api, &a->key, a);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return db_fail(d, T_RUNTIME, error);
+    return true;
+}
+
+/* The kernels' query, without its order (kernel_row reads its columns;
+ * the last one, the name's id, only kernel_name). */
+#define KERNEL_SQL                                                             \
+    "SELECT k.rowid, k.start, k.end, k.deviceId, k.streamId, "                 \
+    "k.correlationId, k.globalPid, k.gridX, k.gridY, k.gridZ, k.blockX, "      \
+    "k.blockY, k.blockZ, k.registersPerThread, k.staticSharedMemory, "         \
+    "k.dynamicSharedMemory, s.value, k.demangledName FROM " T_KERNEL           \
+    " k LEFT JOIN StringIds s ON s.id = k.demangledName"
+
+/* The kernel name of the current row (interned): by its integer id, once
+ * per id (the join gives one id one text; names are long and a trace
+ * repeats a few hundred of them). */
+static const char *kernel_name(Db *d, sqlite3_stmt *st)
+{
+    bool by_id = sqlite3_column_type(st, 17) == SQLITE_INTEGER;
+    int64_t id = sqlite3_column_int64(st, 17);
+    const char *n = by_id ? g_hash_table_lookup(d->knames, &id) : NULL;
+    if (n)
+        return n;
+    const char *name = (const char *)sqlite3_column_text(st, 16);
+    n = sim_trace_intern(d->tr, name && *name ? name : "kernel");
+    if (by_id)
+        g_hash_table_insert(d->knames, g_memdup2(&id, sizeof id), (gpointer)n);
+    return n;
+}
+
+/* Where a kernel went: its start (table time), process (index in the
+ * trace) and place among the process's ops. */
+typedef struct {
+    int64_t start;
+    uint32_t seq; /* its row's place in the query's order */
+    uint32_t proc, pos;
+} KernelAt;
+
+/* The kernel of the current row of a KERNEL_SQL query, checked, as an op
+ * of its process (@at says where) from device @device. */
+static bool kernel_row(Db *d, sqlite3_stmt *st, KernelAt *at, int *device,
+                       GError **error)
+{
+    int64_t v[16];
+    static const int64_t lo[16] = {0, 0, 0, 0, 0, 0, 0, 1,
+                                   1, 1, 1, 1, 1, 0, 0, 0};
+    static const int64_t hi[16] = {INT64_MAX,
+                                   SIM_TRACE_MAX_TIME,
+                                   SIM_TRACE_MAX_TIME,
+                                   4096,
+                                   INT64_MAX,
+                                   INT64_MAX,
+                                   INT64_MAX,
+                                   INT32_MAX,
+                                   65535,
+                                   65535,
+                                   1024,
+                                   1024,
+                                   64,
+                                   255,
+                                   UINT32_MAX,
+                                   UINT32_MAX};
+    for (int i = 1; i <= 15; i++) {
+        if (i == 5 || i == 6) { /* correlationId, globalPid: nullable */
+            v[i] = col_i64(st, i, -1);
+            continue;
+        }
+        if (!col_u(d, st, i, T_KERNEL, lo[i], hi[i], &v[i], error))
+            return false;
+    }
+    if (v[2] < v[1]) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                    "%s: table " T_KERNEL ", row %lld: 'end' is before "
+                    "'start'",
+                    d->tr->path, (long long)sqlite3_column_int64(st, 0));
+        return false;
+    }
+    *device = (int)v[3];
+    int64_t pid = v[6] >= 0 ? pid_of(v[6]) : -1;
+    SimTraceProcess *p = process(d, pid);
+    at->start = v[1];
+    at->proc = process_index(d, p);
+    at->pos = p->ops->len;
+    SimTraceOp *op = sim_trace_add_op(p, SIM_TRACE_KERNEL, row_of(st));
+    op->start_ns = v[1] + d->base;
+    op->end_ns = v[2] + d->base;
+    op->stream = v[4];
+    SimTraceKernel *k = &op->u.kernel;
+    for (int i = 0; i < 3; i++) {
+        k->grid[i] = (uint32_t)v[7 + i];
+        k->block[i] = (uint32_t)v[10 + i];
+    }
+    k->regs_per_thread = (uint32_t)v[13];
+    k->static_smem_bytes = (uint32_t)v[14];
+    k->dynamic_smem_bytes = (uint32_t)v[15];
+    k->name = kernel_name(d, st);
+    if (v[5] >= 0)
+        link_api(d, op, pid, v[5]);
+    return true;
+}
+
+static int cmp_kernel_at(const void *a, const void *b)
+{
+    const KernelAt *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Put @ops in the order @from gives (from[k]: where the op to be k-th is
+ * now), in place, one cycle of the permutation at a time. */
+static void permute_ops(GArray *ops, const uint32_t *from)
+{
+    g_autofree bool *done = g_new0(bool, ops->len ? ops->len : 1);
+    for (uint32_t i = 0; i < ops->len; i++) {
+        if (done[i] || from[i] == i)
+            continue;
+        SimTraceOp tmp = g_array_index(ops, SimTraceOp, i);
+        uint32_t j = i;
+        for (;;) {
+            done[j] = true;
+            uint32_t k = from[j];
+            if (k == i) {
+                g_array_index(ops, SimTraceOp, j) = tmp;
+                break;
+            }
+            g_array_index(ops, SimTraceOp, j) =
+                g_array_index(ops, SimTraceOp, k);
+            j = k;
+        }
+    }
+}
+
+/* Kernels read as "ORDER BY k.start" reads them, without SQLite sorting
+ * the whole table (an eighth of importing 10^6 kernels): in the query's
+ * own order, then each process's kernels, the processes (made at their
+ * first kernel) and the device of the first kernel put in start order,
+ * ties in the query's order.  That is SQLite's order: its sorter
+ * (vdbesort.c) is a merge sort that keeps rows of equal keys in the order
+ * they came (in memory: a merge takes the earlier row on a tie; on disk:
+ * the earlier run).  At any error (the one to report is the first in start
+ * order) nothing is kept and false tells the caller to read the table
+ * sorted. */
+static bool force_sorted; /* tests: read the kernels sorted by SQLite */
+
+void sim_nsys_sqlite_force_sorted(bool on)
+{
+    force_sorted = on;
+}
+
+static bool kernels_by_row(Db *d)
+{
+    SimTrace *tr = d->tr;
+    if (force_sorted)
+        return false;
+    g_assert(tr->processes->len == 0); /* kernels are read first */
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->db, KERNEL_SQL, -1, &st, NULL) != SQLITE_OK)
+        return false;
+    g_autoptr(GArray) at = g_array_new(FALSE, FALSE, sizeof(KernelAt));
+    int rc, device = 0;
+    int64_t first = INT64_MAX;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        GError *err = NULL;
+        KernelAt k;
+        int dev;
+        if (!kernel_row(d, st, &k, &dev, &err)) {
+            g_error_free(err);
+            break;
+        }
+        if (k.start < first) {
+            first = k.start;
+            device = dev;
+        }
+        k.seq = at->len;
+        g_array_append_val(at, k);
+    }
+    sqlite3_finalize(st);
+    bool ok = rc == SQLITE_DONE;
+    if (ok && at->len > 1)
+        qsort(at->data, at->len, sizeof(KernelAt), cmp_kernel_at);
+    if (!ok) {
+        g_ptr_array_set_size(tr->processes, 0);
+        return false;
+    }
+    if (at->len)
+        d->gpu_device = device;
+    /* The processes in the order of their first kernel; each one's
+     * kernels in start order. */
+    guint n_proc = tr->processes->len;
+    g_autofree gpointer *procs = g_new(gpointer, n_proc ? n_proc : 1);
+    g_autofree uint32_t *next = g_new0(uint32_t, n_proc ? n_proc : 1);
+    g_autofree bool *placed = g_new0(bool, n_proc ? n_proc : 1);
+    g_autoptr(GPtrArray) from = g_ptr_array_new_with_free_func(g_free);
+    guint n_placed = 0;
+    for (guint i = 0; i < n_proc; i++) {
+        const SimTraceProcess *p = g_ptr_array_index(tr->processes, i);
+        g_ptr_array_add(from, g_new(uint32_t, p->ops->len ? p->ops->len : 1));
+    }
+    for (guint i = 0; i < at->len; i++) {
+        const KernelAt *k = &g_array_index(at, KernelAt, i);
+        if (!placed[k->proc]) {
+            placed[k->proc] = true;
+            procs[n_placed++] = g_ptr_array_index(tr->processes, k->proc);
+        }
+        uint32_t *f = g_ptr_array_index(from, k->proc);
+        f[next[k->proc]++] = k->pos;
+    }
+    for (guint i = 0; i < n_proc; i++)
+        permute_ops(
+            ((SimTraceProcess *)g_ptr_array_index(tr->processes, i))->ops,
+            g_ptr_array_index(from, i));
+    memcpy(tr->processes->pdata, procs, n_proc * sizeof(gpointer));
     return true;
 }
 
@@ -365,79 +607,25 @@ static bool read_kernels(Db *d, GError **error)
                                        NULL};
     if (!need_columns(d, T_KERNEL, cols, error))
         return false;
-    const char *sql =
-        "SELECT k.rowid, k.start, k.end, k.deviceId, k.streamId, "
-        "k.correlationId, k.globalPid, k.gridX, k.gridY, k.gridZ, k.blockX, "
-        "k.blockY, k.blockZ, k.registersPerThread, k.staticSharedMemory, "
-        "k.dynamicSharedMemory, s.value FROM " T_KERNEL
-        " k LEFT JOIN StringIds s ON s.id = k.demangledName ORDER BY "
-        "k.start";
+    if (kernels_by_row(d))
+        return true;
+    g_autofree char *sql = g_strconcat(KERNEL_SQL, " ORDER BY k.start", NULL);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
         return db_fail(d, T_KERNEL, error);
     int rc;
     bool first = true;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t v[16];
-        static const int64_t lo[16] = {0, 0, 0, 0, 0, 0, 0, 1,
-                                       1, 1, 1, 1, 1, 0, 0, 0};
-        static const int64_t hi[16] = {INT64_MAX,
-                                       SIM_TRACE_MAX_TIME,
-                                       SIM_TRACE_MAX_TIME,
-                                       4096,
-                                       INT64_MAX,
-                                       INT64_MAX,
-                                       INT64_MAX,
-                                       INT32_MAX,
-                                       65535,
-                                       65535,
-                                       1024,
-                                       1024,
-                                       64,
-                                       255,
-                                       UINT32_MAX,
-                                       UINT32_MAX};
-        bool ok = true;
-        for (int i = 1; ok && i <= 15; i++) {
-            if (i == 5 || i == 6) { /* correlationId, globalPid: nullable */
-                v[i] = col_i64(st, i, -1);
-                continue;
-            }
-            ok = col_u(d, st, i, T_KERNEL, lo[i], hi[i], &v[i], error);
-        }
-        if (ok && v[2] < v[1]) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
-                        "%s: table " T_KERNEL ", row %lld: 'end' is before "
-                        "'start'",
-                        d->tr->path, (long long)sqlite3_column_int64(st, 0));
-            ok = false;
-        }
-        if (!ok) {
+        KernelAt k;
+        int device;
+        if (!kernel_row(d, st, &k, &device, error)) {
             sqlite3_finalize(st);
             return false;
         }
         if (first) {
-            d->gpu_device = (int)v[3];
+            d->gpu_device = device;
             first = false;
         }
-        int64_t pid = v[6] >= 0 ? pid_of(v[6]) : -1;
-        SimTraceProcess *p = process(d, pid);
-        SimTraceOp *op = sim_trace_add_op(p, SIM_TRACE_KERNEL, row_of(st));
-        op->start_ns = v[1] + d->base;
-        op->end_ns = v[2] + d->base;
-        op->stream = v[4];
-        SimTraceKernel *k = &op->u.kernel;
-        for (int i = 0; i < 3; i++) {
-            k->grid[i] = (uint32_t)v[7 + i];
-            k->block[i] = (uint32_t)v[10 + i];
-        }
-        k->regs_per_thread = (uint32_t)v[13];
-        k->static_smem_bytes = (uint32_t)v[14];
-        k->dynamic_smem_bytes = (uint32_t)v[15];
-        const char *name = (const char *)sqlite3_column_text(st, 16);
-        k->name = sim_trace_intern(d->tr, name && *name ? name : "kernel");
-        if (v[5] >= 0)
-            link_api(d, op, pid, v[5]);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -859,9 +1047,12 @@ bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
         return false;
     }
     d.tables = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    d.api = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    d.api = g_hash_table_new(g_int64_hash, g_int64_equal);
+    sim_slab_init(&d.apis, sizeof(Api));
     d.pnames =
         g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    d.knames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    d.anames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     bool ok = true;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d.db,
@@ -890,7 +1081,10 @@ bool sim_import_nsys_sqlite(SimTrace *tr, GError **error)
     }
     g_hash_table_destroy(d.tables);
     g_hash_table_destroy(d.api);
+    sim_slab_clear(&d.apis);
     g_hash_table_destroy(d.pnames);
+    g_hash_table_destroy(d.knames);
+    g_hash_table_destroy(d.anames);
     sqlite3_close(d.db);
     return ok;
 }

@@ -80,8 +80,9 @@ typedef struct {
     int idx[N_COLS];      /* column index, -1 if absent */
     double scale[N_COLS]; /* unit factor to ns or bytes */
     uint32_t n_fields;
-    uint64_t n_um;  /* unified-memory rows skipped */
-    bool noted_gpu; /* a second GPU was reported */
+    uint64_t n_um;      /* unified-memory rows skipped */
+    bool noted_gpu;     /* a second GPU was reported */
+    char last_dev[128]; /* the last row's Device cell, if shorter */
 } Nvprof;
 
 static bool time_unit(const char *u, double *f)
@@ -247,11 +248,33 @@ static bool scaled(const Nvprof *np, const SimCsvRow *r, Col c, double max,
     return true;
 }
 
+/* @s as a number when it is 1 to 9 decimal digits (a launch dimension, a
+ * register count): what sim_csv_parse_double gives, without its
+ * generality. */
+static bool small_digits(const char *s, double *v)
+{
+    uint32_t x = 0;
+    size_t n = 0;
+    for (; s[n] >= '0' && s[n] <= '9'; n++) {
+        if (n == 9)
+            return false;
+        x = x * 10 + (uint32_t)(s[n] - '0');
+    }
+    *v = x;
+    return n > 0 && s[n] == '\0';
+}
+
 static bool integer(const Nvprof *np, const SimCsvRow *r, Col c, uint32_t min,
                     uint32_t max, uint32_t *out, GError **error)
 {
     const char *s = cell(np, r, c);
     double v;
+    if (small_digits(s, &v)) {
+        if (v >= min && v <= max) {
+            *out = (uint32_t)v;
+            return true;
+        }
+    }
     if (!*s)
         return fail(np, r->line, c, error, "missing value");
     if (!sim_csv_parse_double(s, &v) || v != floor(v))
@@ -272,6 +295,21 @@ static bool copy_pinned(const Nvprof *np, const SimCsvRow *r, SimCopyDir d)
                        : d == SIM_COPY_D2H ? cell(np, r, COL_DST_MEM)
                                            : "";
     return strcmp(host, "Pageable") != 0;
+}
+
+/* @name interned, without the correlation id CUDA 8 nvprof appends:
+ * "k(int) [223]" -> "k(int)".  Only such a name is copied. */
+static const char *kernel_name(SimTrace *tr, const char *name)
+{
+    size_t n = strlen(name);
+    if (n <= 3 || name[n - 1] != ']')
+        return sim_trace_intern(tr, name);
+    g_autofree char *clean = g_strdup(name);
+    char *open = strrchr(clean, '[');
+    if (open && open > clean && open[-1] == ' ' &&
+        strspn(open + 1, "0123456789") == (size_t)(clean + n - 1 - open - 1))
+        open[-1] = '\0';
+    return sim_trace_intern(tr, clean);
 }
 
 /* "HtoD]" -> "HtoD" (the text up to the closing bracket, if any). */
@@ -349,17 +387,7 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
             return false;
         k->static_smem_bytes = (uint32_t)llround(ss);
         k->dynamic_smem_bytes = (uint32_t)llround(ds);
-        /* CUDA 8 nvprof appends the correlation id: "k(int) [223]". */
-        g_autofree char *clean = g_strdup(name);
-        size_t n = strlen(clean);
-        if (n > 3 && clean[n - 1] == ']') {
-            char *open = strrchr(clean, '[');
-            if (open && open > clean && open[-1] == ' ' &&
-                strspn(open + 1, "0123456789") ==
-                    (size_t)(clean + n - 1 - open - 1))
-                open[-1] = '\0';
-        }
-        k->name = sim_trace_intern(np->tr, clean);
+        k->name = kernel_name(np->tr, name);
     }
     op.line = r->line;
     op.stream = (int64_t)sid;
@@ -369,7 +397,13 @@ static bool read_row(Nvprof *np, SimTraceProcess *p, const SimCsvRow *r,
     op.api_start_ns = op.api_end_ns = SIM_TRACE_NO_TIME;
     g_array_append_val(p->ops, op);
 
+    /* Rows name one device mostly: a cell as the last one changes
+     * nothing. */
     const char *dev = cell(np, r, COL_DEVICE);
+    if (strcmp(dev, np->last_dev) == 0)
+        return true;
+    if (strlen(dev) < sizeof np->last_dev)
+        strcpy(np->last_dev, dev);
     if (*dev) {
         g_autofree char *gpu = sim_trace_device_name(dev);
         if (!np->tr->gpu_name)

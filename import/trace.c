@@ -14,6 +14,32 @@ static void process_free(gpointer data)
     g_free(p);
 }
 
+#define SLAB_RECORDS 4096 /* per chunk */
+
+void sim_slab_init(SimSlab *s, size_t size)
+{
+    s->chunks = g_ptr_array_new_with_free_func(g_free);
+    s->size = size;
+    s->used = SLAB_RECORDS;
+}
+
+void *sim_slab_new0(SimSlab *s)
+{
+    if (s->used == SLAB_RECORDS) {
+        g_ptr_array_add(s->chunks, g_malloc0(SLAB_RECORDS * s->size));
+        s->used = 0;
+    }
+    char *c = g_ptr_array_index(s->chunks, s->chunks->len - 1);
+    return c + s->size * s->used++;
+}
+
+void sim_slab_clear(SimSlab *s)
+{
+    if (s->chunks)
+        g_ptr_array_free(s->chunks, TRUE);
+    s->chunks = NULL;
+}
+
 SimTrace *sim_trace_new(const char *path, const char *format)
 {
     SimTrace *tr = g_new0(SimTrace, 1);

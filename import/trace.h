@@ -148,6 +148,20 @@ typedef struct {
                                 (SimProcessSpec.columns) */
 } SimTrace;
 
+/* Records of one size allocated in chunks and freed together: the 10^6
+ * API calls of a big trace cost a malloc each (and their hash keys one
+ * more) otherwise. */
+typedef struct {
+    GPtrArray *chunks;
+    size_t size;   /* of a record */
+    unsigned used; /* records taken from the newest chunk */
+} SimSlab;
+
+void sim_slab_init(SimSlab *s, size_t size);
+/* A zeroed record, valid until sim_slab_clear. */
+void *sim_slab_new0(SimSlab *s);
+void sim_slab_clear(SimSlab *s);
+
 SimTrace *sim_trace_new(const char *path, const char *format);
 void sim_trace_free(SimTrace *tr);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTrace, sim_trace_free)
@@ -216,6 +230,12 @@ bool sim_import_kineto(SimTrace *tr, const char *text, size_t len,
  * was off). */
 void sim_kineto_force_tree(bool on);
 uint64_t sim_kineto_tree_reads(void);
+/* Tests: read an nsys SQLite export's kernels sorted by SQLite ("ORDER
+ * BY start"), as before they were sorted here (nsys_sqlite.c). */
+void sim_nsys_sqlite_force_sorted(bool on);
+/* Tests: how many elements pass 1 read without a tree (kineto.c,
+ * flat_event). */
+uint64_t sim_kineto_flat_reads(void);
 
 /* Format detectors, from a file's content (import/registry.c lists which
  * format has which).  Line detectors see one line of a text file's head

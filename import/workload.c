@@ -315,21 +315,12 @@ static int cmp_item(gconstpointer a, gconstpointer b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* g_array_sort(@items, cmp_item), skipped when they already are in that
- * order (a trace's ops mostly are: one O(n) pass instead of the sort's
- * O(n log n) comparisons).  cmp_item is a total order (seq is unique), so
- * the result is the same either way. */
-static void sort_items(GArray *items)
+static int cmp_item_ptr(const void *a, const void *b)
 {
-    for (guint i = 1; i < items->len; i++)
-        if (cmp_item(&g_array_index(items, Item, i - 1),
-                     &g_array_index(items, Item, i)) > 0) {
-            g_array_sort(items, cmp_item);
-            return;
-        }
+    return cmp_item(*(Item *const *)a, *(Item *const *)b);
 }
 
-static int cmp_stream_order(gconstpointer a, gconstpointer b)
+static int cmp_stream_order(const void *a, const void *b)
 {
     const Item *x = *(Item *const *)a, *y = *(Item *const *)b;
     if (x->op->stream != y->op->stream)
@@ -338,6 +329,171 @@ static int cmp_stream_order(gconstpointer a, gconstpointer b)
         return x->op->start_ns < y->op->start_ns ? -1 : 1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
+
+/* Sorting without comparison sorts where the order is mostly there
+ * already.  Both orders below are total (seq is unique), so any correct
+ * method gives the one result a comparison sort gives: these only do it in
+ * O(n) for a trace of a few streams whose ops come in start order (a 10^6-op
+ * trace spent a tenth of its import in the two sorts). */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The GPU items of @items into @gpu in cmp_stream_order, and the start of
+ * each stream's run in @runs (offsets into @gpu, then gpu->len).  The items
+ * are bucketed by stream (stable: each bucket keeps trace order, so seq
+ * rises), and a bucket is sorted only when its starts are not already in
+ * order. */
+static void stream_order(GArray *items, GPtrArray *gpu, GArray *runs)
+{
+    g_autoptr(GHashTable) bucket_of =
+        g_hash_table_new(g_int64_hash, g_int64_equal);
+    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    g_autoptr(GArray) count = g_array_new(FALSE, TRUE, sizeof(guint));
+    g_autofree guint *bucket = g_new(guint, items->len ? items->len : 1);
+    guint n_gpu = 0;
+    for (guint i = 0; i < items->len; i++) {
+        const Item *it = &g_array_index(items, Item, i);
+        if (!is_gpu(it->op->kind))
+            continue;
+        /* Keys point at the op's own stream field (the trace outlives
+         * this table). */
+        gpointer v = g_hash_table_lookup(bucket_of, &it->op->stream);
+        guint b;
+        if (v) {
+            b = GPOINTER_TO_UINT(v) - 1;
+        } else {
+            b = ids->len;
+            g_array_append_val(ids, it->op->stream);
+            g_array_set_size(count, b + 1);
+            g_hash_table_insert(bucket_of, (gpointer)&it->op->stream,
+                                GUINT_TO_POINTER(b + 1));
+        }
+        bucket[i] = b;
+        g_array_index(count, guint, b)++;
+        n_gpu++;
+    }
+    /* Buckets in stream id order; off[b]: where bucket b starts. */
+    guint n_b = ids->len;
+    g_autofree int64_t *sorted = g_memdup2(ids->data, n_b * sizeof(int64_t));
+    if (n_b > 1)
+        qsort(sorted, n_b, sizeof(int64_t), cmp_i64);
+    g_autofree guint *off = g_new(guint, n_b + 1);
+    g_array_set_size(runs, 0);
+    guint at = 0;
+    for (guint r = 0; r < n_b; r++) {
+        guint b =
+            GPOINTER_TO_UINT(g_hash_table_lookup(bucket_of, &sorted[r])) - 1;
+        off[b] = at;
+        g_array_append_val(runs, at);
+        at += g_array_index(count, guint, b);
+    }
+    g_array_append_val(runs, at);
+    g_ptr_array_set_size(gpu, (gint)n_gpu);
+    for (guint i = 0; i < items->len; i++) {
+        Item *it = &g_array_index(items, Item, i);
+        if (is_gpu(it->op->kind))
+            g_ptr_array_index(gpu, off[bucket[i]]++) = it;
+    }
+    for (guint r = 0; r < n_b; r++) {
+        guint lo = g_array_index(runs, guint, r);
+        guint hi = g_array_index(runs, guint, r + 1);
+        for (guint i = lo + 1; i < hi; i++) {
+            const Item *a = g_ptr_array_index(gpu, i - 1);
+            const Item *b = g_ptr_array_index(gpu, i);
+            if (a->op->start_ns > b->op->start_ns) {
+                qsort(gpu->pdata + lo, hi - lo, sizeof(gpointer),
+                      cmp_stream_order);
+                break;
+            }
+        }
+    }
+}
+
+/* A run of a merge: the next item and the end of its run. */
+typedef struct {
+    Item *const *next, *const *end;
+} Run;
+
+/* Is run @a's head after run @b's? */
+static bool run_after(const Run *a, const Run *b)
+{
+    return cmp_item(*a->next, *b->next) > 0;
+}
+
+/* Restore the heap property at @i of @heap (@n runs). */
+static void heap_down(Run *heap, guint n, guint i)
+{
+    for (;;) {
+        guint c = 2 * i + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && run_after(&heap[c], &heap[c + 1]))
+            c++;
+        if (!run_after(&heap[i], &heap[c]))
+            return;
+        Run t = heap[i];
+        heap[i] = heap[c];
+        heap[c] = t;
+        i = c;
+    }
+}
+
+/* @items in cmp_item order.  Each stream's run of @gpu (stream_order,
+ * after the "never overtakes" pass) is in that order already: h rises along
+ * it, and where h is equal so does the start, then seq.  So the sorted
+ * items are a merge of those runs and of the other items (syncs, events),
+ * sorted apart.  Skipped when the items already are in order. */
+static void sort_items(GArray *items, const GPtrArray *gpu, const GArray *runs)
+{
+    guint i = 1;
+    while (i < items->len && cmp_item(&g_array_index(items, Item, i - 1),
+                                      &g_array_index(items, Item, i)) <= 0)
+        i++;
+    if (i >= items->len)
+        return;
+    g_autoptr(GPtrArray) other = g_ptr_array_new();
+    for (guint k = 0; k < items->len; k++) {
+        Item *it = &g_array_index(items, Item, k);
+        if (!is_gpu(it->op->kind))
+            g_ptr_array_add(other, it);
+    }
+    if (other->len > 1)
+        qsort(other->pdata, other->len, sizeof(gpointer), cmp_item_ptr);
+    guint n_runs = runs->len ? runs->len - 1 : 0;
+    g_autofree Run *heap = g_new(Run, n_runs + 1);
+    guint n = 0;
+    for (guint r = 0; r < n_runs; r++) {
+        guint lo = g_array_index(runs, guint, r);
+        guint hi = g_array_index(runs, guint, r + 1);
+        if (lo < hi)
+            heap[n++] = (Run){(Item *const *)gpu->pdata + lo,
+                              (Item *const *)gpu->pdata + hi};
+    }
+    if (other->len)
+        heap[n++] = (Run){(Item *const *)other->pdata,
+                          (Item *const *)other->pdata + other->len};
+    for (guint k = n / 2; k-- > 0;)
+        heap_down(heap, n, k);
+    GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(Item), items->len);
+    while (n) {
+        g_array_append_vals(out, *heap[0].next, 1);
+        if (++heap[0].next == heap[0].end)
+            heap[0] = heap[--n];
+        heap_down(heap, n, 0);
+    }
+    g_assert(out->len == items->len);
+    memcpy(items->data, out->data, (size_t)out->len * sizeof(Item));
+    g_array_free(out, TRUE);
+}
+
+/* Stream lookups remembered by stream_index, kernel names by
+ * scenario_name. */
+#define STREAM_MEMO 4
+#define NAME_MEMO 16
 
 typedef struct {
     SimScenario *sc;
@@ -374,6 +530,12 @@ typedef struct {
     uint32_t n_bare;    /* kernels without an ncu record, classed */
     uint16_t where[SIM_TRACE_N_KINDS]; /* SimOp.where of each kind's ops:
                                 what their lines count in the trace */
+    int64_t memo_id[STREAM_MEMO];      /* stream ids looked up last ... */
+    uint32_t memo_ix[STREAM_MEMO];     /* ... and their indices */
+    int memo_n, memo_next;
+    const char *name_in[NAME_MEMO];  /* kernel names interned: as the
+                                trace holds them ... */
+    const char *name_out[NAME_MEMO]; /* ... and as the scenario does */
 } Walk;
 
 /* Give @op the source location of trace op @t. */
@@ -389,7 +551,19 @@ static void locate(const Walk *w, SimOp *op, const SimTraceOp *t)
 
 static uint32_t stream_index(Walk *w, int64_t id, int priority)
 {
+    /* Consecutive ops are mostly on one stream, or a few. */
+    for (int i = 0; i < STREAM_MEMO; i++)
+        if (w->memo_n > i && w->memo_id[i] == id)
+            return w->memo_ix[i];
     gpointer v = g_hash_table_lookup(w->streams, &id);
+    if (v) {
+        int slot = w->memo_next;
+        w->memo_next = (w->memo_next + 1) % STREAM_MEMO;
+        w->memo_n = MAX(w->memo_n, slot + 1);
+        w->memo_id[slot] = id;
+        w->memo_ix[slot] = GPOINTER_TO_UINT(v) - 1;
+        return GPOINTER_TO_UINT(v) - 1;
+    }
     if (v)
         return GPOINTER_TO_UINT(v) - 1;
     g_autofree char *name = g_strdup_printf("stream %lld", (long long)id);
@@ -566,6 +740,19 @@ static uint8_t kernel_class(Walk *w, const char *name)
     return (uint8_t)GPOINTER_TO_INT(v);
 }
 
+/* Trace kernel name @name (interned in the trace: one name, one
+ * pointer) as the scenario holds it, remembered by the pointer in a small
+ * direct-mapped table (a trace repeats a few names over and over). */
+static const char *scenario_name(Walk *w, const char *name)
+{
+    unsigned slot = (unsigned)(((uintptr_t)name >> 3) % NAME_MEMO);
+    if (!name || name != w->name_in[slot]) {
+        w->name_in[slot] = name;
+        w->name_out[slot] = sim_scenario_intern(w->sc, name);
+    }
+    return w->name_out[slot];
+}
+
 /* The work of a recorded kernel, copy or memset as a scenario op (its
  * kind and spec; stream and host time are the caller's). */
 static void gpu_work(Walk *w, const SimTraceOp *t, SimOp *opp)
@@ -576,7 +763,7 @@ static void gpu_work(Walk *w, const SimTraceOp *t, SimOp *opp)
     case SIM_TRACE_KERNEL:
         op.kind = SIM_OP_KERNEL;
         sim_trace_kernel_spec(&t->u.kernel, &op.u.kernel);
-        op.u.kernel.name = sim_scenario_intern(w->sc, t->u.kernel.name);
+        op.u.kernel.name = scenario_name(w, t->u.kernel.name);
         op.u.kernel.duration_ns = dur;
         op.u.kernel.block_time_ns = 0;
         if (op.u.kernel.regs_per_thread == 0) {
@@ -1028,12 +1215,8 @@ static void build_timed(Walk *w, const SimTraceProcess *tp, int64_t from,
     }
     /* An op never overtakes an earlier op of its stream. */
     g_autoptr(GPtrArray) gpu = g_ptr_array_new();
-    for (guint i = 0; i < items->len; i++) {
-        Item *it = &g_array_index(items, Item, i);
-        if (is_gpu(it->op->kind))
-            g_ptr_array_add(gpu, it);
-    }
-    g_ptr_array_sort(gpu, cmp_stream_order);
+    g_autoptr(GArray) runs = g_array_new(FALSE, FALSE, sizeof(guint));
+    stream_order(items, gpu, runs);
     if (w->pin_held)
         pin_held(w, items, gpu);
     for (guint i = 1; i < gpu->len; i++) {
@@ -1041,7 +1224,7 @@ static void build_timed(Walk *w, const SimTraceProcess *tp, int64_t from,
         if (a->op->stream == b->op->stream && b->h < a->h)
             b->h = a->h;
     }
-    sort_items(items);
+    sort_items(items, gpu, runs);
 
     int64_t origin = INT64_MAX;
     for (guint i = 0; i < items->len; i++) {

@@ -138,18 +138,20 @@ static char *fast_string(Fast *f)
     return out;
 }
 
-/* A number at f->p: -?[0-9]+(.[0-9]+)? followed by none of cJSON's number
+/* A number at @p: -?[0-9]+(.[0-9]+)? followed by none of cJSON's number
  * bytes ([0-9+-.eE]), whose digits (leading zeros aside) make an integer
  * m <= 2^53, with at most 22 after the point.  m and 10^k are then exact
  * doubles and their quotient, rounded once, is what strtod returns for
  * the text (Clinger's fast path), the value cJSON stores.  False for
  * anything else. */
-static bool fast_number(Fast *f, cJSON *n)
+bool sim_json_exact_number(const char *text, const char *stop, double *out,
+                           const char **after)
 {
     static const double pow10[23] = {
         1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    const unsigned char *p = f->p, *end = f->end;
+    const unsigned char *p = (const unsigned char *)text;
+    const unsigned char *end = (const unsigned char *)stop;
     const bool neg = p < end && *p == '-';
     p += neg;
     uint64_t m = 0;
@@ -175,7 +177,7 @@ static bool fast_number(Fast *f, cJSON *n)
         if (!frac)
             return false;
     }
-    if (p - f->p >= 63)
+    if (p - (const unsigned char *)text >= 63)
         return false; /* cJSON reads 63 bytes of a number at most */
     if (p < end &&
         (*p == '.' || *p == 'e' || *p == 'E' || *p == '+' || *p == '-'))
@@ -183,14 +185,26 @@ static bool fast_number(Fast *f, cJSON *n)
     if (m > (UINT64_C(1) << 53) || frac > 22)
         return false;
     double d = (double)m / pow10[frac];
-    d = neg ? -d : d;
+    *out = neg ? -d : d;
+    *after = (const char *)p;
+    return true;
+}
+
+/* A number at f->p (sim_json_exact_number) into @n, as cJSON sets it. */
+static bool fast_number(Fast *f, cJSON *n)
+{
+    double d;
+    const char *after;
+    if (!sim_json_exact_number((const char *)f->p, (const char *)f->end, &d,
+                               &after))
+        return false;
     n->valuedouble = d;
     /* cJSON's saturation */
     n->valueint = d >= INT_MAX           ? INT_MAX
                   : d <= (double)INT_MIN ? INT_MIN
                                          : (int)d;
     n->type = cJSON_Number;
-    f->p = p;
+    f->p = (const unsigned char *)after;
     return true;
 }
 

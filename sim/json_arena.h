@@ -31,6 +31,7 @@
 
 #include <cjson/cJSON.h>
 #include <glib.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct SimJsonChunk SimJsonChunk;
@@ -52,6 +53,13 @@ typedef struct {
  * Returns: (transfer none) (nullable): owned by @a. */
 cJSON *sim_json_arena_parse(SimJsonArena *a, const char *text, size_t len,
                             const char **end);
+
+/* The JSON number at @text (before @stop) when it converts exactly
+ * without strtod, as the arena's parser reads it: its value and the byte
+ * after it.  False for any other number (cJSON's strtod is then the
+ * reference) and for what is not a number. */
+bool sim_json_exact_number(const char *text, const char *stop, double *out,
+                           const char **after);
 
 /* Drop every tree parsed into @a; keeps its first chunk for reuse. */
 void sim_json_arena_reset(SimJsonArena *a);

@@ -392,14 +392,19 @@ bool sim_out_group_end(bool keep, GError **error)
     return ok;
 }
 
+void sim_out_write(SimOutFile *f, const char *data, size_t len)
+{
+    if (len && fwrite(data, 1, len, f->fp) != len && !f->err)
+        f->err = errno ? errno : EIO;
+}
+
 bool sim_write_file_atomic(const char *path, const char *data, size_t len,
                            GError **error)
 {
     SimOutFile *f = sim_out_open(path, error);
     if (!f)
         return false;
-    if (len && fwrite(data, 1, len, f->fp) != len && !f->err)
-        f->err = errno ? errno : EIO;
+    sim_out_write(f, data, len);
     return sim_out_commit(f, error);
 }
 

@@ -31,6 +31,10 @@ FILE *sim_out_stream(SimOutFile *f);
  * Such a path names one stream, so it cannot stand for several files. */
 bool sim_out_in_place(const char *path);
 
+/* Write @len bytes of @data to @f; a failure (its errno) is kept and
+ * reported by sim_out_commit. */
+void sim_out_write(SimOutFile *f, const char *data, size_t len);
+
 /* Flush, close and rename into place; frees @f.  On failure the temporary
  * file is removed and nothing appears at the destination. */
 bool sim_out_commit(SimOutFile *f, GError **error);

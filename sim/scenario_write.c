@@ -317,7 +317,12 @@ static bool same_op(const SimOp *a, const SimOp *b)
     }
 }
 
-static void put_process(GString *o, const SimProcessSpec *p)
+/* A file being written gets the text so far whenever it passes this
+ * many bytes (@sink of put_process), so that the document of a 10^6-op
+ * scenario is never held whole: it was 270 MB beside the scenario. */
+#define FLUSH_BYTES (1u << 20)
+
+static void put_process(GString *o, const SimProcessSpec *p, SimOutFile *sink)
 {
     put_lit(o, "    {\n      \"name\": ");
     put_str(o, p->name);
@@ -409,11 +414,16 @@ static void put_process(GString *o, const SimProcessSpec *p)
             put_op(o, p, &p->ops[i]);
         }
         i = j;
+        if (sink && o->len >= FLUSH_BYTES) {
+            sim_out_write(sink, o->str, o->len); /* errors: at the commit */
+            g_string_truncate(o, 0);
+        }
     }
     put_lit(o, "\n      ]\n    }");
 }
 
-char *sim_scenario_to_json(const SimScenario *sc)
+/* The document of @sc, or with @sink its part not yet written there. */
+static GString *scenario_json(const SimScenario *sc, SimOutFile *sink)
 {
     GString *o = g_string_new("{\n  \"hqsim_scenario\": 1,\n");
     if (sc->description) {
@@ -434,14 +444,23 @@ char *sim_scenario_to_json(const SimScenario *sc)
     for (guint i = 0; i < sc->processes->len; i++) {
         if (i)
             put_lit(o, ",\n");
-        put_process(o, g_ptr_array_index(sc->processes, i));
+        put_process(o, g_ptr_array_index(sc->processes, i), sink);
     }
     put_lit(o, "\n  ]\n}\n");
-    return g_string_free(o, FALSE);
+    return o;
+}
+
+char *sim_scenario_to_json(const SimScenario *sc)
+{
+    return g_string_free(scenario_json(sc, NULL), FALSE);
 }
 
 bool sim_scenario_write(const SimScenario *sc, const char *path, GError **error)
 {
-    g_autofree char *text = sim_scenario_to_json(sc);
-    return sim_write_file_atomic(path, text, strlen(text), error);
+    SimOutFile *f = sim_out_open(path, error);
+    if (!f)
+        return false;
+    g_autoptr(GString) rest = scenario_json(sc, f);
+    sim_out_write(f, rest->str, rest->len);
+    return sim_out_commit(f, error);
 }

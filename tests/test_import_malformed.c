@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "../import/import.h"
+#include "../import/trace.h"
 #include "error.h"
 
 #define DATA HQSIM_SOURCE_DIR "/tests/data/import/"
@@ -377,6 +378,86 @@ static void test_sqlite_inputs(void **state)
     expect_error(cut, NULL);
 }
 
+/* The scenario of @path as JSON, its kernels read sorted by SQLite
+ * (@sorted) or sorted here; or "error: " and the message. */
+static char *sqlite_import(const char *path, bool sorted)
+{
+    char *paths[] = {(char *)path};
+    g_autoptr(GError) error = NULL;
+    SimImportOptions opt;
+    sim_import_options_init(&opt);
+    opt.launch_latency_ns = 3000;
+    sim_nsys_sqlite_force_sorted(sorted);
+    SimScenario *sc = sim_workload_load(paths, 1, &opt, &error);
+    sim_nsys_sqlite_force_sorted(false);
+    if (!sc)
+        return g_strconcat("error: ", error->message, NULL);
+    char *json = sim_scenario_to_json(sc);
+    sim_scenario_free(sc);
+    return json;
+}
+
+/* Kernels are read in the table's order and sorted by start here, ties in
+ * the table's order as SQLite's own sort keeps them: the same scenario as
+ * from "ORDER BY start" -- the processes in the order of their first
+ * kernel, the GPU of the first kernel, kernels of equal start (without API
+ * calls, so that their order is the host's) in row order -- and the same
+ * error, the first in start order, not in row order. */
+static void test_sqlite_kernel_order(void **state)
+{
+    Tmp *t = *state;
+    /* Rows out of start order; pid 43's first kernel (row 1) starts at
+     * 10000 with pid 42's (row 2), which comes first; rows 2, 3 and 5 tie
+     * on two streams, told apart by their grids. */
+#define K(start, stream, gpid, grid, dev)                                      \
+    "(" start ", " start "+5000, " dev ", 1, " stream ", NULL, " gpid          \
+    ", 1, 2, 32, " grid ", 1, 1, 256, 1, 1, 0, 0)"
+#define GPID43 "721420288"
+    const char *rows = "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES" K(
+        "30000", "7", GPID, "1",
+        "0") ", " K("10000", "13", GPID43, "2",
+                    "1") ", " K("10000", "7", GPID, "3",
+                                "0") ", " K("20000", "13", GPID43, "4",
+                                            "1") ", " K("10000", "13", GPID,
+                                                        "5", "0") ";";
+    g_autofree char *sql = g_strconcat(
+        NSYS_BASE KERNEL_TABLE, rows,
+        "CREATE TABLE TARGET_INFO_GPU(vmId INTEGER, id INTEGER, name TEXT,"
+        " computeMajor INTEGER, computeMinor INTEGER);"
+        "INSERT INTO TARGET_INFO_GPU VALUES(1, 0, 'NVIDIA L4', 8, 9),"
+        " (1, 1, 'NVIDIA A100-SXM4-80GB', 8, 0);",
+        NULL);
+    g_autofree char *db = make_db(t, "order.sqlite", sql);
+    g_autofree char *ours = sqlite_import(db, false);
+    g_autofree char *theirs = sqlite_import(db, true);
+    assert_string_equal(ours, theirs);
+    /* The GPU of row 2; pid 43 first; its kernels 2 then 4; pid 42's 3,
+     * 5, 1. */
+    assert_non_null(strstr(ours, "\"gpu\": \"a100\""));
+    const char *p43 = strstr(ours, "pid[43]"), *p42 = strstr(ours, "pid[42]");
+    assert_non_null(p43);
+    assert_non_null(p42);
+    assert_true(p43 < p42);
+    const char *g3 = strstr(p42, "\"grid\": 3,");
+    const char *g5 = strstr(p42, "\"grid\": 5,");
+    const char *g1 = strstr(p42, "\"grid\": 1,");
+    assert_true(g3 && g5 && g1 && g3 < g5 && g5 < g1);
+    /* Two bad rows: the one that starts first is reported. */
+    const char *bad = "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES" K(
+        "40000", "7", GPID, "0", "0") ", " K("10000", "7", GPID, "1",
+                                             "0") ", " K("5000", "7", GPID, "1",
+                                                         "5000") ";";
+    g_autofree char *sql2 = g_strconcat(NSYS_BASE KERNEL_TABLE, bad, NULL);
+    g_autofree char *db2 = make_db(t, "order-bad.sqlite", sql2);
+    g_autofree char *e_ours = sqlite_import(db2, false);
+    g_autofree char *e_theirs = sqlite_import(db2, true);
+    assert_string_equal(e_ours, e_theirs);
+    if (!strstr(e_ours, "row 3: column 'deviceId'"))
+        fail_msg("not the first bad row in start order: %s", e_ours);
+#undef K
+#undef GPID43
+}
+
 /* ------------------------------------------------------------------------
  * Mutations: damaged variants of every good fixture import or fail
  * cleanly; ASan/valgrind check there is no memory error on either path.
@@ -565,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_kineto_bad_inputs),
         cmocka_unit_test(test_gzip_inputs),
         cmocka_unit_test(test_sqlite_inputs),
+        cmocka_unit_test(test_sqlite_kernel_order),
         cmocka_unit_test(test_sqlite_memory),
         cmocka_unit_test(test_mutated_fixtures_never_crash),
     };

@@ -291,12 +291,159 @@ static void test_corpus_and_mutations_agree(void **state)
     }
 }
 
+/* Pass 1 reads plain elements without a tree (kineto.c, flat_event),
+ * and hands every other one to the tree: for each variant of an API call
+ * or a GPU activity below -- fields of the wrong type, case or count,
+ * repeated, out of range, numbers it does not convert, escapes, nesting --
+ * the trace is the same, field by field (or the error word for word), as
+ * from the whole tree. */
+static void test_flat_reader_agrees_with_the_tree(void **state)
+{
+    (void)state;
+    static const char *const variants[] = {
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, "
+        "\"tid\": 7, \"ts\": 110, \"dur\": 20, \"args\": {\"device\": 0, "
+        "\"stream\": 7, \"correlation\": 1, \"grid\": [4, 2, 1], \"block\": "
+        "[128, 1, 1], \"registers per thread\": 40, \"shared memory\": 1024}",
+        /* case, type and range of the optional kernel fields */
+        "\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
+        "2, "
+        "1], \"block\": [128, 1, 1], \"Registers Per Thread\": 40}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
+        "2, "
+        "1], \"block\": [128, 1, 1], \"registers per thread\": \"40\"}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
+        "2, "
+        "1], \"block\": [128, 1, 1], \"registers per thread\": 40.5, "
+        "\"shared memory\": 99999999999}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
+        "2, "
+        "1], \"block\": [128, 1, 1], \"shared memory\": 99999999999}",
+        /* launch dimensions */
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
+        "2], \"block\": [128, 1, 1]}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
+        "2, "
+        "1, 1], \"block\": [128, 1, 1]}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [0, "
+        "2, "
+        "1], \"block\": [128.5, 1, 1]}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": "
+        "[\"4\", 2, 1], \"block\": [128, 1, 1]}",
+        /* the stream from tid, the device from inDevice or pid */
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, "
+        "\"tid\": \"stream 9\", \"ts\": 110, \"dur\": 20, \"args\": {\"grid\": "
+        "[4, 2, 1], \"block\": [128, 1, 1]}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": \"0\", "
+        "\"tid\": 9, \"ts\": 110, \"dur\": 20, \"args\": [4, 2, 1]",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"tid\": -3, "
+        "\"ts\": 110, \"dur\": 20, \"args\": {\"inDevice\": 0, \"device\": -1, "
+        "\"stream\": -2, \"grid\": [4, 2, 1], \"block\": [128, 1, 1]}",
+        /* repeated members: the first counts */
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"ts\": 5, \"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, "
+        "\"stream\": 8, \"grid\": [4, 2, 1], \"block\": [128, 1, 1]}, "
+        "\"args\": "
+        "{}",
+        /* numbers only the tree converts, escapes, nesting, literals */
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1.1e2, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
+        "2, "
+        "1], \"block\": [128, 1, 1]}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\\u0041\", \"ts\": "
+        "110, \"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": "
+        "[4, "
+        "2, 1], \"block\": [128, 1, 1], \"x\": {\"y\": 1}}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
+        "2, "
+        "1], \"block\": [128, 1, 1], \"x\": {\"y\": 1}}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": null, \"ts\": 110, "
+        "\"dur\": 20, \"flag\": true, \"args\": {\"device\": 0, \"stream\": 7, "
+        "\"grid\": [4, 2, 1], \"block\": [128, 1, 1], \"x\": false}",
+        /* times */
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": -1, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
+        "2, "
+        "1], \"block\": [128, 1, 1]}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": "
+        "1700000000000000.5, \"dur\": 0.001, \"args\": {\"device\": 0, "
+        "\"stream\": 7, \"grid\": [4, 2, 1], \"block\": [128, 1, 1]}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"dur\": 20, "
+        "\"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, 2, 1], "
+        "\"block\": [128, 1, 1]}",
+        /* copies and memsets */
+        "\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH "
+        "(Device -> Pageable)\", \"ts\": 130, \"dur\": 4, \"args\": "
+        "{\"device\": 0, \"stream\": 7, \"correlation\": 2, \"bytes\": 4096}",
+        "\"ph\": \"X\", \"cat\": \"Memcpy\", \"name\": \"Memcpy HtoH\", "
+        "\"ts\": 130, \"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7, "
+        "\"bytes\": 4096}",
+        "\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset\", "
+        "\"ts\": 130, \"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7, "
+        "\"bytes\": 4096.7}",
+        "\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset\", "
+        "\"ts\": 130, \"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7, "
+        "\"bytes\": \"4096\"}",
+        /* API calls, syncs and the rest */
+        "\"ph\": \"X\", \"cat\": \"cuda_driver\", \"name\": "
+        "\"cuLaunchKernel\", "
+        "\"pid\": \"11\", \"ts\": 99, \"dur\": 30, \"args\": {\"correlation\": "
+        "1}",
+        "\"ph\": \"X\", \"cat\": \"Runtime\", \"name\": \"cudaMemcpy\", "
+        "\"pid\": "
+        "12, \"ts\": 125, \"dur\": 1, \"args\": {\"correlation\": 2.5}",
+        "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+        "\"cudaStreamSynchronize\", \"pid\": 11, \"ts\": -5e15, \"dur\": 1, "
+        "\"args\": {\"correlation\": 5}",
+        "\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Sync\", "
+        "\"pid\": 0, \"tid\": 7, \"ts\": 141, \"dur\": 2, \"args\": "
+        "{\"device\": 0, \"stream\": 7, \"correlation\": 3}",
+        "\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 12, \"args\": "
+        "{\"name\": \"other\"}",
+        "\"ph\": \"i\", \"cat\": \"kernel\", \"name\": \"k\"",
+    };
+    static const char *const head =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+        "\"cudaLaunchKernel\", \"pid\": 11, \"tid\": 11, \"ts\": 100, "
+        "\"dur\": 3, \"args\": {\"correlation\": 1}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k0\", \"pid\": 0, "
+        "\"tid\": 7, \"ts\": 90, \"dur\": 5, \"args\": {\"device\": 0, "
+        "\"stream\": 7, \"grid\": [1, 1, 1], \"block\": [32, 1, 1]}},\n{";
+    int ok = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(variants); i++) {
+        g_autofree char *text =
+            g_strdup_printf("%s%s}\n]}\n", head, variants[i]);
+        g_autofree char *name = g_strdup_printf("flat%zu.json", i);
+        bool streamed;
+        ok += same_both_ways(name, text, strlen(text), &streamed);
+    }
+    /* Both answers occur: the variants are not all refused. */
+    assert_true(ok > 10 && ok < (int)G_N_ELEMENTS(variants));
+    /* A plain trace is read without a tree, element by element. */
+    uint64_t before = sim_kineto_flat_reads();
+    g_autofree char *plain = g_strdup_printf("%s%s}\n]}\n", head, variants[0]);
+    bool streamed;
+    assert_true(same_both_ways("plain.json", plain, strlen(plain), &streamed));
+    assert_int_equal(sim_kineto_flat_reads() - before, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_traces_are_streamed_and_identical),
         cmocka_unit_test(test_bad_traces_give_the_tree_errors),
         cmocka_unit_test(test_corpus_and_mutations_agree),
+        cmocka_unit_test(test_flat_reader_agrees_with_the_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
