@@ -1006,6 +1006,7 @@ enum { FV_STR, FV_NUM, FV_LIT, FV_OBJ, FV_ARR };
 
 typedef struct {
     const char *key;
+    uint32_t klen;   /* strlen(key) */
     const char *str; /* FV_STR */
     double num;      /* FV_NUM */
     double a[3];     /* FV_ARR: its first three numbers */
@@ -1041,15 +1042,19 @@ static void flat_ws(Flat *f)
         f->p++;
 }
 
-/* The string at f->p (its opening quote), NUL-terminated in place; NULL
- * if it has an escape or no end. */
-static const char *flat_string(Flat *f)
+/* The string at f->p (its opening quote), NUL-terminated in place, and
+ * its length; NULL if it has an escape or no end.  Byte by byte: most
+ * strings of an event are a few bytes. */
+static const char *flat_string(Flat *f, uint32_t *len)
 {
-    char *s = f->p + 1;
-    char *q = memchr(s, '"', (size_t)(f->end - s));
-    if (!q || memchr(s, '\\', (size_t)(q - s)))
+    static const bool stop[256] = {['"'] = true, ['\\'] = true};
+    char *s = f->p + 1, *q = s;
+    while (q < f->end && !stop[(unsigned char)*q])
+        q++;
+    if (q >= f->end || *q != '"')
         return NULL;
     *q = '\0';
+    *len = (uint32_t)(q - s);
     f->p = q + 1;
     return s;
 }
@@ -1113,7 +1118,11 @@ static bool flat_value(Flat *f, FlatVal *v, bool top)
     if (f->p >= f->end)
         return false;
     switch (*f->p) {
-    case '"': v->type = FV_STR; return (v->str = flat_string(f)) != NULL;
+    case '"': {
+        uint32_t n;
+        v->type = FV_STR;
+        return (v->str = flat_string(f, &n)) != NULL;
+    }
     case '{':
         if (!top || f->n_obj == FLAT_OBJS)
             return false;
@@ -1143,7 +1152,7 @@ static bool flat_object(Flat *f, unsigned o, bool top)
         if (ob->n == FLAT_MEMBERS || f->p >= f->end || *f->p != '"')
             return false;
         FlatVal *v = &ob->m[ob->n++];
-        if (!(v->key = flat_string(f)))
+        if (!(v->key = flat_string(f, &v->klen)))
             return false;
         flat_ws(f);
         if (f->p >= f->end || *f->p != ':')
@@ -1190,17 +1199,21 @@ static bool flat_parse(Kineto *kn, const char *text, const Elem *e)
 
 /* member() on a read element: the first member named @key; NULL for none
  * (and for @o NULL, an argument that is not an object). */
-static const FlatVal *f_member(const FlatObj *o, const char *key)
+static inline const FlatVal *f_member(const FlatObj *o, const char *key)
 {
+    const size_t n = strlen(key);
     for (unsigned i = 0; o && i < o->n; i++)
-        if (o->m[i].key[0] == key[0] && strcmp(o->m[i].key, key) == 0)
+        if (o->m[i].klen == n && memcmp(o->m[i].key, key, n) == 0)
             return &o->m[i];
     return NULL;
 }
 
-/* has_member(): a member of that name in any case. */
+/* has_member(): a member of that name in any case (the exact spelling,
+ * found faster, first). */
 static bool f_has(const FlatObj *o, const char *key)
 {
+    if (f_member(o, key))
+        return true;
     for (unsigned i = 0; o && i < o->n; i++)
         if (g_ascii_strcasecmp(o->m[i].key, key) == 0)
             return true;
@@ -1208,21 +1221,23 @@ static bool f_has(const FlatObj *o, const char *key)
 }
 
 /* The string member @key, or NULL. */
-static const char *f_str(const FlatObj *o, const char *key)
+static inline const char *f_str(const FlatObj *o, const char *key)
 {
     const FlatVal *v = f_member(o, key);
     return v && v->type == FV_STR ? v->str : NULL;
 }
 
 /* The object member @key, or NULL. */
-static const FlatObj *f_obj(const Flat *f, const FlatObj *o, const char *key)
+static inline const FlatObj *f_obj(const Flat *f, const FlatObj *o,
+                                   const char *key)
 {
     const FlatVal *v = f_member(o, key);
     return v && v->type == FV_OBJ ? &f->obj[v->obj] : NULL;
 }
 
 /* arg_int() */
-static int64_t f_arg_int(const FlatObj *args, const char *key, int64_t dflt)
+static inline int64_t f_arg_int(const FlatObj *args, const char *key,
+                                int64_t dflt)
 {
     const FlatVal *v = f_member(args, key);
     if (!v || v->type != FV_NUM || v->num != floor(v->num) ||
@@ -1232,7 +1247,7 @@ static int64_t f_arg_int(const FlatObj *args, const char *key, int64_t dflt)
 }
 
 /* json_id() */
-static bool f_id(const FlatVal *v, int64_t *out)
+static inline bool f_id(const FlatVal *v, int64_t *out)
 {
     if (!v || v->type != FV_NUM || !(fabs(v->num) <= 9e15))
         return false;

@@ -154,29 +154,28 @@ bool sim_json_exact_number(const char *text, const char *stop, double *out,
     const unsigned char *end = (const unsigned char *)stop;
     const bool neg = p < end && *p == '-';
     p += neg;
+    /* m gathers every digit; sig counts them from the first that is not
+     * a leading zero (m is not 0 from there on).  Past 19 of them m may
+     * have wrapped (unsigned): the number is refused then anyway. */
     uint64_t m = 0;
     unsigned sig = 0, frac = 0, digits = 0;
     for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
-        if (m == 0 && *p == '0')
-            continue;
-        if (++sig > 19)
-            return false;
         m = m * 10 + (uint64_t)(*p - '0');
+        sig += m != 0;
     }
     if (!digits)
         return false;
     if (p < end && *p == '.') {
         p++;
         for (; p < end && *p >= '0' && *p <= '9'; p++, frac++) {
-            if (m == 0 && *p == '0')
-                continue;
-            if (++sig > 19)
-                return false;
             m = m * 10 + (uint64_t)(*p - '0');
+            sig += m != 0;
         }
         if (!frac)
             return false;
     }
+    if (sig > 19)
+        return false;
     if (p - (const unsigned char *)text >= 63)
         return false; /* cJSON reads 63 bytes of a number at most */
     if (p < end &&
