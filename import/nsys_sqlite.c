@@ -568,7 +568,8 @@ static bool kernels_by_row(Db *d)
         permute_ops(
             ((SimTraceProcess *)g_ptr_array_index(tr->processes, i))->ops,
             g_ptr_array_index(from, i));
-    memcpy(tr->processes->pdata, procs, n_proc * sizeof(gpointer));
+    if (n_proc) /* pdata is NULL without processes */
+        memcpy(tr->processes->pdata, procs, n_proc * sizeof(gpointer));
     return true;
 }
 

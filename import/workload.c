@@ -330,11 +330,11 @@ static int cmp_stream_order(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Sorting without comparison sorts where the order is mostly there
- * already.  Both orders below are total (seq is unique), so any correct
- * method gives the one result a comparison sort gives: these only do it in
- * O(n) for a trace of a few streams whose ops come in start order (a 10^6-op
- * trace spent a tenth of its import in the two sorts). */
+/* The two orders of a process's ops, found where they mostly are
+ * already.  Both orders are total (seq is unique), so any correct method
+ * gives the one result a sort of the whole array gives: these take O(n)
+ * for a trace of a few streams whose ops come in start order (a 10^6-op
+ * trace spent a tenth of its import sorting). */
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -564,8 +564,6 @@ static uint32_t stream_index(Walk *w, int64_t id, int priority)
         w->memo_ix[slot] = GPOINTER_TO_UINT(v) - 1;
         return GPOINTER_TO_UINT(v) - 1;
     }
-    if (v)
-        return GPOINTER_TO_UINT(v) - 1;
     g_autofree char *name = g_strdup_printf("stream %lld", (long long)id);
     uint32_t s = sim_process_add_stream(w->sc, w->ps, name, priority);
     g_hash_table_insert(w->streams, g_memdup2(&id, sizeof id),
