@@ -1,14 +1,20 @@
 #!/bin/bash
-# Closed- and open-loop serving of PyTorch models in N processes on the H100, without MPS,
-# with MPS and with MPS thread percentages (hqsim issue 10, items 4-5); one device call.
+# Closed- and open-loop serving of PyTorch models in N processes on one GPU (the H100's
+# openloop/ and, through harness/serving_campaign.sh, the H200's), without MPS, with MPS and
+# with MPS thread percentages (hqsim issue 10, items 4-5); one device call.
 #   harness/openloop_campaign.sh OUTDIR [--mock]   -> OUTDIR/openloop.tar.gz
+# Env: DUR (s per phase, 0.5), BUDGET (s: a group that would start later is skipped, 470),
+# PCTS (the thread percentages run at N = 1 and 4, graph configurations only; "50 25"),
+# GROUPS_RUN (the groups instead, e.g. "nomps:1 mps:4 mps25:1"), CONFIGS (those of the nomps and
+# mps groups, default every graph and eager one; the thread-percentage groups run the graphs),
+# RAW (the working folder, /tmp/olraw; emptied first).
 # Each group starts N copies of harness/openloop.py together (they build and warm every
 # configuration, then run each phase after a file barrier).  An MPS daemon with pipe/log
 # under /tmp/olmps is started for the MPS groups and always quit here.
 set -u
 OUTDIR=${1:?outdir}; MOCK=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
-RAW=/tmp/olraw; rm -rf "$RAW"; mkdir -p "$RAW" "$OUTDIR"
+RAW=${RAW:-/tmp/olraw}; rm -rf "$RAW"; mkdir -p "$RAW" "$OUTDIR"
 MPSDIR=/tmp/olmps
 GRAPH=cnn:1:graph,cnn:8:graph,encoder:1:graph,encoder:8:graph,decoder:1:graph,decoder:16:graph
 EAGER=cnn:1:eager,cnn:8:eager,encoder:1:eager,encoder:8:eager,decoder:1:eager,decoder:16:eager
@@ -62,10 +68,19 @@ group() {
   nproc; lscpu | grep -E 'Model name|^CPU\(s\)'
 } > "$RAW/info.txt" 2>&1
 cat "$RAW/info.txt"
-for n in 1 2 4 8; do group nomps_n$n $n - "$GRAPH,$EAGER"; done
-mps_start; echo "mps start rc=$?"
-for n in 1 2 4 8; do group mps_n$n $n - "$GRAPH,$EAGER"; done
-for pct in 50 25; do
-  for n in 1 4; do group mps${pct}_n$n $n $pct "$GRAPH"; done
+# the groups in turn, SHARING:N (nomps, mps, mps<pct>); the daemon starts at the first MPS group
+RUN="nomps:1 nomps:2 nomps:4 nomps:8 mps:1 mps:2 mps:4 mps:8"
+for pct in ${PCTS-50 25}; do RUN="$RUN mps$pct:1 mps$pct:4"; done
+for g in ${GROUPS_RUN:-$RUN}; do
+  share=${g%%:*}; n=${g#*:}
+  if [ "$share" = nomps ]; then
+    mps_stop
+  elif [ $MPSON = 0 ]; then
+    mps_start; echo "mps start rc=$?"
+  fi
+  case $share in
+    nomps|mps) group ${share}_n$n $n - "${CONFIGS:-$GRAPH,$EAGER}";;
+    mps*) group ${share}_n$n $n ${share#mps} "$GRAPH";;
+  esac
 done
 mps_stop

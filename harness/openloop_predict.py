@@ -2,7 +2,7 @@
 """Predict every row of an openloop summary (harness/openloop_summary.py) with hqsim.
 
   openloop_predict.py SUMMARY.csv OUT.csv [--hqsim build/hqsim] [--configs a,b]
-                      [--fits FITS.json] [--refit]
+                      [--fits FITS.json] [--refit] [--dir DIR --gpu MODEL]
 
 Per configuration (e.g. decoder_b1_graph) the input is one profile of one process,
 traces/measured/h100/launch/kineto/<config>.json.gz, and two things taken from the
@@ -20,6 +20,9 @@ an open-loop row with the arrival times its processes drew (arrivals/<sharing>_n
 <config>_<loop>.json.gz, --arrival-times) instead of --iterations; --poisson draws new
 arrivals at the measured rate instead (--arrival-rate R --iterations max(40, 240/N)).
 Writes OUT.csv: the measured columns, the predicted ones and the errors (%).
+--dir DIR takes every input from another GPU's folder of the same layout (DIR/kineto/<config>.json.gz,
+DIR/spread, DIR/fits.json, DIR/arrivals, DIR/ncu; the H200's: traces/measured/h200/openloop, made by
+harness/serving_campaign.sh) and --gpu MODEL runs hqsim with that GPU model (--gpu h200).
 
 --measured-load PREDICTED.csv (a diagnosis, not a prediction: it uses the measured closed loop of
 every group) runs each open-loop row at the load the measurement had.  An open row's arrival rate is
@@ -65,7 +68,16 @@ ap.add_argument("--ncu", default=os.path.join(ROOT, "traces/measured/h100/openlo
 ap.add_argument("--bare-classes", action="store_true",
                 help="pass --bare-classes to hqsim: kernels without ncu data take their class's issue share "
                      "(FINDINGS.md 56; with --ncu '' every kernel)")
+ap.add_argument("--dir", default=None, metavar="DIR",
+                help="another GPU's serving data (e.g. traces/measured/h200/openloop): traces DIR/kineto, "
+                     "spread, fits.json, arrivals and ncu under DIR, where not given; default the H100's")
+ap.add_argument("--gpu", default=None, help="hqsim's --gpu (e.g. h200); default none: the traces' / hqsim's default")
 a = ap.parse_args()
+if a.dir:
+    for opt, sub in (("traces", "kineto"), ("spread", "spread"), ("fits", "fits.json"), ("arrivals", "arrivals"),
+                     ("ncu", "ncu")):
+        if getattr(a, opt) == ap.get_default(opt):
+            setattr(a, opt, os.path.join(a.dir, sub))
 
 MODES = {"nomps": ("timeslice", None), "mps": ("mps", None), "mps50": ("mps", 50), "mps25": ("mps", 25)}
 
@@ -84,7 +96,7 @@ def sim(cfg, n, sharing, hs, rate=None, iters=300, times=None):
            "--limit", "events=100M",
            "--host-scale", f"{hs:.6g}", "--request-spread", os.path.join(a.spread, cfg + ".json"),
            "--processes", str(n), "--mode", mode, "--iterations", str(iters), "--seed", "1",
-           "-q", "--json", "-", *(["--bare-classes"] if a.bare_classes else [])]
+           "-q", "--json", "-", *(["--bare-classes"] if a.bare_classes else []), *(["--gpu", a.gpu] if a.gpu else [])]
     if pct:
         cmd += ["--thread-pct", str(pct)]
     if times:

@@ -12,7 +12,9 @@ the request spread that predictions may take from one process.
 --arrivals DIR writes DIR/<sharing>_n<N>_<config>_<loop>.json for every open-loop phase of
 a graph configuration: {"processes": [[arrival us, ...], ...]}, the Poisson arrival times
 each process drew (harness/openloop.py's seeded generator, replayed here and checked
-against the request count), relative to the earliest release of the group.
+against the request count), relative to the earliest release of the group; with
+--all-arrivals the eager configurations' too (the H100's were written later from summary.csv
+by openloop_arrivals.py; the H200's come from the raw files as the graph ones).
 """
 import glob
 import json
@@ -38,11 +40,11 @@ def arrivals(p, ph):
         out.append(int(t))
 
 
-def write_arrivals(d, g, procs):
+def write_arrivals(d, g, procs, eager=False):
     os.makedirs(d, exist_ok=True)
     share, n = g.rsplit("_n", 1)
     keys = {(ph["cfg"], ph["loop"]) for p in procs for ph in p["phases"]
-            if ph["loop"].startswith("open") and ph["cfg"].endswith("graph")}
+            if ph["loop"].startswith("open") and (eager or ph["cfg"].endswith("graph"))}
     for cfg, loop in sorted(keys):
         per = []
         for p in sorted(procs, key=lambda p: p["rank"]):
@@ -91,7 +93,7 @@ def main():
             json.dump(samples, f, separators=(",", ":"))
     if "--arrivals" in sys.argv:
         for g, procs in sorted(groups.items()):
-            write_arrivals(sys.argv[sys.argv.index("--arrivals") + 1], g, procs)
+            write_arrivals(sys.argv[sys.argv.index("--arrivals") + 1], g, procs, "--all-arrivals" in sys.argv)
 
 
 if __name__ == "__main__":

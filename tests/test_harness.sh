@@ -11,7 +11,10 @@
 #   - harness/eager_clock_campaign.sh --mock (harness/openloop.py's mock
 #     requests, no GPU, no torch) runs four groups, and
 #     harness/eager_clock_summary.py sums a group's processes: two processes
-#     serve about twice one (a mock eager request sleeps 1.8-2.6 ms).
+#     serve about twice one (a mock eager request sleeps 1.8-2.6 ms);
+#   - harness/serving_campaign.sh --mock (two groups, no profiles, no ncu) and
+#     harness/openloop_summary.py --all-arrivals: the rows, the mock's
+#     ceilings, the lone process's spread and every open phase's arrivals.
 # Prints cmocka's summary lines, which tests/run_all.sh counts.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,6 +89,43 @@ EOF
 else
     cat "$tmp/camp.log" "$tmp/sum.err" 2>/dev/null
     bad "eager_clock_campaign.sh --mock and its summary" "failed"
+fi
+
+# serving_campaign.sh in mock mode (no profiles, no ncu), then openloop_summary.py with every
+# phase's arrivals: two groups of one graph and one eager configuration
+if (cd "$tmp" && WORK=$tmp/serve DUR=0.1 GROUPS_RUN="nomps:1 mps:2" \
+        CONFIGS=decoder:1:graph,decoder:1:eager NCU_CFGS= \
+        bash "$src/harness/serving_campaign.sh" "$tmp/sout" --mock) >"$tmp/serve.log" 2>&1 &&
+   [ -s "$tmp/sout/kineto.tar.gz" ] && [ -s "$tmp/sout/ncu.tar.gz" ] &&
+   mkdir -p "$tmp/sx" && tar xzf "$tmp/sout/openloop.tar.gz" -C "$tmp/sx" &&
+   python3 "$src/harness/openloop_summary.py" "$tmp/sx" "$tmp/ssum.csv" --samples "$tmp/ss.json" \
+       --arrivals "$tmp/sarr" --all-arrivals >/dev/null 2>"$tmp/ssum.err"; then
+    if python3 - "$tmp/ssum.csv" "$tmp/ss.json" "$tmp/sarr" <<'EOF2'
+import csv, json, os, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+keys = sorted((r["sharing"], r["n"], r["config"], r["loop"]) for r in rows)
+want = sorted((s, n, c + "_" + m, l) for s, n in (("nomps", "1"), ("mps", "2")) for c in ("decoder_b1",)
+              for m, loops in (("graph", ("closed", "open0.5", "open0.8")), ("eager", ("closed", "open0.8")))
+              for l in loops)
+assert keys == want, keys
+# mock requests sleep 0.4 (graph, batch 1) or 2.0 (eager) ms x U(0.9, 1.3): the closed ceilings
+# (no floor: sleeps overshoot on a loaded machine)
+for r in rows:
+    if r["loop"] == "closed":
+        hi = 2778 if r["config"].endswith("graph") else 556
+        assert 0 < float(r["throughput_per_s_per_process"]) <= hi, r
+assert sorted(json.load(open(sys.argv[2]))) == ["decoder_b1_eager", "decoder_b1_graph"]
+arr = sorted(os.listdir(sys.argv[3]))
+assert len(arr) == 6 and "mps_n2_decoder_b1_eager_open0.8.json" in arr, arr
+two = json.load(open(os.path.join(sys.argv[3], "mps_n2_decoder_b1_graph_open0.5.json")))["processes"]
+assert len(two) == 2 and all(len(p) > 0 for p in two), [len(p) for p in two]
+EOF2
+    then ok "serving_campaign.sh --mock and openloop_summary.py --all-arrivals"
+    else bad "serving_campaign.sh --mock and openloop_summary.py --all-arrivals" "wrong rows in $(cat "$tmp/ssum.csv")"
+    fi
+else
+    cat "$tmp/serve.log" "$tmp/ssum.err" 2>/dev/null
+    bad "serving_campaign.sh --mock and openloop_summary.py --all-arrivals" "failed"
 fi
 
 echo "[==========] $((passed + failed)) tests ran."
