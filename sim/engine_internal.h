@@ -339,6 +339,18 @@ struct SmRt {
     const KernelRt *rel_k;
     uint32_t rel_count;
     uint8_t rel_sub[SIM_MAX_SUBPARTITIONS];
+    /* engine_sm.c's copies of equal SMs' placements (sm_place_copy): the
+     * template whose placement it copied (NULL: none), the flush that
+     * ends that dispatch (Engine.flushes then; twin is stale in any
+     * other), and both SMs' mods and head group's count then, so that
+     * flush_resched may take the event time it computed for the template
+     * (twin_ok); and, for a template, the flush that ends the dispatch
+     * that made it one (tmpl_flush), and the flush (flush_seen) and event
+     * time (flush_when, SIM_TIME_NEVER: none) of its latest retime there. */
+    const struct SmRt *twin;
+    uint64_t twin_flush, twin_mods, twin_tmods, tmpl_flush, flush_seen;
+    uint32_t twin_count, twin_tcount;
+    SimTime flush_when;
 };
 
 typedef struct Queue {
@@ -669,6 +681,7 @@ struct Engine {
                                  dispatch (one heap update per SM, not per
                                  block): n_resched of sm_count at most */
     uint32_t n_resched;           /* its length */
+    uint64_t flushes;             /* flush_resched calls (SmRt.flush_seen) */
     SmRt **deferred;              /* SMs whose event sm_event put off to
                                  the instant's end (engine_sm.c) */
     uint32_t n_deferred, cap_deferred;
@@ -808,6 +821,11 @@ void sm_force_no_join(bool on);
 void sm_force_no_clone(bool on);
 /* tests: placements copied so far on this thread */
 uint64_t sm_clone_count(void);
+/* tests: no SM holding groups copies the placement of an equal one
+ * (engine_sm.c, sm_place_copy); bare SMs still may (sm_force_no_clone) */
+void sm_force_no_copy(bool on);
+/* tests: such copies made by this thread so far */
+uint64_t sm_copy_count(void);
 /* Tests: sm_event never puts off an SM's share and event (engine_sm.c,
  * sm_may_defer): the reference the put-off runs must match bit for bit. */
 void sm_force_no_defer(bool on);

@@ -964,7 +964,8 @@ static SimTime late_wait(const GpuModel *m, const Cohort *co)
 /* The cohort of @k's blocks placed now, those that start at once or
  * (@late) those that start late; a late cohort's end moves with its count
  * of SMs (one reschedule per SM, no event of its own per block). */
-static void cohort_join(Engine *E, KernelRt *k, Group *g, bool late, bool first)
+G_ALWAYS_INLINE static inline void cohort_join(Engine *E, KernelRt *k, Group *g,
+                                               bool late, bool first)
 {
     Cohort **slot = late    ? &k->late_cohort
                     : first ? &k->first_cohort
@@ -1358,6 +1359,327 @@ static void sm_place_clone(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
     }
 }
 
+/* A tier's SMs that hold groups, as classes (place_tier).  On a busy GPU a
+ * tier's SMs (all at the same fit and free warps) are mostly in a few
+ * states: a kernel's blocks were placed, and their neighbours' ended, SM
+ * after SM alike (`run -q --as-recorded` of bench/big_trace.py's 4-stream
+ * trace of 10^4 kernels: 1.02 M of its 1.14 M placements are copies).
+ * sm_place_as of @n blocks of @k (not fixed-time, no DRAM pressure, no
+ * block-end spread: one fresh group that starts at once, or the head
+ * group, placed now, growing) on such an SM is a function of what it
+ * reads there: its resources, load and last update, and per group (in
+ * list order) the kernel, count, sub-partition warps, placement, cohort,
+ * work left and the share it progressed at; not of the SM's id, what
+ * sm_event put off (its shares are done anew, and an SM put off was
+ * advanced to now), or its steady-state snapshot.  So the state an SM had
+ * before sm_place (SmSnap) is kept for the latest SM of the tier so placed
+ * whose next one may be alike (the template), and an SM found equal to it
+ * copies what its placement computed: the work its loose groups have left
+ * (advance), the group's sub-partition warps and the registers left
+ * (regs_take), every group's share and cached rate (issue_share: a
+ * function of the groups' kernels, counts and sub-partition warps in list
+ * order and the load), and whether that slowed the SM; everything that
+ * touches other objects (loosening cohort groups, the cohort join, the
+ * kernel's and context's counts, the metrics, the retime list) is done
+ * for the SM itself, in sm_place_as's order.  Its retime at the end of
+ * the dispatch then reads what the template's did, and takes its time
+ * (flush_resched, twin_ok).  Invariant
+ * (test_engine_copy_placement_matches_computed compares with
+ * sm_force_no_copy; check_invariants shares each copy anew and compares,
+ * and computes each copied retime's time): a copy leaves the SM, its
+ * groups, its event and every list it joins as sm_place_as and
+ * sm_reschedule would. */
+#define SNAP_GROUPS 8 /* the groups an SM may hold to be a template */
+
+typedef struct {
+    const KernelRt *k;
+    const Cohort *cohort;
+    SimTime placed;
+    uint32_t count, sub, early, early_out;
+    bool late;
+    uint64_t remaining, speed, turns, pipe_over; /* bits (loose groups) */
+} SnapGroup;
+
+typedef struct {
+    const SmRt *t; /* the template, placed; NULL: none */
+    bool merge;    /* its head group was the kernel's, placed now: the
+                      blocks joined it (no new group) */
+    bool first;    /* else its new group carries its kernel's fixed part */
+    bool slowed;   /* its share slowed a group (sm_slows after it) */
+    uint32_t n_groups, cohort_groups, free_warps, free_blocks, carveout,
+        used_smem, warps;
+    uint32_t free_regs[SIM_MAX_SUBPARTITIONS];
+    uint64_t load; /* bits */
+    SimTime last;
+    SnapGroup g[SNAP_GROUPS];
+} SmSnap;
+
+static bool no_copy;                  /* sm_force_no_copy */
+static _Thread_local uint64_t copies; /* sm_copy_count */
+
+void sm_force_no_copy(bool on)
+{
+    no_copy = on;
+}
+
+uint64_t sm_copy_count(void)
+{
+    return copies;
+}
+
+static inline uint64_t dbits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static inline uint32_t sub_bits(const Group *g)
+{
+    uint32_t s = 0;
+    memcpy(&s, g->sub_warps, MIN(sizeof s, sizeof g->sub_warps));
+    return s;
+}
+
+/* Whether placements of @k on SMs holding groups may be copied, and @sm
+ * may be a template or a copy: a few groups, none of them or the SM on
+ * the DRAM clock or in steady state (their advance and share read more
+ * than SmSnap holds). */
+static bool copy_ok(const Engine *E, const SmRt *sm)
+{
+    return !no_copy && E->m->sm_block_end_spread <= 0 && sm->n_groups > 0 &&
+           sm->n_groups <= SNAP_GROUPS && !sm->st.on && !sm->dram_groups &&
+           sm->v_slot == UINT32_MAX && !sm->v_old;
+}
+
+/* @sm's state as sm_place_as of blocks of @k reads it, into @s
+ * (copy_ok(@sm)). */
+static void snap_take(const Engine *E, const SmRt *sm, const KernelRt *k,
+                      SmSnap *s)
+{
+    const Group *h = sm->groups;
+    s->t = NULL;
+    s->merge = h->k == k && h->placed == E->now && !h->late;
+    s->first = clone_first(sm, k);
+    s->n_groups = sm->n_groups;
+    s->cohort_groups = sm->cohort_groups;
+    s->free_warps = sm->free_warps;
+    s->free_blocks = sm->free_blocks;
+    s->carveout = sm->carveout;
+    s->used_smem = sm->used_smem;
+    s->warps = sm->warps;
+    memcpy(s->free_regs, sm->free_regs, sizeof s->free_regs);
+    s->load = dbits(sm->load);
+    s->last = sm->last;
+    uint32_t i = 0;
+    for (const Group *g = sm->groups; g; g = g->next, i++) {
+        const bool loose = !g->cohort;
+        s->g[i] = (SnapGroup){
+            .k = g->k,
+            .cohort = g->cohort,
+            .placed = g->placed,
+            .count = g->count,
+            .sub = sub_bits(g),
+            .early = g->early,
+            .early_out = g->early_out,
+            .late = g->late,
+            /* a cohort group's work left and share are not read: it is
+             * timed by its cohort, and loosened from the cohort's end */
+            .remaining = loose ? dbits(g->remaining) : 0,
+            .speed = loose ? dbits(g->speed) : 0,
+            .turns = loose ? dbits(g->turns) : 0,
+            .pipe_over = loose ? dbits(g->pipe_over) : 0,
+        };
+    }
+}
+
+/* Whether @b may be in @a's state (snap_same decides). */
+static inline bool snap_likely(const SmRt *a, const SmRt *b)
+{
+    return a->n_groups == b->n_groups && a->last == b->last &&
+           dbits(a->load) == dbits(b->load);
+}
+
+/* Whether @sm (copy_ok) is in the state @s holds. */
+static bool snap_same(const SmRt *sm, const SmSnap *s)
+{
+    if (sm->n_groups != s->n_groups || dbits(sm->load) != s->load ||
+        sm->last != s->last || sm->cohort_groups != s->cohort_groups ||
+        sm->free_warps != s->free_warps || sm->free_blocks != s->free_blocks ||
+        sm->carveout != s->carveout || sm->used_smem != s->used_smem ||
+        sm->warps != s->warps)
+        return false;
+    for (uint32_t p = 0; p < SIM_MAX_SUBPARTITIONS; p++)
+        if (sm->free_regs[p] != s->free_regs[p])
+            return false;
+    uint32_t i = 0;
+    for (const Group *g = sm->groups; g; g = g->next, i++) {
+        const SnapGroup *x = &s->g[i];
+        if (g->k != x->k || g->cohort != x->cohort || g->count != x->count ||
+            g->placed != x->placed || sub_bits(g) != x->sub ||
+            g->late != x->late || g->early != x->early ||
+            g->early_out != x->early_out)
+            return false;
+        if (!g->cohort &&
+            (dbits(g->remaining) != x->remaining ||
+             dbits(g->speed) != x->speed || dbits(g->turns) != x->turns ||
+             dbits(g->pipe_over) != x->pipe_over))
+            return false;
+    }
+    return true;
+}
+
+/* Whether template @t (in state @s before sm_place of @n blocks of @k
+ * placed it now) came out as a copy needs: one fresh group of @n blocks at
+ * the head, starting at once, before the groups it held; or (merge) its
+ * head group grown by @n. */
+static bool snap_template_ok(const Engine *E, const SmRt *t, const SmSnap *s,
+                             const KernelRt *k, uint32_t n)
+{
+    const Group *g = t->groups;
+    const uint32_t added = s->merge ? 0 : 1;
+    const uint32_t count = s->merge ? s->g[0].count + n : n;
+    return t->n_groups == s->n_groups + added && g->k == k &&
+           g->count == count && g->placed == E->now && !g->late &&
+           t->last == E->now;
+}
+
+/* check_invariants: copy @sm of template @t (sm_place_copy) holds the
+ * resources @t does, and its share computed anew gives the bits copied
+ * (and its cached rates the bits computed anew). */
+static void copy_check(Engine *E, SmRt *sm, const SmRt *t, bool slowed)
+{
+    g_assert(sm->warps == t->warps && sm->free_warps == t->free_warps &&
+             sm->used_smem == t->used_smem && sm->carveout == t->carveout &&
+             sm->free_blocks == t->free_blocks &&
+             dbits(sm->load) == dbits(t->load) &&
+             memcmp(sm->free_regs, t->free_regs, sizeof sm->free_regs) == 0);
+    uint64_t was[SNAP_GROUPS + 1][4];
+    bool rated[SNAP_GROUPS + 1];
+    uint32_t i = 0;
+    for (const Group *g = sm->groups; g; g = g->next, i++) {
+        g_assert(i <= SNAP_GROUPS);
+        was[i][0] = dbits(g->speed);
+        was[i][1] = dbits(g->turns);
+        was[i][2] = dbits(g->pipe_over);
+        was[i][3] = dbits(g->rate);
+        rated[i] = g->rate_ok;
+    }
+    const uint64_t prop = dbits(sm->speed);
+    g_assert(issue_share(E->m, sm) == slowed);
+    g_assert(dbits(sm->speed) == prop);
+    i = 0;
+    for (const Group *g = sm->groups; g; g = g->next, i++) {
+        g_assert(dbits(g->speed) == was[i][0] && dbits(g->turns) == was[i][1] &&
+                 dbits(g->pipe_over) == was[i][2]);
+        g_assert(!rated[i] || dbits(sm_group_rate(sm, g)) == was[i][3]);
+    }
+}
+
+/* @t, placed by sm_place from the state @s holds (snap_template_ok), is
+ * the template; whether its share slowed a group is kept (issue_share's
+ * answer: sm_slows of the shares it set), and its loose groups' rates are
+ * computed now (its retime would, in flush_resched), so that the copies
+ * take them cached. */
+static void snap_keep(const Engine *E, SmRt *t, SmSnap *s)
+{
+    s->t = t;
+    t->tmpl_flush = E->flushes + 1; /* this dispatch's (sm_dispatch) */
+    s->slowed = sm_slows(t);        /* what its share returned */
+    for (Group *g = t->groups; g; g = g->next)
+        if (!g->cohort)
+            (void)group_rate(t, g);
+}
+
+/* sm_place_as of @n blocks of @k on @sm, in the state template @s->t was
+ * in before its own (snap_same, snap_template_ok): each step below is
+ * sm_place_as's, for a fresh group or (@s->merge) for the head group
+ * growing, in its order, with the values it would compute read from the
+ * template. */
+static void sm_place_copy(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
+                          const SmSnap *s)
+{
+    const SmRt *t = s->t;
+    copies++;
+    COST(COST_PLACE);
+    COST_ADD(COST_PLACE_BLOCKS, n);
+    const bool was_deferred = sm->defer != 0;
+    sm->defer = 0;
+    /* advance: the loose groups' work left as the template's came out
+     * (the same work, share and time since the last update) */
+    const Group *tg = s->merge ? t->groups : t->groups->next;
+    for (Group *g = sm->groups; g; g = g->next, tg = tg->next)
+        if (!g->cohort)
+            g->remaining = tg->remaining;
+    sm->last = E->now;
+    const bool fresh = !s->merge;
+    const bool first = fresh && k->first > 0 &&
+                       !(k->smset[sm->id / 64] & (1ull << (sm->id % 64)));
+    Group *g = sm->groups;
+    if (fresh) {
+        g = group_new(E);
+        g->k = k;
+        g->sm = sm;
+        g->remaining = k->work + (first ? k->first : 0);
+        g->placed = E->now;
+        g->next = sm->groups;
+        sm->groups = g;
+        sm->n_groups++;
+    }
+    const double before = sm->load;
+    g->count += n;
+    sm->load = before + n * k->w;
+    memcpy(sm->free_regs, t->free_regs, sizeof sm->free_regs);
+    memcpy(g->sub_warps, t->groups->sub_warps, sizeof g->sub_warps);
+    /* the share, each group's as the template's in the same place */
+    sm->speed = t->speed;
+    tg = t->groups;
+    for (Group *x = sm->groups; x; x = x->next, tg = tg->next) {
+        x->speed = tg->speed;
+        x->turns = tg->turns;
+        x->pipe_over = tg->pipe_over;
+        x->rate_ok = tg->rate_ok;
+        x->rate = tg->rate;
+        x->rate_dram = tg->rate_dram;
+        x->vrate_ok = tg->vrate_ok;
+        x->vrate = tg->vrate;
+    }
+    const bool slowed = s->slowed;
+    if (slowed)
+        sm_loosen(E, sm);
+    const bool loose = sm_has_loose(sm);
+    g_assert(loose || !was_deferred);
+    if (fresh) {
+        sm->mods++;
+        sm->load_before = before;
+        sm->fresh_slowed = slowed;
+    }
+    if (loose && !sm->resched) {
+        sm->resched = true;
+        g_assert(E->n_resched < E->m->sm_count);
+        E->resched[E->n_resched++] = sm;
+    }
+    if (!g->cohort && !slowed) {
+        cohort_join(E, k, g, false, first);
+        COST(COST_PLACE_COHORT);
+    }
+    sm_take(E, sm, k, n);
+    g_assert(k->start != SIM_TIME_NEVER); /* the template started it */
+    if (g->cohort) {
+        cohort_early_list(E, g->cohort, g);
+        cohort_early_arm(E, g->cohort, g);
+    }
+    /* its retime may be the template's (flush_resched, twin_ok): the same
+     * groups then, the new one's fixed part included */
+    sm->twin = s->merge || first == s->first ? t : NULL;
+    sm->twin_flush = E->flushes + 1; /* this dispatch's (sm_dispatch) */
+    sm->twin_mods = sm->mods;
+    sm->twin_tmods = t->mods;
+    sm->twin_count = sm->twin_tcount = g->count; /* both heads alike */
+    if (E->opt.check_invariants)
+        copy_check(E, sm, t, slowed);
+}
+
 /* Whether sm_reschedule of @sm would only cancel an event that is not
  * there: it holds no loose group (so its next event is none), none is
  * pending or reserved, nothing is put off, and it is neither in steady
@@ -1372,9 +1694,28 @@ static bool sm_nothing_to_reschedule(const SmRt *sm)
            !sm->dram_groups && sm->v_slot == UINT32_MAX && !sm->v_old;
 }
 
+/* Whether copy @sm's retime is its template's (sm_place_copy), in the
+ * flush of the dispatch that made the copy: neither SM
+ * changed since the copy (mods counts every group placed, removed or
+ * loosened, and only the head group grows, by a placement merging into
+ * it; nothing advances within the instant), and the template was retimed
+ * in this flush, before any such change.  Its retime reads what the
+ * template's did (its loose groups' work and rates, now; no DRAM, steady
+ * state or put-off work: copy_ok, and a copy is not put off), so it
+ * computes the same time. */
+static bool twin_ok(const Engine *E, const SmRt *sm)
+{
+    const SmRt *t = sm->twin; /* (stale unless twin_flush is this one) */
+    return sm->twin_flush == E->flushes && t && t->flush_seen == E->flushes &&
+           sm->mods == sm->twin_mods && t->mods == sm->twin_tmods &&
+           sm->groups && sm->groups->count == sm->twin_count && t->groups &&
+           t->groups->count == sm->twin_tcount && !sm->defer && !sm->st.on;
+}
+
 /* Recompute the events of the SMs that placements changed. */
 static void flush_resched(Engine *E)
 {
+    E->flushes++;
     for (uint32_t i = 0; i < E->n_resched; i++) {
         SmRt *sm = E->resched[i];
         sm->resched = false;
@@ -1384,7 +1725,25 @@ static void flush_resched(Engine *E)
             sm->st.k = NULL;
             continue;
         }
-        sm_reschedule(E, sm);
+        if (!no_copy && twin_ok(E, sm)) { /* sm_reschedule's two ends */
+            const SimTime when = sm->twin->flush_when;
+            if (when == SIM_TIME_NEVER)
+                sim_eventq_cancel(&E->q, &sm->ev);
+            else
+                sim_eventq_schedule(&E->q, &sm->ev, when);
+            if (E->opt.check_invariants) { /* sm_reschedule's time */
+                const double min = sm_next_plain(E, sm);
+                g_assert(min == INFINITY ? when == SIM_TIME_NEVER
+                                         : when == E->now + ceil_ns(min));
+            }
+        } else {
+            sm_reschedule(E, sm);
+        }
+        if (sm->tmpl_flush == E->flushes) { /* its copies may follow */
+            sm->flush_seen = E->flushes;
+            sm->flush_when =
+                sim_event_pending(&sm->ev) ? sm->ev.when : SIM_TIME_NEVER;
+        }
         /* most kernels are far too small for a steady state */
         const Group *g = sm->groups;
         if (g && g->k->blocks - g->k->dispatched >=
@@ -1993,16 +2352,54 @@ static const Cand *cand_sort(const Cand *r, Cand *v, Cand *tmp, uint32_t n,
  * order): sm_place on each, but bare SMs after the first (the template)
  * copy it (sm_place_clone).  For t >= 2 and clone_kernel_ok(k) only (out
  * of line: most tiers under MPS are one SM, placed by the caller's loop). */
+/* place_tier's step for v[@i], an SM holding groups: a copy of the
+ * template's placement if it is in the template's state before (@s), else
+ * sm_place, and it becomes the template where the next SM may be a copy
+ * (at first sight: most tiers under MPS hold SMs all different).  True if
+ * it was placed by sm_place.  Out of line: the loop over bare SMs stays
+ * as lean as it was. */
+G_GNUC_NO_INLINE static bool place_held(Engine *E, KernelRt *k, const Cand *v,
+                                        uint32_t t, uint32_t i, uint32_t n,
+                                        SmSnap *s)
+{
+    SmRt *sm = v[i].sm;
+    const bool held = copy_ok(E, sm);
+    if (held && s->t && snap_same(sm, s)) {
+        sm_place_copy(E, sm, k, n, s); /* (no issue_share memo) */
+        return false;
+    }
+    const bool keep = held && i + 1 < t && snap_likely(sm, v[i + 1].sm);
+    if (keep)
+        snap_take(E, sm, k, s);
+    sm_place(E, sm, k, n);
+    if (keep && snap_template_ok(E, sm, s, k, n))
+        snap_keep(E, sm, s);
+    return true;
+}
+
 G_GNUC_NO_INLINE static void place_tier(Engine *E, KernelRt *k, const Cand *v,
                                         uint32_t t, uint32_t n)
 {
     const SmRt *tmpl = NULL;
     bool tfirst = false;
+    SmSnap snap; /* the template of SMs holding groups (not zeroed: 700
+                  * bytes, and most tiers have none) */
+    snap.t = NULL;
     for (uint32_t i = 0; i < t; i++) {
         SmRt *sm = v[i].sm;
         const bool bare = sm_bare(E, sm);
         if (bare && tmpl && clone_first(sm, k) == tfirst) {
             sm_place_clone(E, sm, k, n, tmpl, tfirst);
+            continue;
+        }
+        /* groups there, and not a lone group of @k (growing or gaining
+         * one beside it, its share is issue_share's memo per kernel: as
+         * cheap as a copy) */
+        if (sm->groups && (sm->groups->next || sm->groups->k != k) &&
+            !no_copy) {
+            /* (a copy shares nothing anew: the memo and tmpl stay) */
+            if (place_held(E, k, v, t, i, n, &snap))
+                tmpl = NULL;
             continue;
         }
         const bool first = bare && clone_first(sm, k);

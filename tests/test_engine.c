@@ -2222,6 +2222,40 @@ static void test_engine_clone_placement_matches_computed(void **state)
     (void)state;
 }
 
+/* A tier's SMs holding groups copy the placement of an equal SM before
+ * them, and then its retime (engine_sm.c, sm_place_copy, twin_ok): that
+ * must change nothing, op by op, SM by SM, metric by metric and in the
+ * count of events, against every placement and retime computed
+ * (sm_force_no_copy).  Random workloads of one to five processes of two
+ * streams under MPS and time-sliced on a 20 us grid (kernels of one stream
+ * placed beside the other's, on SMs alike), on GPUs whose SMs slow down
+ * beyond 4 warps (loose groups, timed by the SMs' events), on half with
+ * older groups first, on a quarter with a fixed part per kernel (its first
+ * blocks per SM carry it: a copy's new group may carry it where the
+ * template's did not); and copies must happen. */
+static void test_engine_copy_placement_matches_computed(void **state)
+{
+    const uint32_t sms[] = {8, 16, 24};
+    const uint64_t before = sm_copy_count();
+    for (guint32 seed = 1; seed <= 40; seed++) {
+        GRand *rng = g_rand_new_with_seed(seed);
+        g_autoptr(GpuModel) m = test_model(sms[seed % 3]);
+        m->sm_full_speed_warps = 4; /* co-resident blocks slow each other */
+        if ((seed / 2) % 2) { /* older groups issue first (engine_issue.c) */
+            m->sm_saturation_warps = 8;
+            m->sm_age_priority_warps = 6;
+        }
+        if ((seed / 4) % 4 == 1)
+            m->kernel_fixed_ns = 3000;
+        g_autoptr(SimScenario) sc = grid_scenario(rng, 1);
+        SimShareMode mode = seed % 2 ? SIM_SHARE_MPS : SIM_SHARE_TIMESLICE;
+        g_rand_free(rng);
+        assert_same_without(m, sc, mode, sm_force_no_copy);
+    }
+    assert_true(sm_copy_count() > before + 1000);
+    (void)state;
+}
+
 /* Steady state beside co-runners (engine_steady.c) changes no result: a
  * big kernel beside long and looping co-runners of other processes (MPS)
  * or other streams (time-sliced against a third process), with
@@ -2681,6 +2715,7 @@ int main(void)
         T(test_engine_incremental_dispatch_matches_full_scan),
         T(test_engine_deferred_sm_events_match_immediate),
         T(test_engine_clone_placement_matches_computed),
+        T(test_engine_copy_placement_matches_computed),
         T(test_engine_steady_matches_step_by_step),
         T(test_engine_sampled_sms_divisible_exact),
         T(test_engine_sampled_sms_rounded),
