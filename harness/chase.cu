@@ -59,7 +59,13 @@ static std::vector<int> parse_ints(const char *s)
 {
     std::vector<int> v;
     for (const char *p = s; *p;) {
-        v.push_back(atoi(p));
+        char *end;
+        long k = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || k < 1 || k > 1 << 20) {
+            fprintf(stderr, "chase: bad --ks entry at '%s' (round trips, 1 to 2^20)\n", p);
+            exit(2);
+        }
+        v.push_back((int)k);
         const char *q = strchr(p, ',');
         if (!q)
             break;
@@ -143,6 +149,10 @@ int main(int argc, char **argv)
     int iters = 200, warm = 20, fresh = 0;
     unsigned long long mib = 1024;
     double dur = 0;
+    if (argc % 2 == 0) {
+        fprintf(stderr, "chase: every option takes a value (%s has none)\n", argv[argc - 1]);
+        return 2;
+    }
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--ks"))
             ks = argv[i + 1];

@@ -49,7 +49,7 @@ def load(path):
                     pas = {None: "mixed", 0: "l2", 1: "dram"}[r.get("fresh")]
                     key = (pas, int(r["blocks"]), int(r["threads"]), int(r["k"]))
                     out.setdefault(group, {}).setdefault(key, []).append(float(r["median_us"]))
-                except (ValueError, KeyError) as e:
+                except (ValueError, KeyError, TypeError) as e:
                     sys.exit(f"{path}: {m.name}:{lineno}: bad record ({e})")
     return out
 
@@ -130,7 +130,10 @@ def main():
         return self_test()
     if len(args) not in (2, 4) or (len(args) == 4 and args[2] != "--fit"):
         sys.exit(__doc__.split("\n")[0])
-    table = write(args[1], rows(load(args[0])))
+    data = load(args[0])
+    if not data:
+        sys.exit(f"{args[0]}: no victim records (*.jsonl) in the tarball")
+    table = write(args[1], rows(data))
     if len(args) == 4:
         for f in write(args[3], fit(table)):
             print(f"{f['group']:>14} {f['pass']:>4} {f['blocks']:>4}x{f['threads']:<4} per kernel "

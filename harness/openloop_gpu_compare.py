@@ -14,14 +14,14 @@ the same way on the other?).  --rows: every common row, both errors side by side
 import argparse
 import csv
 
+from openloop_rows import TARGETS, category, within
+
 ap = argparse.ArgumentParser()
 ap.add_argument("a")
 ap.add_argument("b")
 ap.add_argument("--mode", choices=["graph", "eager"], default="graph")
 ap.add_argument("--rows", action="store_true")
 args = ap.parse_args()
-SHARING = {"nomps": "no MPS", "mps": "MPS", "mps50": "MPS 50% / 25% threads", "mps25": "MPS 50% / 25% threads"}
-COLS = (("err_thr_pct", 10), ("err_p50_pct", 10), ("err_p99_pct", 20))
 
 
 def load(path):
@@ -29,13 +29,8 @@ def load(path):
             if r["config"].endswith("_" + args.mode) and r["kind"] != "fitted"}
 
 
-def category(k):
-    sh = SHARING[k[1]]
-    return "closed loop, " + sh if k[3] == "closed" else "open loop, %s load, %s" % (k[3][4:], sh)
-
-
-def within(rs):
-    return [sum(abs(float(r[c])) <= lim for r in rs) for c, lim in COLS]
+def category_of(k):
+    return category(k[1], k[3])
 
 
 def ranks(v):
@@ -65,13 +60,13 @@ def main():
     a, b = load(args.a), load(args.b)
     cats = []
     for k in list(a) + list(b):
-        if category(k) not in cats:
-            cats.append(category(k))
+        if category_of(k) not in cats:
+            cats.append(category_of(k))
     print("| rows | A: thr / p50 / p99 within | B: thr / p50 / p99 within |")
     print("|---|---|---|")
     for c in sorted(cats, key=lambda c: (not c.startswith("closed"), c)):
-        ra = [r for k, r in a.items() if category(k) == c]
-        rb = [r for k, r in b.items() if category(k) == c]
+        ra = [r for k, r in a.items() if category_of(k) == c]
+        rb = [r for k, r in b.items() if category_of(k) == c]
         print("| %s | %s of %d | %s of %d |" % (c, " / ".join(map(str, within(ra))), len(ra),
                                                 " / ".join(map(str, within(rb))), len(rb)))
     print("| all | %s of %d | %s of %d |" % (" / ".join(map(str, within(list(a.values())))), len(a),
@@ -88,7 +83,7 @@ def main():
                     sh, n, len(ks), " ".join("%+.1f" % x for x in ea), " ".join("%+.1f" % x for x in eb),
                     sum(map(abs, ea)) / len(ea), sum(map(abs, eb)) / len(eb)))
     print("\nrank correlation of the two GPUs' errors over %d common rows:" % len(common))
-    for c, _ in COLS:
+    for c, _ in TARGETS:
         for sel, name in ((lambda k: True, "all"), (lambda k: k[3] == "closed", "closed"),
                           (lambda k: k[1] != "nomps", "MPS rows")):
             ks = [k for k in common if sel(k)]
@@ -96,9 +91,9 @@ def main():
                 print("  %s, %s (%d): Spearman %.2f" % (c, name, len(ks), spearman(
                     [float(a[k][c]) for k in ks], [float(b[k][c]) for k in ks])))
     if args.rows:
-        print("\nconfig,sharing,n,loop," + ",".join("a_%s,b_%s" % (c, c) for c, _ in COLS))
+        print("\nconfig,sharing,n,loop," + ",".join("a_%s,b_%s" % (c, c) for c, _ in TARGETS))
         for k in common:
-            print(",".join(k) + "," + ",".join("%s,%s" % (a[k][c], b[k][c]) for c, _ in COLS))
+            print(",".join(k) + "," + ",".join("%s,%s" % (a[k][c], b[k][c]) for c, _ in TARGETS))
 
 
 if __name__ == "__main__":

@@ -14,12 +14,13 @@ summary: per kind of row (loop, load, sharing), how many predicted rows (the fit
 import argparse
 import csv
 
+from openloop_rows import SHARING, category, within
+
 ap = argparse.ArgumentParser()
 ap.add_argument("predicted")
 ap.add_argument("what", choices=["rows", "summary"])
 ap.add_argument("--mode", choices=["graph", "eager"], default="graph")
 a = ap.parse_args()
-SHARING = {"nomps": "no MPS", "mps": "MPS", "mps50": "MPS 50% / 25% threads", "mps25": "MPS 50% / 25% threads"}
 LOOPS = ("closed", "open0.5", "open0.8")
 
 
@@ -44,14 +45,8 @@ def rows(rs):
             f3(r["pred_p99_ms"]), err(r["err_p50_pct"]), err(r["err_p99_pct"], 20)))
 
 
-def category(r):
-    sh = SHARING[r["sharing"]]
-    return "closed loop, " + sh if r["loop"] == "closed" else "open loop, %s load, %s" % (r["loop"][4:], sh)
-
-
-def stats(rs):
-    return (sum(abs(float(r["err_thr_pct"])) <= 10 for r in rs), sum(abs(float(r["err_p50_pct"])) <= 10 for r in rs),
-            sum(abs(float(r["err_p99_pct"])) <= 20 for r in rs))
+def category_of(r):
+    return category(r["sharing"], r["loop"])
 
 
 def summary(rs):
@@ -61,10 +56,10 @@ def summary(rs):
         for sh in dict.fromkeys(SHARING.values()):
             order.append("closed loop, " + sh if lp == "closed" else "open loop, %s load, %s" % (lp[4:], sh))
     for c in order:
-        sel = [r for r in rs if category(r) == c]
+        sel = [r for r in rs if category_of(r) == c]
         if sel:
-            print("| %s (%d) | %d | %d | %d |" % ((c, len(sel)) + stats(sel)))
-    print("| all (%d) | %d | %d | %d |" % ((len(rs),) + stats(rs)))
+            print("| %s (%d) | %d | %d | %d |" % ((c, len(sel)) + within(sel)))
+    print("| all (%d) | %d | %d | %d |" % ((len(rs),) + within(rs)))
 
 
 def main():

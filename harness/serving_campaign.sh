@@ -18,7 +18,10 @@
 # (default the three ncu_request.py reads); NCU_TIMEOUT (s per configuration, 120); WORK (the
 # working folder, /tmp/servecamp; emptied first); openloop_campaign.sh's GROUPS_RUN and CONFIGS.
 # --mock: openloop.py's mock requests, no profiles, ncu_campaign.sh --dry (no GPU, no torch).
-set -u
+# Exit status: non-zero when any step failed (each step's status is printed); the tarballs are
+# written either way, so a partial campaign still comes back.
+set -u -o pipefail
+FAILED=""
 OUTDIR=${1:?outdir}; MOCK=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$OUTDIR"
@@ -30,21 +33,24 @@ t0=$SECONDS
 if [ -z "$MOCK" ]; then
   timeout 150 python3 "$HERE/torch_graphs.py" --profile-all "$W/kineto" --only cnn,encoder,decoder \
     > "$W/kineto/profile.log" 2>&1
-  echo "kineto rc=$? $((SECONDS - t0))s"
+  rc=$?; echo "kineto rc=$rc $((SECONDS - t0))s"; [ $rc = 0 ] || FAILED="$FAILED kineto"
 else
-  echo "kineto (mock: none)"
+  echo "kineto (mock: none)" | tee "$W/kineto/profile.log"
 fi
 tar czf "$OUTDIR/kineto.tar.gz" -C "$W/kineto" .
 # 2. the serving groups; openloop_campaign.sh counts its own seconds
 BUDGET=$((TOTAL - NCU_RESERVE - SECONDS)) PCTS=${PCTS-50} RAW="$W/olraw" \
   bash "$HERE/openloop_campaign.sh" "$OUTDIR" $MOCK 2>&1 | tee "$W/openloop.log" | grep -v '^-rw'
+rc=${PIPESTATUS[0]}; echo "openloop rc=$rc"; [ "$rc" = 0 ] || FAILED="$FAILED openloop"
 # 3. ncu of one request per configuration, matched to the traces of step 1
 IFS=';' read -r -a NCFG <<< "${NCU_CFGS-encoder 1 graph;encoder 8 graph;decoder 16 graph;decoder 1 graph}"
 if [ ${#NCFG[@]} -gt 0 ]; then
   BUDGET=$((TOTAL - SECONDS)) TRACES="$W/kineto" NCU_TIMEOUT=${NCU_TIMEOUT:-120} \
     NCU_SECTIONS=${NCU_SECTIONS:-SpeedOfLight LaunchStats ComputeWorkloadAnalysis} \
     bash "$HERE/ncu_campaign.sh" "$W/ncu" "${NCFG[@]}" $([ -n "$MOCK" ] && echo --dry) 2>&1 | tee "$W/ncu.log"
+  rc=${PIPESTATUS[0]}; echo "ncu rc=$rc"; [ "$rc" = 0 ] || FAILED="$FAILED ncu"
 fi
 tar czf "$OUTDIR/ncu.tar.gz" -C "$W/ncu" .
-echo "serving_campaign end $(date -u) ${SECONDS}s"
+echo "serving_campaign end $(date -u) ${SECONDS}s${FAILED:+, failed:$FAILED}"
 ls -la "$OUTDIR"
+[ -z "$FAILED" ]

@@ -12,7 +12,7 @@
 #     requests, no GPU, no torch) runs four groups, and
 #     harness/eager_clock_summary.py sums a group's processes: two processes
 #     serve about twice one (a mock eager request sleeps 1.8-2.6 ms);
-#   - harness/serving_campaign.sh --mock (two groups, no profiles, no ncu) and
+#   - harness/serving_campaign.sh --mock (two groups, no profiles, ncu --dry) and
 #     harness/openloop_summary.py --all-arrivals: the rows, the mock's
 #     ceilings, the lone process's spread and every open phase's arrivals.
 # Prints cmocka's summary lines, which tests/run_all.sh counts.
@@ -91,12 +91,14 @@ else
     bad "eager_clock_campaign.sh --mock and its summary" "failed"
 fi
 
-# serving_campaign.sh in mock mode (no profiles, no ncu), then openloop_summary.py with every
+# serving_campaign.sh in mock mode (no profiles, ncu --dry: the steps' tarballs hold their logs; the
+# campaign exits 0 only when every step did), then openloop_summary.py with every
 # phase's arrivals: two groups of one graph and one eager configuration
 if (cd "$tmp" && WORK=$tmp/serve DUR=0.1 GROUPS_RUN="nomps:1 mps:2" \
-        CONFIGS=decoder:1:graph,decoder:1:eager NCU_CFGS= \
+        CONFIGS=decoder:1:graph,decoder:1:eager NCU_CFGS="decoder 1 graph" \
         bash "$src/harness/serving_campaign.sh" "$tmp/sout" --mock) >"$tmp/serve.log" 2>&1 &&
-   [ -s "$tmp/sout/kineto.tar.gz" ] && [ -s "$tmp/sout/ncu.tar.gz" ] &&
+   tar tzf "$tmp/sout/kineto.tar.gz" | grep -q 'profile.log$' &&
+   tar tzf "$tmp/sout/ncu.tar.gz" | grep -q 'ncuraw.tar.gz$' &&
    mkdir -p "$tmp/sx" && tar xzf "$tmp/sout/openloop.tar.gz" -C "$tmp/sx" &&
    python3 "$src/harness/openloop_summary.py" "$tmp/sx" "$tmp/ssum.csv" --samples "$tmp/ss.json" \
        --arrivals "$tmp/sarr" --all-arrivals >/dev/null 2>"$tmp/ssum.err"; then
