@@ -52,6 +52,8 @@ ap.add_argument("--victim", default="decoder", choices=["decoder", "encoder", "c
                 help="the b1 graph in the decoder's place (its measured columns are left empty)")
 ap.add_argument("--ncu", default=None, help="the victim's Nsight Compute CSV (none: the bare trace)")
 ap.add_argument("--extra", default="", help="more hqsim options for every run (e.g. a model file)")
+ap.add_argument("--bins", default=None, help="also write, per case and bin of a kernel's alone time (harness/"
+                "mps_disj_nb_kernels.py's bins), its kernels and added kernel us a request here (CSV)")
 ap.add_argument("--gaps", nargs="+", metavar="NAME=RAW:TAG[,RAW:TAG]",
                 help="instead: the measured node gaps of §53's Kineto requests (RAW an untarred nb/*.tar.gz, TAG "
                      "as harness/mps_disj_nb_kernels.py takes them): gap and kernel time per request per group")
@@ -165,15 +167,16 @@ def run(case, d):
     nb_end = max((float(r["end_us"]) for r in allrows if r["process"].startswith("nb")), default=t1)
     if nb_end < t1:
         raise SystemExit(f"case {case}: the neighbour ends at {nb_end:.0f} us, before the victim ({t1:.0f} us)")
-    inst, pos, last, gap, end = [], 0, None, 0.0, 0.0
+    inst, gaps, pos, last, gap, end = [], [], 0, None, 0.0, 0.0
     for r in rows:
         key = (r["iteration"], r["op"])
         pos = pos + 1 if key == last else 0
-        if key == last:  # the gap between two nodes of one graph
-            gap += float(r["start_us"]) - end
+        # the gap between two nodes of one graph, before this one (0 before a graph's first)
+        gaps.append(float(r["start_us"]) - end if key == last else 0.0)
+        gap += gaps[-1]
         last, end = key, float(r["end_us"])
         inst.append((pos, float(r["duration_us"]), int(r["blocks"])))
-    return pct, inst, gap, nb_rate
+    return pct, inst, gap, nb_rate, gaps
 
 
 def summary(inst, gap, ref, ref_gap, requests):
@@ -191,6 +194,22 @@ def summary(inst, gap, ref, ref_gap, requests):
             "ratio_p50_1block": statistics.median([x[0] for x in one]) if one else math.nan,  # encoder, cnn: none
             "added_us_multiblock": sum(x[1] for x in multi) / requests,
             "ratio_p50_multiblock": statistics.median([x[0] for x in multi])}
+
+
+BINS = ((0, 1.5), (1.5, 2), (2, 3), (3, 5), (5, float("inf")))  # harness/mps_disj_nb_kernels.py's
+
+
+def bin_rows(case, inst, gaps, ref, ref_gap, requests):
+    """Per bin of the node's alone median: kernels a request, added kernel us a request, and added kernel
+    + preceding node gap us a request (hqsim's memory-path wait is a start delay: rt10, §65)."""
+    rows = []
+    for lo, hi in BINS:
+        sel = [(p, d, g) for (p, d, _), g in zip(inst, gaps) if lo <= ref[p] < hi]
+        if sel:
+            rows.append([case, f"{lo}-{hi}", f"{len(sel) / requests:.1f}",
+                         f"{sum(d - ref[p] for p, d, _ in sel) / requests:.1f}",
+                         f"{sum(d + g - ref[p] - ref_gap[p] for p, d, g in sel) / requests:.1f}"])
+    return rows
 
 
 def measured_gaps():
@@ -240,18 +259,23 @@ def main():
     cases = a.cases.split(",")
     res = {c: run(c, d) for c in cases}
     refs, ref_gaps = {}, {}
-    for c, (pct, inst, gap, _) in res.items():
+    pos_gaps = {}
+    for c, (pct, inst, gap, _, gaps) in res.items():
         if c.endswith("_alone"):
             ref_gaps[pct] = gap
-            by = {}
-            for p, dur, _ in inst:
+            by, byg = {}, {}
+            for (p, dur, _), g in zip(inst, gaps):
                 by.setdefault(p, []).append(dur)
+                byg.setdefault(p, []).append(g)
             refs[pct] = {p: statistics.median(v) for p, v in by.items()}
+            pos_gaps[pct] = {p: statistics.mean(v) for p, v in byg.items()}
     cols = ["added_us_per_kernel", "kernel_us_per_request", "node_gap_us_per_request", "over_alone", "ratio_p50", "ratio_p90", "added_us_1block", "ratio_p50_1block",
             "added_us_multiblock", "ratio_p50_multiblock"]
     print("case," + ",".join(f"hqsim_{c},measured_{c}" for c in cols) + ",hqsim_nb_kernels_per_s")
+    binned = []
     for c in cases:
-        pct, inst, gap, nb_rate = res[c]
+        pct, inst, gap, nb_rate, gaps = res[c]
+        binned += bin_rows(c, inst, gaps, refs[pct], pos_gaps[pct], requests)
         s = summary(inst, gap, refs[pct], ref_gaps[pct], requests)
         m = dict(meas.get(c, {}))
         if c in MEASURED51:
@@ -259,6 +283,12 @@ def main():
         if c in MEASURED_ADDED:
             m["added_us_per_kernel"] = f"{MEASURED_ADDED[c]:.3f}"
         print(c + "," + ",".join(f"{s[k]:.3f},{m.get(k, '')}" for k in cols) + f",{nb_rate:.0f}")
+    if a.bins:
+        with open(a.bins, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["case", "alone_us_bin", "kernels_per_request", "hqsim_added_kernel_us_per_request",
+                        "hqsim_added_us_per_request"])
+            w.writerows(binned)
 
 
 if __name__ == "__main__":

@@ -535,6 +535,7 @@ typedef struct {
     SimTime api_ns, sync_ns, launch_ns, node_ns, kernel_ns, fetch_ns,
         xreload_ns, busy_ns, fend_ns, memload_ns, handoff_ns, evict_ns;
     double memload_half; /* R at which memload_ns is half paid */
+    double memload_trip; /* share of a block's time added at full R */
     uint32_t evict_lru;  /* the LRU distance from which evict_ns is paid */
 } ShareCosts;
 

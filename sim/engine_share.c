@@ -194,6 +194,7 @@ static void mps_costs(const GpuModel *m, ShareCosts *out)
         .fend_ns = m->mps_fend_hold_ns,
         .memload_ns = m->mps_mem_load_ns,
         .memload_half = m->mps_mem_load_half,
+        .memload_trip = m->mps_mem_trip_share,
         .handoff_ns = m->mps_copy_handoff_ns,
         .evict_ns = m->mps_func_evict_ns,
         .evict_lru = m->mps_func_evict_lru,
@@ -561,9 +562,18 @@ static SimTime busy_reload(const Engine *E, const KernelRt *k, uint32_t ds)
  *   timer spin, which engine_dram.c leaves unslowed too) pays none
  *   (FINDINGS §62: VT's spin nodes beside §32's streaming clients grow
  *   +0.22 / +0.25 us measured, which hqsim gives without the term and
- *   doubles with it). */
-static SimTime memload_wait(const Engine *E, Proc *P, const SimKernelSpec *ks)
+ *   doubles with it).  And paid per dependent memory round trip (FINDINGS
+ *   §65: encoder b1's 16-block attention kernel grew 1.54x, its short
+ *   kernels as the decoder's): memload_trip more of the share of its
+ *   block's time that waits.  Paid inside the kernel, by the blocks it
+ *   first places on each SM (k->first), resident: as a start delay the
+ *   kernel placed its blocks after the neighbours' had drained and spread
+ *   wider (encoder b1 4 x 50% came out faster with the wait than without).
+ * The launch part is the start delay returned; the memory part goes into
+ * @k. */
+static SimTime memload_wait(const Engine *E, Proc *P, KernelRt *k)
 {
+    const SimKernelSpec *ks = &k->inst->op->u.kernel;
     const ShareCosts *c = &P->cost;
     SimTime held = 0;
     double R = 0;
@@ -577,9 +587,19 @@ static SimTime memload_wait(const Engine *E, Proc *P, const SimKernelSpec *ks)
     }
     P->last_launch = E->now;
     bool fixed = ks->wall_clock || ks->self_timed;
-    double mem =
-        R > 0 && !fixed ? (double)c->memload_ns * R / (R + c->memload_half) : 0;
-    return (held > E->now ? held - E->now : 0) + (SimTime)llround(mem);
+    /* one round trip per kernel, and the block's chain of them: k->work
+     * is its block's time alone (per wave), of which the share its SM
+     * does not issue (its measured issue share below the ceiling; all of
+     * it without one) waits on them, each that much longer (FINDINGS §65) */
+    double waiting =
+        ks->sm_intensity > 0 && E->m->sm_issue_share_max > 0
+            ? MAX(0.0, 1.0 - ks->sm_intensity / E->m->sm_issue_share_max)
+            : 1.0;
+    double trips = (double)c->memload_ns + c->memload_trip * waiting * k->work;
+    double mem = R > 0 && !fixed ? trips * R / (R + c->memload_half) : 0;
+    /* inside the kernel: its first blocks on each SM wait, resident */
+    k->first += (double)llround(mem);
+    return held > E->now ? held - E->now : 0;
 }
 
 SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
@@ -587,7 +607,7 @@ SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
     Proc *P = k->proc;
     const ShareCosts *c = &P->cost;
     if (!c->kernel_ns && !c->fetch_ns && !c->xreload_ns && !c->busy_ns &&
-        !c->fend_ns && !c->memload_ns && !c->evict_ns)
+        !c->fend_ns && !c->memload_ns && !c->memload_trip && !c->evict_ns)
         return 0; /* a context of its own: nothing to track */
     const char *name = k->inst->op->u.kernel.name;
     bool lru_full = P->funcs.n == SIM_MAX_FUNC_LRU;
@@ -603,8 +623,8 @@ SimTime eng_share_kernel_cost(const Engine *E, KernelRt *k)
         t += busy_reload(E, k, srv_lru_touch(&P->ctx->funcs, P, name));
     if (c->evict_ns && k->inst->gnode && evicted)
         t += c->evict_ns;
-    if (c->fend_ns || c->memload_ns)
-        t += memload_wait(E, P, &k->inst->op->u.kernel);
+    if (c->fend_ns || c->memload_ns || c->memload_trip > 0)
+        t += memload_wait(E, P, k);
     if (k->blocks < 2)
         return t;
     t += c->kernel_ns;

@@ -129,6 +129,7 @@ static const FieldSpec model_fields[] = {
     {"mps_fend_hold_us", F_TIME_US, OFF(mps_fend_hold_ns), 0, 1e4, NULL},
     {"mps_mem_load_us", F_TIME_US, OFF(mps_mem_load_ns), 0, 1e4, NULL},
     {"mps_mem_load_half", F_F64, OFF(mps_mem_load_half), 0, 100, NULL},
+    {"mps_mem_trip_share", F_F64, OFF(mps_mem_trip_share), 0, 10, NULL},
     {"mps_copy_handoff_us", F_TIME_US, OFF(mps_copy_handoff_ns), 0, 1e4, NULL},
     {"mps_func_evict_us", F_TIME_US, OFF(mps_func_evict_ns), 0, 1e4, NULL},
     {"mps_func_evict_lru", F_U32, OFF(mps_func_evict_lru), 1, SIM_MAX_FUNC_LRU,

@@ -225,13 +225,20 @@ typedef struct GpuModel {
      * §62; engine_share.c): an MPS client's kernel (any width, graph node
      * or stream launch) starts later by the rest of the mps_fend_hold that
      * the other clients' last kernel start keeps the launch front end,
-     * plus, unless it is fixed-time (wall_clock, self_timed: no memory
-     * accesses of its own), mps_mem_load x R / (R + mps_mem_load_half), R
-     * the DRAM pressure of the other clients' resident blocks (units of
-     * the achievable bandwidth).  0 (both times): off. */
+     * and, unless it is fixed-time (wall_clock, self_timed: no memory
+     * accesses of its own), takes mps_mem_load x R / (R + mps_mem_load_half)
+     * longer, R the DRAM pressure of the other clients' resident blocks
+     * (units of the achievable bandwidth).  0 (both times): off. */
     SimTime mps_fend_hold_ns;
     SimTime mps_mem_load_ns;
     double mps_mem_load_half;
+    /* The memory part paid per dependent memory round trip of a block
+     * too (FINDINGS §65): it grows by this share of the part of the
+     * block's time alone (its work per wave) that waits, 1 - its measured
+     * issue share / sm_issue_share_max (all of it without one), times the
+     * same R / (R + mps_mem_load_half).  The memory part is paid inside
+     * the kernel, by its first blocks on each SM.  0: off. */
+    double mps_mem_trip_share;
     /* A device-to-host copy of an MPS client starts this much later per
      * other client of the server with device work in flight when the copy
      * could start: the hand-off to the copy engine waits behind busy

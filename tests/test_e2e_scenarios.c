@@ -193,31 +193,39 @@ static void test_e2e_mps_cross_client_reload(void **state)
  * recorded requests: `hqsim import` as harness/lat_replay.py does) beside
  * FINDINGS §54's neighbour graphs at 50% threads (lat_replay.py's gfast,
  * spinning at ~250k kernels/s, and gdram, reading DRAM at 355 GB/s),
- * written into tests/data/mps_memload/.  Time added per decoder kernel,
- * us: the decoder's mean request over alone, 143 kernels a request, on
- * @model. */
-static double memload_added(const char *model, const char *nb)
+ * written into tests/data/mps_memload/; encoder b1 the same way
+ * (`lat_replay.py --victim encoder --out`: enc.json.gz, its own gdram
+ * long enough to cover it, FINDINGS §64, §65).  Time added per victim
+ * kernel, us: the victim's mean request over alone, @kernels a request,
+ * on @model. */
+static double memload_added(const char *model, const char *victim,
+                            const char *nb, const char *host_scale, int kernels)
 {
     double t[2];
     for (int i = 0; i < 2; i++) {
         g_autofree char *rel = g_strdup_printf(
-            "tests/data/mps_memload/w_%s.json", i ? nb : "alone");
+            "tests/data/mps_memload/w_%s%s.json", victim, i ? nb : "alone");
         g_autofree char *f = source_path(rel);
         cJSON *j = run_hqsim_json("run", f, "--mode", "mps", "--gpu", model,
                                   "--thread-pct", "50", "--host-scale",
-                                  "0.1427", "--json", "-", "-q", NULL);
-        /* the decoder is the last process of the workload */
+                                  host_scale, "--json", "-", "-q", NULL);
+        /* the victim is the last process of the workload */
         t[i] = jnum(j, i ? "run.processes.1.latency_mean_ms"
                          : "run.processes.0.latency_mean_ms");
         cJSON_Delete(j);
     }
-    return (t[1] - t[0]) * 1000 / 8 / 143;
+    return (t[1] - t[0]) * 1000 / 8 / kernels;
 }
 
-/* The H100 model with the memory-path term's three values replaced
- * (hold, memory part, half), written into @dir as @name. */
+static double dec_added(const char *model, const char *nb)
+{
+    return memload_added(model, "", nb, "0.1427", 143);
+}
+
+/* The H100 model with the memory-path term's values replaced (hold,
+ * memory part, half, per-trip share), written into @dir as @name. */
 static char *memload_model(const char *dir, const char *name, double hold,
-                           double mem, double half)
+                           double mem, double half, double trip)
 {
     g_autofree char *src = source_path("models/h100-sxm.json");
     g_autofree char *text = NULL;
@@ -227,6 +235,7 @@ static char *memload_model(const char *dir, const char *name, double hold,
     cJSON_SetNumberValue(cJSON_GetObjectItem(m, "mps_fend_hold_us"), hold);
     cJSON_SetNumberValue(cJSON_GetObjectItem(m, "mps_mem_load_us"), mem);
     cJSON_SetNumberValue(cJSON_GetObjectItem(m, "mps_mem_load_half"), half);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(m, "mps_mem_trip_share"), trip);
     char *out = cJSON_Print(m);
     cJSON_Delete(m);
     char *f = g_build_filename(dir, name, NULL);
@@ -235,27 +244,36 @@ static char *memload_model(const char *dir, const char *name, double hold,
     return f;
 }
 
-/* The other clients' load on the memory path (FINDINGS §60, §62):
- * measured 0.822 us a kernel beside gdram (kernel time + node gaps, §54),
- * on which (with gdramt32 / gdramt512) the memory part was fitted alone:
- * the H100 model as shipped gives 0.80; without the memory part 0.13.
- * The launch part (off as shipped) at §60's joint fit (hold 1.0, memory
- * part 0.7, half 0.02): 0.12 beside gfast, measured 0.140. */
+/* The other clients' load on the memory path (FINDINGS §60, §62, §65):
+ * measured 0.822 us a decoder kernel beside gdram (kernel time + node
+ * gaps, §54), on which (with gdramt32 / gdramt512, and resnet50 b1 beside
+ * the three) the memory part was fitted: the H100 model as shipped gives
+ * 0.71; without the memory part 0.13.  Predicted, not fitted: encoder b1
+ * beside gdram, measured 2.067 (§64), 1.66 as shipped; without the
+ * per-trip part 0.70, and 1.16 with §62's 0.93 us a kernel (its long
+ * attention and GEMM kernels wait per dependent round trip, §65).  The launch part (off as shipped) at §60's joint fit
+ * (hold 1.0, memory part 0.7, half 0.02): 0.12 beside gfast, measured
+ * 0.140. */
 static void test_e2e_mps_memory_path_wait(void **state)
 {
     const E2eTmpdir *t = *state;
     g_autofree char *shipped = source_path("models/h100-sxm.json");
-    g_autofree char *off = memload_model(t->dir, "h100-nomem.json", 0, 0, 0);
+    g_autofree char *off = memload_model(t->dir, "h100-nomem.json", 0, 0, 0, 0);
     g_autofree char *joint =
-        memload_model(t->dir, "h100-joint.json", 1.0, 0.7, 0.02);
-    double dram = memload_added(shipped, "gdram");
+        memload_model(t->dir, "h100-joint.json", 1.0, 0.7, 0.02, 0);
+    double dram = dec_added(shipped, "gdram");
     if (fabs(dram - 0.822) > 0.15)
         fail_msg("beside gdram: %+.3f us a kernel, measured +0.822", dram);
-    double dram0 = memload_added(off, "gdram");
+    double dram0 = dec_added(off, "gdram");
     if (dram0 > 0.3)
         fail_msg("beside gdram without the memory part: %+.3f us a kernel",
                  dram0);
-    double fast = memload_added(joint, "gfast");
+    double enc = memload_added(shipped, "enc_", "gdram", "0.9438", 78);
+    if (fabs(enc - 2.067) > 0.5)
+        fail_msg("encoder b1 beside gdram: %+.3f us a kernel, measured "
+                 "+2.067",
+                 enc);
+    double fast = dec_added(joint, "gfast");
     if (fabs(fast - 0.140) > 0.05)
         fail_msg("beside gfast (§60's joint fit): %+.3f us a kernel, "
                  "measured +0.140",

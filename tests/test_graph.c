@@ -817,10 +817,11 @@ static void test_engine_mps_busy_reload(void **state)
  * kernel of @nb_blocks blocks for 1 ms from t = 0 (@dram: reading 0.6 GB,
  * 600 GB/s, so its pressure is r = 0.6 / (1 - 0.36)^(1/2) = 0.75 with
  * the test models' curve; else compute-only), and a victim from 5 us on,
- * 8 chained 1-block 2 us kernels without DRAM demand, as graph nodes or
- * stream launches, @fixed: wall-clock ones (a timer spin). */
+ * 8 chained 1-block kernels of @dur without DRAM demand, as graph nodes or
+ * stream launches, @fixed: wall-clock ones (a timer spin), of measured
+ * issue share @si (0: none). */
 static SimScenario *memload_scenario(uint32_t nb_blocks, bool dram, bool stream,
-                                     bool fixed)
+                                     bool fixed, SimTime dur, double si)
 {
     SimScenario *sc = sim_scenario_new("memload", "hqsim");
     SimProcessSpec *n = test_process(sc, "n", 1);
@@ -833,9 +834,10 @@ static SimScenario *memload_scenario(uint32_t nb_blocks, bool dram, bool stream,
     v->start_ns = SIM_US(5);
     SimGraph *g = stream ? NULL : sim_scenario_new_graph(sc);
     for (uint32_t j = 0; j < 8; j++) {
-        SimGraphNode nd = node_kernel(0, "v", SIM_US(2));
+        SimGraphNode nd = node_kernel(0, "v", dur);
         nd.op.api_ns = 0;
         nd.op.u.kernel.wall_clock = fixed;
+        nd.op.u.kernel.sm_intensity = si;
         if (stream) {
             sim_process_add_op(v, &nd.op);
             continue;
@@ -862,7 +864,9 @@ static GpuModel *memload_model(SimTime fend, SimTime mem, double half)
     return m;
 }
 
-/* Victim kernel j's start after kernel j - 1's end, minus the same in @a. */
+/* Victim kernel j's end after kernel j - 1's end, minus the same in @a:
+ * the wait whether it delays the start (the launch part) or lengthens
+ * the kernel (the memory part, paid by its resident blocks). */
 static int64_t memload_extra(const SimResult *a, const SimResult *b, bool st,
                              uint32_t j)
 {
@@ -870,8 +874,8 @@ static int64_t memload_extra(const SimResult *a, const SimResult *b, bool st,
     const SimOpRecord *a1 = st ? test_op(a, 1, j) : node_rec(a, 1, j);
     const SimOpRecord *b0 = st ? test_op(b, 1, j - 1) : node_rec(b, 1, j - 1);
     const SimOpRecord *b1 = st ? test_op(b, 1, j) : node_rec(b, 1, j);
-    return ((int64_t)b1->start_ns - (int64_t)b0->end_ns) -
-           ((int64_t)a1->start_ns - (int64_t)a0->end_ns);
+    return ((int64_t)b1->end_ns - (int64_t)b0->end_ns) -
+           ((int64_t)a1->end_ns - (int64_t)a0->end_ns);
 }
 
 /* The memory part of the other clients' load (FINDINGS §54, §60): each
@@ -901,8 +905,9 @@ static void test_engine_mps_mem_load(void **state)
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         g_autoptr(GpuModel) m1 = memload_model(0, 1000, cases[i].half);
-        g_autoptr(SimScenario) sc = memload_scenario(
-            cases[i].blocks, cases[i].dram, cases[i].stream, cases[i].fixed);
+        g_autoptr(SimScenario) sc =
+            memload_scenario(cases[i].blocks, cases[i].dram, cases[i].stream,
+                             cases[i].fixed, SIM_US(2), 0);
         for (int ts = 0; ts < 2; ts++) {
             SimShareMode mode = ts ? SIM_SHARE_TIMESLICE : SIM_SHARE_MPS;
             g_autoptr(SimResult) a = test_run(m0, sc, mode);
@@ -912,6 +917,64 @@ static void test_engine_mps_mem_load(void **state)
             for (uint32_t j = 1; j < 8; j++)
                 assert_int_equal(memload_extra(a, b, cases[i].stream, j),
                                  ts ? 0 : cases[i].want);
+        }
+    }
+}
+
+/* The same wait per dependent memory round trip (FINDINGS §65): a victim
+ * kernel also waits mps_mem_trip_share x its block's time alone x R / (R
+ * + half), so in proportion to its length: 0.25 of a 2 us kernel is 0.5
+ * us, of a 4 us one 1 us, on top of mps_mem_load; halved at half = R =
+ * 0.75, and for a kernel whose SM issues half the ceiling's slots alone
+ * (only the rest of its block's time waits on memory); nothing beside a
+ * compute-only neighbour, for a wall-clock victim or time-sliced.  The wait is inside the kernel, its blocks resident
+ * (FINDINGS §65: as a start delay the kernel found the neighbours' blocks
+ * drained and spread wider): it starts as without the term. */
+static void test_engine_mps_mem_trip(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m0 = memload_model(0, 0, 0);
+    m0->sm_issue_share_max = 0.8;
+    struct {
+        SimTime dur, mem;
+        bool dram, stream, fixed;
+        double half, si;
+        int64_t want;
+    } cases[] = {
+        {SIM_US(2), 0, true, false, false, 0, 0, 500},
+        {SIM_US(4), 0, true, false, false, 0, 0, 1000},
+        {SIM_US(4), 0, true, true, false, 0, 0, 1000},
+        {SIM_US(2), 1000, true, false, false, 0, 0, 1500},
+        {SIM_US(4), 0, true, true, false, 0.75, 0, 500},
+        {SIM_US(4), 0, true, false, false, 0, 0.4, 500}, /* half issuing */
+        {SIM_US(4), 0, true, true, false, 0, 0.4, 500},
+        {SIM_US(4), 0, false, false, false, 0, 0, 0}, /* compute-only */
+        {SIM_US(4), 0, true, false, true, 0, 0, 0},   /* a wall-clock victim */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(GpuModel) m1 = memload_model(0, cases[i].mem, cases[i].half);
+        m1->sm_issue_share_max = 0.8;
+        m1->mps_mem_trip_share = 0.25;
+        g_autoptr(SimScenario) sc =
+            memload_scenario(2, cases[i].dram, cases[i].stream, cases[i].fixed,
+                             cases[i].dur, cases[i].si);
+        for (int ts = 0; ts < 2; ts++) {
+            SimShareMode mode = ts ? SIM_SHARE_TIMESLICE : SIM_SHARE_MPS;
+            g_autoptr(SimResult) a = test_run(m0, sc, mode);
+            g_autoptr(SimResult) b = test_run(m1, sc, mode);
+            assert_non_null(a);
+            assert_non_null(b);
+            for (uint32_t j = 1; j < 8; j++) {
+                assert_int_equal(memload_extra(a, b, cases[i].stream, j),
+                                 ts ? 0 : cases[i].want);
+                const SimOpRecord *ra =
+                    cases[i].stream ? test_op(a, 1, j) : node_rec(a, 1, j);
+                const SimOpRecord *rb =
+                    cases[i].stream ? test_op(b, 1, j) : node_rec(b, 1, j);
+                assert_int_equal((int64_t)(rb->end_ns - rb->start_ns) -
+                                     (int64_t)(ra->end_ns - ra->start_ns),
+                                 ts ? 0 : cases[i].want);
+            }
         }
     }
 }
@@ -926,7 +989,8 @@ static void test_engine_mps_fend_hold(void **state)
     (void)state;
     g_autoptr(GpuModel) m0 = memload_model(0, 0, 0);
     g_autoptr(GpuModel) m1 = memload_model(SIM_US(20), 0, 0);
-    g_autoptr(SimScenario) sc = memload_scenario(1, false, true, false);
+    g_autoptr(SimScenario) sc =
+        memload_scenario(1, false, true, false, SIM_US(2), 0);
     for (int ts = 0; ts < 2; ts++) {
         SimShareMode mode = ts ? SIM_SHARE_TIMESLICE : SIM_SHARE_MPS;
         g_autoptr(SimResult) a = test_run(m0, sc, mode);
@@ -1267,6 +1331,7 @@ int main(void)
         cmocka_unit_test(test_engine_mps_xreload),
         cmocka_unit_test(test_engine_mps_busy_reload),
         cmocka_unit_test(test_engine_mps_mem_load),
+        cmocka_unit_test(test_engine_mps_mem_trip),
         cmocka_unit_test(test_engine_mps_fend_hold),
         cmocka_unit_test(test_engine_fault_in_graph),
         cmocka_unit_test_setup_teardown(test_kineto_graph, tmp_setup,
