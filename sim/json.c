@@ -126,12 +126,19 @@ bool sim_check_regular_file(const char *path, GError **error)
 static bool read_all(const char *path, int fd, GByteArray *buf, GError **error)
 {
     /* Straight into the buffer's free room (sized to the file by the
-     * caller): a 400 MB trace is copied once, not twice. */
-    const guint chunk = 1u << 20;
+     * caller): a 400 MB trace is copied once, not twice.  Invariant: at
+     * the top of the loop len <= limit (else we failed), and one read asks
+     * for at most limit + 1 - len bytes, so len + room <= limit + 1 <=
+     * G_MAXUINT (bounds.c clamps the limit to G_MAXUINT - 1): the guint
+     * length never wraps, and one byte past the limit is enough to see
+     * that the file grew past it. */
+    const uint64_t limit =
+        MIN(sim_limit(SIM_BOUND_INPUT_BYTES), (uint64_t)G_MAXUINT - 1);
     for (;;) {
-        guint len = buf->len;
-        g_byte_array_set_size(buf, len + chunk);
-        ssize_t n = read(fd, buf->data + len, chunk);
+        const guint len = buf->len;
+        const guint room = (guint)MIN((uint64_t)1 << 20, limit + 1 - len);
+        g_byte_array_set_size(buf, len + room);
+        ssize_t n = read(fd, buf->data + len, room);
         g_byte_array_set_size(buf, len + (n > 0 ? (guint)n : 0));
         if (n < 0 && errno == EINTR)
             continue;
@@ -139,7 +146,7 @@ static bool read_all(const char *path, int fd, GByteArray *buf, GError **error)
             return io_fail(path, errno, error);
         if (n == 0)
             return true;
-        if ((uint64_t)buf->len > sim_limit(SIM_BOUND_INPUT_BYTES))
+        if ((uint64_t)buf->len > limit)
             return sim_limit_fail(error, SIM_BOUND_INPUT_BYTES,
                                   "%s: the file grew past %u bytes", path, len);
     }
@@ -158,9 +165,13 @@ static char *read_regular(const char *path, size_t *len_out, GError **error)
     struct stat st;
     bool ok = fstat(fd, &st) == 0 ? check_stat(path, &st, error)
                                   : io_fail(path, errno, error);
-    /* Room for the file, one read's chunk (read_all) and the NUL. */
-    GByteArray *buf =
-        g_byte_array_sized_new(ok ? (guint)st.st_size + (1u << 20) + 1 : 1);
+    /* Room for the file, one read's chunk (read_all) and the NUL, in
+     * uint64 and clamped: st_size is within the limit (< G_MAXUINT) but
+     * the sum may not be; the array grows past this hint if need be. */
+    const uint64_t want =
+        ok ? MIN((uint64_t)st.st_size + (1u << 20) + 1, (uint64_t)G_MAXUINT)
+           : 1;
+    GByteArray *buf = g_byte_array_sized_new((guint)want);
     ok = ok && read_all(path, fd, buf, error);
     close(fd);
     if (!ok) {

@@ -155,21 +155,26 @@ bool sim_json_exact_number(const char *text, const char *stop, double *out,
     const bool neg = p < end && *p == '-';
     p += neg;
     /* m gathers every digit; sig counts them from the first that is not
-     * a leading zero (m is not 0 from there on).  Past 19 of them m may
-     * have wrapped (unsigned): the number is refused then anyway. */
+     * a leading zero on.  m < 10^sig, so m has not wrapped (unsigned) as
+     * long as sig <= 19; past 19 the number is refused (the caller's slow
+     * path).  Counting "m != 0" instead would miss a digit whenever m
+     * wraps to exactly 0 (2^64 = 18446744073709551616). */
     uint64_t m = 0;
     unsigned sig = 0, frac = 0, digits = 0;
+    bool started = false;
     for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
+        started |= *p != '0';
+        sig += started;
         m = m * 10 + (uint64_t)(*p - '0');
-        sig += m != 0;
     }
     if (!digits)
         return false;
     if (p < end && *p == '.') {
         p++;
         for (; p < end && *p >= '0' && *p <= '9'; p++, frac++) {
+            started |= *p != '0';
+            sig += started;
             m = m * 10 + (uint64_t)(*p - '0');
-            sig += m != 0;
         }
         if (!frac)
             return false;

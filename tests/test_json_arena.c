@@ -230,6 +230,48 @@ static const char *const pieces[] = {
     "1",
 };
 
+/* Numbers whose digits do not fit 64 bits, some wrapping m to exactly 0
+ * (2^64, 2^65, 2^64 / 10 with a point): sim_json_exact_number refuses
+ * them or gives strtod's value, and the arena's tree is cJSON's, node for
+ * node.  A miscount of significant digits once took 2^64 as 0. */
+static void test_exact_number_wide_digits(void **state)
+{
+    (void)state;
+    static const char *const nums[] = {
+        "18446744073709551616",     "36893488147419103232",
+        "1844674407370955161.6",    "-18446744073709551616",
+        "184467440737095516160",    "0.18446744073709551616",
+        "000018446744073709551616", "18446744073709551615",
+        "9999999999999999999",      "10000000000000000000",
+        "1000000000000000000.0",    "9007199254740992",
+    };
+    SimJsonArena a = SIM_JSON_ARENA_INIT;
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+        const char *t = nums[i], *after = NULL;
+        double d = 0;
+        if (sim_json_exact_number(t, t + strlen(t), &d, &after)) {
+            const double ref = strtod(t, NULL);
+            assert_memory_equal(&d, &ref, sizeof d);
+            assert_ptr_equal(after, t + strlen(t));
+        }
+        const cJSON *x = sim_json_arena_parse(&a, t, strlen(t), NULL);
+        cJSON *y = cJSON_Parse(t);
+        assert_non_null(x);
+        assert_non_null(y);
+        same_list(x, y);
+        assert_true(x->valuedouble > 1e15 || x->valuedouble < -1e15 ||
+                    (x->valuedouble > 0.1 && x->valuedouble < 1));
+        cJSON_Delete(y);
+    }
+    /* 2^64 and 2^65 are refused: they are not exact in 64 bits. */
+    double d;
+    const char *after;
+    assert_false(sim_json_exact_number(nums[0], nums[0] + 20, &d, &after));
+    assert_false(sim_json_exact_number(nums[1], nums[1] + 20, &d, &after));
+    assert_false(sim_json_exact_number(nums[2], nums[2] + 21, &d, &after));
+    sim_json_arena_clear(&a);
+}
+
 /* A random JSON-ish text: containers of pieces, with whitespace (every
  * byte <= 32 is whitespace to cJSON) and duplicate keys. */
 static void gen(GRand *r, GString *o, int depth)
@@ -303,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_arena_chunks_grow_and_reset),
         cmocka_unit_test(test_arena_failed_parse_and_outside_use),
         cmocka_unit_test(test_arena_parse_matches_cjson_random),
+        cmocka_unit_test(test_exact_number_wide_digits),
         cmocka_unit_test(test_arena_off_under_other_hooks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -358,6 +358,23 @@ static void test_flat_reader_agrees_with_the_tree(void **state)
         "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
         "2, "
         "1], \"block\": [128, 1, 1]}",
+        /* 20 digits and more: 2^64 and 2^65 wrap a 64-bit integer to
+         * exactly 0, which once read as 0 without a tree */
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": [4, "
+        "2, 1], \"block\": [128, 1, 1], \"registers per thread\": "
+        "18446744073709551616}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 110, "
+        "\"dur\": 36893488147419103232, \"args\": {\"device\": 0, "
+        "\"stream\": 7, \"grid\": [4, 2, 1], \"block\": [128, 1, 1]}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": "
+        "1844674407370955161.6, \"dur\": 20, \"args\": {\"device\": 0, "
+        "\"stream\": 18446744073709551616, \"grid\": [4, 2, 1], "
+        "\"block\": [128, 1, 1]}",
+        "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": "
+        "1844674407370955161.6, \"dur\": 20, \"args\": {\"device\": 0, "
+        "\"stream\": 7, \"grid\": [18446744073709551616, 2, 1], "
+        "\"block\": [128, 1, 1]}",
         "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\\u0041\", \"ts\": "
         "110, \"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"grid\": "
         "[4, "

@@ -6,12 +6,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bounds.h"
 #include "error.h"
+#include "json.h"
 #include "scenario.h"
 
 static SimScenario *parse(const char *text, GError **err)
@@ -367,6 +372,109 @@ static void test_scenario_load_reads_files_and_gzip(void **state)
     unlink(path);
 }
 
+/* The input_bytes limit: a file of exactly the limit is read, one byte
+ * more is refused from its size, and a file that grows past the limit
+ * while it is read (a /proc file: size 0, then text) is refused too.
+ * read_all asks for at most limit + 1 - len bytes, so its guint length
+ * cannot wrap near a limit of 4 GiB. */
+static void test_read_file_limit_holds(void **state)
+{
+    (void)state;
+    GError *err = NULL;
+    g_autofree char *path = NULL;
+    int fd = g_file_open_tmp("hqsim-XXXXXX.json", &path, &err);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_true(sim_limit_set_arg("input_bytes=100", NULL));
+    g_autofree char *hundred = g_strnfill(100, 'x');
+    assert_true(g_file_set_contents(path, hundred, 100, &err));
+    size_t len = 0;
+    g_autofree char *got = sim_read_file(path, &len, &err);
+    assert_non_null(got);
+    assert_int_equal(len, 100);
+    assert_int_equal(got[100], '\0');
+    g_autofree char *more = g_strconcat(hundred, "y", NULL);
+    assert_true(g_file_set_contents(path, more, 101, &err));
+    assert_null(sim_read_file(path, &len, &err));
+    assert_int_equal(err->code, SIM_ERROR_LIMIT);
+    assert_non_null(strstr(err->message, "the file has 101 bytes"));
+    g_clear_error(&err);
+    struct stat st;
+    if (stat("/proc/self/maps", &st) == 0 && st.st_size == 0) {
+        assert_null(sim_read_file("/proc/self/maps", &len, &err));
+        assert_int_equal(err->code, SIM_ERROR_LIMIT);
+        assert_non_null(strstr(err->message, "the file grew past 0 bytes"));
+        assert_non_null(strstr(err->message, "--limit input_bytes=N"));
+        g_clear_error(&err);
+    }
+    sim_limits_reset();
+    unlink(path);
+}
+
+/* A scenario big enough to be streamed out in several pieces. */
+static SimScenario *big_scenario(void)
+{
+    SimScenario *sc = sim_scenario_new("big", "test");
+    SimProcessSpec *p = sim_scenario_add_process(sc, "p");
+    sim_process_add_stream(sc, p, "s", 0);
+    SimOp g;
+    memset(&g, 0, sizeof g);
+    g.kind = SIM_OP_HOST_GAP;
+    g.api_ns = SIM_TIME_NEVER;
+    for (int i = 0; i < 60000; i++) {
+        g.u.gap_ns = 1000 + (uint64_t)i; /* all different: no repeats */
+        sim_process_add_op(p, &g);
+    }
+    return sc;
+}
+
+/* A write error while the scenario is streamed out fails the write with
+ * the path and the reason, and leaves no file behind: neither the
+ * temporary nor a partial target. */
+static void test_scenario_write_errors_leave_nothing(void **state)
+{
+    (void)state;
+    g_autoptr(SimScenario) sc = big_scenario();
+    GError *err = NULL;
+    if (access("/dev/full", W_OK) == 0) {
+        assert_false(sim_scenario_write(sc, "/dev/full", &err));
+        assert_non_null(strstr(err->message, "/dev/full"));
+        assert_non_null(strstr(err->message, g_strerror(ENOSPC)));
+        g_clear_error(&err);
+    }
+    /* A regular file past RLIMIT_FSIZE: write fails with EFBIG (SIGXFSZ
+     * ignored) after the first pieces went to the temporary file. */
+    g_autofree char *dir = g_dir_make_tmp("hqsim-XXXXXX", &err);
+    assert_non_null(dir);
+    g_autofree char *out = g_build_filename(dir, "s.json", NULL);
+    struct rlimit old, small;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small = old;
+    small.rlim_cur = 1 << 20;
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    bool ok = sim_scenario_write(sc, out, &err);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, was);
+    assert_false(ok);
+    assert_non_null(strstr(err->message, out));
+    assert_non_null(strstr(err->message, g_strerror(EFBIG)));
+    g_clear_error(&err);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    assert_non_null(d);
+    const char *left = g_dir_read_name(d);
+    if (left)
+        fail_msg("left behind in %s: %s", dir, left);
+    g_dir_close(d);
+    /* Without the limit the same scenario is written whole. */
+    assert_true(sim_scenario_write(sc, out, &err));
+    struct stat st;
+    assert_int_equal(stat(out, &st), 0);
+    assert_true(st.st_size > (1 << 20));
+    unlink(out);
+    rmdir(dir);
+}
+
 /* The engine's cost floor (bounds.h 'placements'): each kernel launch
  * counts min(blocks, SMs), graph kernel nodes too, x iterations or
  * arrivals, replicas each. */
@@ -493,6 +601,8 @@ int main(void)
         cmocka_unit_test(test_scenario_nested_repeats_refused_before_expanding),
         cmocka_unit_test(test_scenario_limits_are_limit_errors),
         cmocka_unit_test(test_scenario_ilp_field),
+        cmocka_unit_test(test_read_file_limit_holds),
+        cmocka_unit_test(test_scenario_write_errors_leave_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
