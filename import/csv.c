@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "error.h"
 
 void sim_csv_init(SimCsv *csv, const char *name, const char *text, size_t len)
@@ -174,25 +175,20 @@ static bool number_char(char c)
            c == 'e' || c == 'E';
 }
 
-/* @s (@n bytes, all number_char) as a double without strtod, when that is
- * exact: an optional sign, digits and at most one point (no exponent),
- * whose significant digits make an integer m <= 2^53 and with at most 22
- * digits after the point.  Then m and 10^k are both exact doubles and one
- * IEEE division rounds their quotient correctly, which is what strtod
- * returns (Clinger's fast path).  False for anything else: the caller
- * asks strtod. */
-static bool decimal_exact(const char *s, size_t n, double *out)
+/* @s up to its NUL or @n bytes, whichever comes first, as a double
+ * without strtod when that is exact: an optional sign, digits and at most
+ * one point (no exponent), whose significant digits (at most 19, so m
+ * cannot wrap) make what sim_decimal_fast converts.  *@used: where the
+ * scan stopped.  False for anything else: the caller asks strtod. */
+static bool decimal_exact(const char *s, size_t n, double *out, size_t *used)
 {
-    static const double pow10[23] = {
-        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     size_t i = 0;
     bool neg = false, dot = false, any = false;
     if (i < n && (s[i] == '+' || s[i] == '-'))
         neg = s[i++] == '-';
     uint64_t m = 0;
     unsigned sig = 0, frac = 0;
-    for (; i < n; i++) {
+    for (; i < n && s[i]; i++) {
         char c = s[i];
         if (c == '.') {
             if (dot)
@@ -210,53 +206,18 @@ static bool decimal_exact(const char *s, size_t n, double *out)
             return false;
         m = m * 10 + (uint64_t)(c - '0');
     }
-    if (!any || m > (UINT64_C(1) << 53) || frac > 22)
-        return false;
-    double d = (double)m / pow10[frac];
-    *out = neg ? -d : d;
-    return true;
+    *used = i;
+    return any && sim_decimal_fast(m, frac, neg, out);
 }
 
-/* decimal_exact(@s, strlen(@s)) for @s shorter than 63 bytes (what
- * sim_csv_parse_double reads without a copy), in one pass over the
- * NUL-terminated field; false for anything else, which goes the general
- * way. */
+/* A field shorter than 63 bytes (what sim_csv_parse_double reads without
+ * a copy) that decimal_exact converts, in one pass over the NUL-terminated
+ * field; false for anything else, which goes the general way. */
 static bool plain_decimal(const char *s, double *out)
 {
-    static const double pow10[23] = {
-        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    size_t i = 0;
-    bool neg = false, dot = false, any = false;
-    if (s[0] == '+' || s[0] == '-')
-        neg = s[i++] == '-';
-    uint64_t m = 0;
-    unsigned sig = 0, frac = 0;
-    for (; s[i]; i++) {
-        char c = s[i];
-        if (i >= 62)
-            return false; /* 63 bytes or more */
-        if (c == '.') {
-            if (dot)
-                return false;
-            dot = true;
-            continue;
-        }
-        if (c < '0' || c > '9')
-            return false;
-        any = true;
-        frac += dot;
-        if (m == 0 && c == '0')
-            continue;
-        if (++sig > 19)
-            return false;
-        m = m * 10 + (uint64_t)(c - '0');
-    }
-    if (!any || m > (UINT64_C(1) << 53) || frac > 22)
-        return false;
-    double d = (double)m / pow10[frac];
-    *out = neg ? -d : d;
-    return true;
+    size_t used = 0;
+    /* Stopped at byte 62, not at the NUL: 63 bytes or more. */
+    return decimal_exact(s, 62, out, &used) && s[used] == '\0';
 }
 
 bool sim_csv_parse_double(const char *s, double *out)
@@ -286,7 +247,8 @@ bool sim_csv_parse_double(const char *s, double *out)
     for (size_t i = 0; i < n; i++)
         if (!number_char(tmp[i]))
             return false;
-    if (decimal_exact(tmp, n, out))
+    size_t used = 0;
+    if (decimal_exact(tmp, n, out, &used))
         return true;
     char *end = NULL;
     double d = g_ascii_strtod(tmp, &end);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
+
 /* The first chunk holds a typical element many times over (a Kineto
  * kernel event is about 1 KB of nodes); a value larger than a chunk gets
  * a chunk of its own size. */
@@ -147,9 +149,6 @@ static char *fast_string(Fast *f)
 bool sim_json_exact_number(const char *text, const char *stop, double *out,
                            const char **after)
 {
-    static const double pow10[23] = {
-        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     const unsigned char *p = (const unsigned char *)text;
     const unsigned char *end = (const unsigned char *)stop;
     const bool neg = p < end && *p == '-';
@@ -186,10 +185,8 @@ bool sim_json_exact_number(const char *text, const char *stop, double *out,
     if (p < end &&
         (*p == '.' || *p == 'e' || *p == 'E' || *p == '+' || *p == '-'))
         return false; /* more of a number than this path reads */
-    if (m > (UINT64_C(1) << 53) || frac > 22)
+    if (!sim_decimal_fast(m, frac, neg, out))
         return false;
-    double d = (double)m / pow10[frac];
-    *out = neg ? -d : d;
     *after = (const char *)p;
     return true;
 }
