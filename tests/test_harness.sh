@@ -10,8 +10,9 @@
 #     stand-ins for the GPU programs) recovers the mock's per-trip waits;
 #   - harness/eager_clock_campaign.sh --mock (harness/openloop.py's mock
 #     requests, no GPU, no torch) runs four groups, and
-#     harness/eager_clock_summary.py sums a group's processes: two processes
-#     serve about twice one (a mock eager request sleeps 1.8-2.6 ms);
+#     harness/eager_clock_summary.py sums a group's processes (each group's
+#     throughput recomputed from the raw records: independent of timing, which
+#     a loaded machine stretches);
 #   - harness/serving_campaign.sh --mock (two groups, no profiles, ncu --dry) and
 #     harness/openloop_summary.py --all-arrivals: the rows, the mock's
 #     ceilings, the lone process's spread and every open phase's arrivals.
@@ -66,22 +67,27 @@ if (cd "$tmp" && RAW=$tmp/raw DUR=0.2 SEQ="nomps:1 mps:1 nomps:2 hold:1" \
         bash "$src/harness/eager_clock_campaign.sh" "$tmp/out" --mock) >"$tmp/camp.log" 2>&1 &&
    mkdir -p "$tmp/x" && tar xzf "$tmp/out/eagerclock.tar.gz" -C "$tmp/x" &&
    python3 "$src/harness/eager_clock_summary.py" "$tmp/x" "$tmp/sum.csv" >/dev/null 2>"$tmp/sum.err"; then
-    if python3 - "$tmp/sum.csv" <<'EOF'
-import csv, sys
+    if python3 - "$tmp/sum.csv" "$tmp/x" <<'EOF'
+import csv, glob, json, os, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 groups = [r["group"] for r in rows]
 assert sorted(set(groups)) == ["g1_nomps_n1", "g2_mps_n1", "g3_nomps_n2", "g4_hold_n1"], groups
 assert len(rows) == 16, len(rows)
 thr = {(r["group"], r["config"]): float(r["thr_per_s"]) for r in rows}
-# A mock request sleeps 2.0 x U(0.9, 1.3) ms (eager), 0.4 x U(0.9, 1.3) ms (graph, batch 1):
-# at most 556 / 2778 requests/s a process. Sleeps overshoot on a loaded machine, so the floors
-# are loose; what must hold is the ceiling and that a group's processes are summed.
+# A group's throughput is the sum of its processes' own rates (requests over the span each timed),
+# recomputed here from the raw records: timing-independent, so it holds on a loaded machine.
 for (g, c), t in thr.items():
+    want = 0.0
+    for f in sorted(glob.glob(os.path.join(sys.argv[2], g + "_p*.json"))):
+        ph = [q for q in json.load(open(f))["phases"] if q["cfg"] == c][0]
+        want += len(ph["lat_us"]) / ((ph["t_last"] - ph["t_go"]) / 1e9)
+    assert abs(t - want) <= 0.051, (g, c, t, want)
+    # A mock request sleeps 2.0 x U(0.9, 1.3) ms (eager), 0.4 x U(0.9, 1.3) ms (graph, batch 1):
+    # at most 556 / 2778 requests/s a process (sleeps only overshoot, so no floor but > 0).
     hi = 556 if c.endswith("eager") else 2778
     k = 2 if g.endswith("n2") else 1
-    assert k * hi / 4 <= t <= k * hi, (g, c, t)
-one, two = thr[("g1_nomps_n1", "decoder_b1_eager")], thr[("g3_nomps_n2", "decoder_b1_eager")]
-assert 1.4 <= two / one <= 2.6, (one, two)
+    assert 0 < t <= k * hi, (g, c, t)
+assert len(glob.glob(os.path.join(sys.argv[2], "g3_nomps_n2_p*.json"))) == 2
 EOF
     then ok "eager_clock_campaign.sh --mock and its summary"
     else bad "eager_clock_campaign.sh --mock and its summary" "wrong numbers in $(cat "$tmp/sum.csv")"
