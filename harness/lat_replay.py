@@ -201,7 +201,8 @@ BINS = ((0, 1.5), (1.5, 2), (2, 3), (3, 5), (5, float("inf")))  # harness/mps_di
 
 def bin_rows(case, inst, gaps, ref, ref_gap, requests):
     """Per bin of the node's alone median: kernels a request, added kernel us a request, and added kernel
-    + preceding node gap us a request (hqsim's memory-path wait is a start delay: rt10, §65)."""
+    + preceding node gap us a request (the gap holds what is a start delay: §62's memory-path wait was
+    one; since §65 it is paid inside the kernel)."""
     rows = []
     for lo, hi in BINS:
         sel = [(p, d, g) for (p, d, _), g in zip(inst, gaps) if lo <= ref[p] < hi]

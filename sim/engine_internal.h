@@ -142,7 +142,11 @@ struct KernelRt {
     SimEvent ev;           /* EV_ADMIT */
     double first;          /* its fixed part (kernel_fixed_us), work the
                               first blocks it places on an SM carry besides
-                              their block work (engine_sm.c) */
+                              their block work (engine_sm.c), and an MPS
+                              client's memory-path wait, added after
+                              dram_prepare_kernel has sized its DRAM work
+                              (engine_share.c memload_wait: the wait is
+                              resident time at the kernel's DRAM rate) */
     KernelRt *prev, *next; /* ctx pending list, ordered (priority, seq) */
     bool in_pending;
     bool faulted;
