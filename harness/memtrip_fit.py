@@ -22,20 +22,14 @@ import shutil
 import subprocess
 import tempfile
 
+from memload_fit import frange  # LO:HI:STEP or a list -> the grid values
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CASES = {"p50_gdramlo": "gdramt32", "p50_gdram": "gdram", "p50_gdramhi": "gdramt512"}
 VAL = os.path.join(ROOT, "traces/measured/h100/mpspct/disj/fend/val/summary.csv")
 # victim -> lat_replay options (the serving table's profiles: resnet50 has no ncu file there)
 VICTIMS = {"decoder": [], "cnn": ["--ncu", "none"], "encoder": []}
-
-
-def frange(spec):
-    if ":" not in spec:
-        return [float(x) for x in spec.split(",")]
-    lo, hi, step = (float(x) for x in spec.split(":"))
-    n = int(round((hi - lo) / step))
-    return [round(lo + i * step, 6) for i in range(n + 1)]
 
 
 def measured_val():

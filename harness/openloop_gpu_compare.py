@@ -14,6 +14,7 @@ the same way on the other?).  --rows: every common row, both errors side by side
 import argparse
 import csv
 
+from mps_empty_summary import spearman  # the rank correlation, ties at their mean rank
 from openloop_rows import TARGETS, category, within
 
 ap = argparse.ArgumentParser()
@@ -31,29 +32,6 @@ def load(path):
 
 def category_of(k):
     return category(k[1], k[3])
-
-
-def ranks(v):
-    order = sorted(range(len(v)), key=lambda i: v[i])
-    r = [0.0] * len(v)
-    i = 0
-    while i < len(order):  # average ranks over ties
-        j = i
-        while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-            j += 1
-        for t in range(i, j + 1):
-            r[order[t]] = (i + j) / 2
-        i = j + 1
-    return r
-
-
-def spearman(x, y):
-    rx, ry = ranks(x), ranks(y)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    sxx = sum((a - mx) ** 2 for a in rx) ** 0.5
-    syy = sum((b - my) ** 2 for b in ry) ** 0.5
-    return sxy / (sxx * syy) if sxx and syy else float("nan")
 
 
 def main():
