@@ -1108,6 +1108,8 @@ void sim_cost_report(void)
         [COST_SHARE_EMPTY] = "issue_share, emptied SM",
         [COST_SHARE_ONE] = "issue_share, one group",
         [COST_SHARE_MORE] = "issue_share, several groups",
+        [COST_PLACE_COPIED] = "placements copied (equal SM)",
+        [COST_SM_EQUAL] = "SM events, SM equal to one before",
     };
     for (int i = 0; i < COST_N; i++)
         if (names[i] && sim_cost[i])

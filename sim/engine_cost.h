@@ -27,6 +27,9 @@ typedef enum {
     COST_SHARE_EMPTY,   /* issue_share on an SM just emptied */
     COST_SHARE_ONE,     /* ... holding one group */
     COST_SHARE_MORE,    /* ... holding several */
+    COST_PLACE_COPIED,  /* of the placements, copied from an equal SM's */
+    COST_SM_EQUAL,      /* SM events on an SM in the state of one of an
+                           earlier event of the instant (engine_sm.c) */
     COST_N
 } CostCounter;
 

@@ -831,6 +831,9 @@ uint64_t sm_clone_count(void);
 void sm_force_no_copy(bool on);
 /* tests: such copies made by this thread so far */
 uint64_t sm_copy_count(void);
+/* tests: copies' retimes that took their template's time (engine_sm.c,
+ * flush_resched, twin_ok) on this thread so far */
+uint64_t sm_twin_count(void);
 /* Tests: sm_event never puts off an SM's share and event (engine_sm.c,
  * sm_may_defer): the reference the put-off runs must match bit for bit. */
 void sm_force_no_defer(bool on);

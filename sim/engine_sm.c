@@ -871,6 +871,46 @@ static Group *group_new(Engine *E)
     return g;
 }
 
+/* A fresh group of @k on @sm, placed now, at the head of its list (new
+ * groups go to the head: sm_place_as merges only into the head); its
+ * work the kernel's, with the fixed part on the kernel's @first blocks
+ * on the SM.  Its count, 0, is the caller's to raise. */
+G_ALWAYS_INLINE static inline Group *
+group_push_fresh(Engine *E, SmRt *sm, KernelRt *k, bool first, bool late)
+{
+    Group *g = group_new(E);
+    g->k = k;
+    g->sm = sm;
+    g->remaining = k->work + (first ? k->first : 0);
+    g->placed = E->now;
+    g->late = late;
+    g->next = sm->groups;
+    sm->groups = g;
+    sm->n_groups++;
+    return g;
+}
+
+/* After a placement's share (@slowed: it slowed a group; @loose: the SM
+ * holds loose groups): what a steady state compares, for a fresh group
+ * (engine_steady.c); and an SM holding loose groups goes on the retime
+ * list (only one dispatch's context places at a time: one entry per
+ * SM). */
+G_ALWAYS_INLINE static inline void note_placed(Engine *E, SmRt *sm, bool fresh,
+                                               double before, bool slowed,
+                                               bool loose)
+{
+    if (fresh) {
+        sm->mods++;
+        sm->load_before = before;
+        sm->fresh_slowed = slowed;
+    }
+    if (loose && !sm->resched) {
+        sm->resched = true;
+        g_assert(E->n_resched < E->m->sm_count);
+        E->resched[E->n_resched++] = sm;
+    }
+}
+
 static void group_release(Engine *E, Group *g)
 {
     g->next = E->group_free;
@@ -1175,17 +1215,8 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
     /* the kernel's first blocks on this SM carry its fixed part */
     const bool first = fresh && k->first > 0 &&
                        !(k->smset[sm->id / 64] & (1ull << (sm->id % 64)));
-    if (fresh) {
-        g = group_new(E);
-        g->k = k;
-        g->sm = sm;
-        g->remaining = k->work + (first ? k->first : 0);
-        g->placed = E->now;
-        g->late = late;
-        g->next = sm->groups;
-        sm->groups = g;
-        sm->n_groups++;
-    }
+    if (fresh)
+        g = group_push_fresh(E, sm, k, first, late);
     const double before = sm->load;
     g->count += n;
     sm->load = before + n * k->w;
@@ -1200,17 +1231,7 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
     bool slowed;
     const bool loose = sm_reshare(E, sm, &slowed);
     g_assert(loose || !was_deferred);
-    if (fresh) { /* what a steady state compares (engine_steady.c) */
-        sm->mods++;
-        sm->load_before = before;
-        sm->fresh_slowed = slowed;
-    }
-    if (loose && !sm->resched) {
-        sm->resched = true;
-        /* only this dispatch's context places: one entry per SM */
-        g_assert(E->n_resched < E->m->sm_count);
-        E->resched[E->n_resched++] = sm;
-    }
+    note_placed(E, sm, fresh, before, slowed, loose);
     if (!g->cohort && !joined && (k->fixed_time || !slowed)) {
         cohort_join(E, k, g, late, first);
         COST(COST_PLACE_COHORT);
@@ -1314,17 +1335,11 @@ static void sm_place_clone(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
     const Group *tg = t->groups;
     clones++;
     COST(COST_PLACE);
+    COST(COST_PLACE_COPIED);
     COST_ADD(COST_PLACE_BLOCKS, n);
     COST(COST_PLACE_EMPTY);
     sm->last = E->now; /* advance of an SM without groups */
-    Group *g = group_new(E);
-    g->k = k;
-    g->sm = sm;
-    g->remaining = k->work + (first ? k->first : 0);
-    g->placed = E->now;
-    g->next = NULL;
-    sm->groups = g;
-    sm->n_groups = 1;
+    Group *g = group_push_fresh(E, sm, k, first, false); /* its only one */
     g->count = n;
     sm->load = sm->load + n * k->w; /* 0 + n w, as @t's */
     for (uint32_t s = 0; s < SIM_MAX_SUBPARTITIONS; s++) {
@@ -1334,12 +1349,8 @@ static void sm_place_clone(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
     /* issue_share's memo hit (clone_template_ok: it holds @t's share) */
     COST(COST_SHARE_ONE);
     issue_share_memo_set(sm, g, k);
-    sm->mods++;
-    sm->load_before = 0;
-    sm->fresh_slowed = false;
-    sm->resched = true; /* loose until it joins its cohort, as @t */
-    g_assert(E->n_resched < E->m->sm_count);
-    E->resched[E->n_resched++] = sm;
+    /* loose until it joins its cohort, as @t (bare: not on the list) */
+    note_placed(E, sm, true, 0, false, true);
     /* @t's cohort: made now (clone_template_ok), so the one to join */
     Cohort *co = tg->cohort;
     cohort_add(co, g);
@@ -1416,6 +1427,7 @@ typedef struct {
 
 static bool no_copy;                  /* sm_force_no_copy */
 static _Thread_local uint64_t copies; /* sm_copy_count */
+static _Thread_local uint64_t twins;  /* sm_twin_count */
 
 void sm_force_no_copy(bool on)
 {
@@ -1425,6 +1437,11 @@ void sm_force_no_copy(bool on)
 uint64_t sm_copy_count(void)
 {
     return copies;
+}
+
+uint64_t sm_twin_count(void)
+{
+    return twins;
 }
 
 static inline uint64_t dbits(double x)
@@ -1602,6 +1619,7 @@ static void sm_place_copy(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
     const SmRt *t = s->t;
     copies++;
     COST(COST_PLACE);
+    COST(COST_PLACE_COPIED);
     COST_ADD(COST_PLACE_BLOCKS, n);
     const bool was_deferred = sm->defer != 0;
     sm->defer = 0;
@@ -1615,17 +1633,7 @@ static void sm_place_copy(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
     const bool fresh = !s->merge;
     const bool first = fresh && k->first > 0 &&
                        !(k->smset[sm->id / 64] & (1ull << (sm->id % 64)));
-    Group *g = sm->groups;
-    if (fresh) {
-        g = group_new(E);
-        g->k = k;
-        g->sm = sm;
-        g->remaining = k->work + (first ? k->first : 0);
-        g->placed = E->now;
-        g->next = sm->groups;
-        sm->groups = g;
-        sm->n_groups++;
-    }
+    Group *g = fresh ? group_push_fresh(E, sm, k, first, false) : sm->groups;
     const double before = sm->load;
     g->count += n;
     sm->load = before + n * k->w;
@@ -1649,16 +1657,7 @@ static void sm_place_copy(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
         sm_loosen(E, sm);
     const bool loose = sm_has_loose(sm);
     g_assert(loose || !was_deferred);
-    if (fresh) {
-        sm->mods++;
-        sm->load_before = before;
-        sm->fresh_slowed = slowed;
-    }
-    if (loose && !sm->resched) {
-        sm->resched = true;
-        g_assert(E->n_resched < E->m->sm_count);
-        E->resched[E->n_resched++] = sm;
-    }
+    note_placed(E, sm, fresh, before, slowed, loose);
     if (!g->cohort && !slowed) {
         cohort_join(E, k, g, false, first);
         COST(COST_PLACE_COHORT);
@@ -1726,6 +1725,7 @@ static void flush_resched(Engine *E)
             continue;
         }
         if (!no_copy && twin_ok(E, sm)) { /* sm_reschedule's two ends */
+            twins++;
             const SimTime when = sm->twin->flush_when;
             if (when == SIM_TIME_NEVER)
                 sim_eventq_cancel(&E->q, &sm->ev);
@@ -2348,10 +2348,6 @@ static const Cand *cand_sort(const Cand *r, Cand *v, Cand *tmp, uint32_t n,
     return v;
 }
 
-/* One tier's placement of @n blocks of @k on each of @t SMs (@v, in rank
- * order): sm_place on each, but bare SMs after the first (the template)
- * copy it (sm_place_clone).  For t >= 2 and clone_kernel_ok(k) only (out
- * of line: most tiers under MPS are one SM, placed by the caller's loop). */
 /* place_tier's step for v[@i], an SM holding groups: a copy of the
  * template's placement if it is in the template's state before (@s), else
  * sm_place, and it becomes the template where the next SM may be a copy
@@ -2377,6 +2373,10 @@ G_GNUC_NO_INLINE static bool place_held(Engine *E, KernelRt *k, const Cand *v,
     return true;
 }
 
+/* One tier's placement of @n blocks of @k on each of @t SMs (@v, in rank
+ * order): sm_place on each, but bare SMs after the first (the template)
+ * copy it (sm_place_clone).  For t >= 2 and clone_kernel_ok(k) only (out
+ * of line: most tiers under MPS are one SM, placed by the caller's loop). */
 G_GNUC_NO_INLINE static void place_tier(Engine *E, KernelRt *k, const Cand *v,
                                         uint32_t t, uint32_t n)
 {
@@ -2749,8 +2749,66 @@ void sm_undefer_all(Engine *E)
     E->n_deferred = 0;
 }
 
+#ifdef HQSIM_COST_COUNTERS
+static uint64_t cost_mix(uint64_t h, uint64_t x)
+{
+    h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+/* What SMs as classes would save (README Performance): count an SM event
+ * whose SM is in the state (what snap_same compares, and the context) of
+ * the SM of an earlier event of the same instant.  States are compared by
+ * a 64-bit hash (a collision counts one event too many: odds about
+ * n^2 / 2^65 for n SMs an instant); up to 1024 states an instant. */
+static void cost_sm_equal(const Engine *E, const SmRt *sm)
+{
+    static _Thread_local SimTime at = SIM_TIME_NEVER;
+    static _Thread_local uint64_t seen[1024];
+    static _Thread_local uint32_t n;
+    if (at != E->now) {
+        at = E->now;
+        n = 0;
+    }
+    uint64_t h = cost_mix((uintptr_t)sm->ctx, sm->free_warps);
+    const uint64_t f[] = {sm->free_blocks,  sm->carveout,    sm->used_smem,
+                          sm->warps,        dbits(sm->load), (uint64_t)sm->last,
+                          sm->cohort_groups};
+    for (size_t i = 0; i < G_N_ELEMENTS(f); i++)
+        h = cost_mix(h, f[i]);
+    for (uint32_t p = 0; p < SIM_MAX_SUBPARTITIONS; p++)
+        h = cost_mix(h, sm->free_regs[p]);
+    for (const Group *g = sm->groups; g; g = g->next) {
+        const uint64_t x[] = {(uintptr_t)g->k,
+                              g->count,
+                              (uintptr_t)g->cohort,
+                              (uint64_t)g->placed,
+                              sub_bits(g),
+                              g->late,
+                              g->early,
+                              g->early_out,
+                              g->cohort ? 0 : dbits(g->remaining),
+                              g->cohort ? 0 : dbits(g->speed),
+                              g->cohort ? 0 : dbits(g->turns),
+                              g->cohort ? 0 : dbits(g->pipe_over)};
+        for (size_t i = 0; i < G_N_ELEMENTS(x); i++)
+            h = cost_mix(h, x[i]);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (seen[i] == h) {
+            COST(COST_SM_EQUAL);
+            return;
+        }
+    if (n < G_N_ELEMENTS(seen))
+        seen[n++] = h;
+}
+#endif
+
 void sm_event(Engine *E, SmRt *sm)
 {
+#ifdef HQSIM_COST_COUNTERS
+    cost_sm_equal(E, sm);
+#endif
     sm_advance(E, sm);
     sm_early(E, sm);
     const bool defer = sm_may_defer(E, sm);

@@ -2232,11 +2232,13 @@ static void test_engine_clone_placement_matches_computed(void **state)
  * beyond 4 warps (loose groups, timed by the SMs' events), on half with
  * older groups first, on a quarter with a fixed part per kernel (its first
  * blocks per SM carry it: a copy's new group may carry it where the
- * template's did not); and copies must happen. */
+ * template's did not); and copies must happen, and retimes that take
+ * their template's time (twin_ok: a check that went false would leave
+ * every output the same, at the old cost). */
 static void test_engine_copy_placement_matches_computed(void **state)
 {
     const uint32_t sms[] = {8, 16, 24};
-    const uint64_t before = sm_copy_count();
+    const uint64_t before = sm_copy_count(), twins = sm_twin_count();
     for (guint32 seed = 1; seed <= 40; seed++) {
         GRand *rng = g_rand_new_with_seed(seed);
         g_autoptr(GpuModel) m = test_model(sms[seed % 3]);
@@ -2253,6 +2255,7 @@ static void test_engine_copy_placement_matches_computed(void **state)
         assert_same_without(m, sc, mode, sm_force_no_copy);
     }
     assert_true(sm_copy_count() > before + 1000);
+    assert_true(sm_twin_count() > twins + 1000);
     (void)state;
 }
 
