@@ -423,7 +423,7 @@ typedef struct {
                       without a tree (and without giving it) */
 } EvIter;
 
-static bool flat_event(Kineto *kn, Elem *e, const char *text);
+static bool flat_event(Kineto *kn, guint index, const char *text);
 
 /* ev_iter_next's answer for an element whose GpuRec stands for it. */
 static const cJSON digested_elem;
@@ -464,7 +464,7 @@ static const cJSON *ev_iter_next(EvIter *it, guint *index, uint32_t *line)
             *line = e->line;
             return DIGESTED;
         }
-        if (it->flat && flat_event(kn, e, it->text))
+        if (it->flat && flat_event(kn, it->i - 1, it->text))
             continue;
         it->owned = parse_elem(&it->arena, it->text, e);
         if (!it->owned) {
@@ -506,6 +506,8 @@ static bool ev_fail(const Kineto *kn, uint32_t line, const char *name,
 static bool ev_fail(const Kineto *kn, uint32_t line, const char *name,
                     GError **error, const char *fmt, ...)
 {
+    if (!error)
+        return false; /* pass 1's readings that the tree will repeat */
     va_list ap;
     va_start(ap, fmt);
     g_autofree char *msg = g_strdup_vprintf(fmt, ap);
@@ -520,23 +522,184 @@ static bool ev_fail(const Kineto *kn, uint32_t line, const char *name,
     return false;
 }
 
-/* A finite number field of @obj; *present says whether it exists. */
-static bool get_num(const Kineto *kn, uint32_t line, const char *name,
-                    const cJSON *obj, const char *key, bool required,
-                    double *out, bool *present, GError **error)
+/* The flat reader's element (below): its objects and their members. */
+enum { FV_STR, FV_NUM, FV_LIT, FV_OBJ, FV_ARR };
+
+#define FLAT_MEMBERS 32 /* per object */
+#define FLAT_OBJS 4     /* the element and the objects in it */
+
+typedef struct {
+    const char *key;
+    uint32_t klen;   /* strlen(key) */
+    const char *str; /* FV_STR */
+    double num;      /* FV_NUM */
+    double a[3];     /* FV_ARR: its first three numbers */
+    uint32_t n;      /* FV_ARR: its length */
+    uint8_t type;
+    uint8_t obj; /* FV_OBJ: index in Flat.obj */
+} FlatVal;
+
+typedef struct {
+    FlatVal m[FLAT_MEMBERS];
+    unsigned n;
+} FlatObj;
+
+struct Flat {
+    char *p, *end;
+    char *copy; /* the element's text, tokenized (owned) */
+    size_t cap;
+    FlatObj obj[FLAT_OBJS];
+    unsigned n_obj;
+};
+typedef struct Flat Flat;
+
+/* ------------------------------------------------------------------------
+ * One view of an event over both readers
+ *
+ * The field rules below (get_times, event_stream, event_pid, gpu_device,
+ * get_dim3, gpu_fields, api_event...) are written once, over this view:
+ * an object is a cJSON node (the tree) or a FlatObj (the flat reader), a
+ * value a member of either.  Both readers answer alike: the first member
+ * of a name; an absent member, a member that is not an object and an
+ * argument that is not one are none.  So an event gives the same import
+ * (or the same error, word for word) whichever reader read it.
+ * ------------------------------------------------------------------------ */
+
+/* An object, or none (both NULL). */
+typedef struct {
+    const cJSON *j;    /* tree: an object node */
+    const FlatObj *fo; /* flat reader: one of f->obj */
+    const Flat *f;
+} Obj;
+
+/* A member's value, or none (both NULL: absent). */
+typedef struct {
+    const cJSON *j;
+    const FlatVal *fv;
+    const Flat *f;
+} Val;
+
+static inline Obj tree_obj(const cJSON *j)
 {
-    const cJSON *v = member(obj, key);
-    if (present)
-        *present = v != NULL;
-    if (!v) {
-        if (required)
-            return ev_fail(kn, line, name, error, "missing field '%s'", key);
-        return true;
+    return (Obj){.j = cJSON_IsObject(j) ? j : NULL};
+}
+
+static inline Obj flat_root(const Flat *f)
+{
+    return (Obj){.fo = &f->obj[0], .f = f};
+}
+
+static inline bool obj_ok(Obj o)
+{
+    return o.j || o.fo;
+}
+
+/* The first member of @o named @key (member()). */
+static inline Val get(Obj o, const char *key)
+{
+    if (o.fo) {
+        const size_t n = strlen(key);
+        for (unsigned i = 0; i < o.fo->n; i++)
+            if (o.fo->m[i].klen == n && memcmp(o.fo->m[i].key, key, n) == 0)
+                return (Val){.fv = &o.fo->m[i], .f = o.f};
+        return (Val){.j = NULL};
     }
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+    return (Val){.j = member(o.j, key)};
+}
+
+static inline bool present(Val v)
+{
+    return v.j || v.fv;
+}
+
+/* has_member(): a member of that name in any case (the exact spelling,
+ * found faster, first). */
+static bool has_any_case(Obj o, const char *key)
+{
+    if (!o.fo)
+        return has_member(o.j, key);
+    if (present(get(o, key)))
+        return true;
+    for (unsigned i = 0; i < o.fo->n; i++)
+        if (g_ascii_strcasecmp(o.fo->m[i].key, key) == 0)
+            return true;
+    return false;
+}
+
+/* The string, or NULL if @v is none. */
+static inline const char *val_str(Val v)
+{
+    if (v.fv)
+        return v.fv->type == FV_STR ? v.fv->str : NULL;
+    return cJSON_IsString(v.j) ? v.j->valuestring : NULL;
+}
+
+/* The number into *d; false if @v is none. */
+static inline bool val_num(Val v, double *d)
+{
+    if (v.fv) {
+        *d = v.fv->num;
+        return v.fv->type == FV_NUM;
+    }
+    if (!cJSON_IsNumber(v.j))
+        return false;
+    *d = v.j->valuedouble;
+    return true;
+}
+
+/* The object, or none. */
+static inline Obj val_obj(Val v)
+{
+    if (v.fv)
+        return v.fv->type == FV_OBJ
+                   ? (Obj){.fo = &v.f->obj[v.fv->obj], .f = v.f}
+                   : (Obj){.j = NULL};
+    return tree_obj(v.j);
+}
+
+/* An array's length, counted up to 4, with its first three elements in
+ * @a (NaN for one that is no number); -1 if @v is no array.  (The flat
+ * reader holds arrays of numbers only.) */
+static int val_array3(Val v, double a[3])
+{
+    if (v.fv) {
+        if (v.fv->type != FV_ARR)
+            return -1;
+        memcpy(a, v.fv->a, sizeof v.fv->a);
+        return (int)MIN(v.fv->n, 4u);
+    }
+    if (!cJSON_IsArray(v.j))
+        return -1;
+    int n = 0;
+    for (const cJSON *c = v.j->child; c && n < 4; c = c->next, n++)
+        if (n < 3)
+            a[n] = cJSON_IsNumber(c) ? c->valuedouble : NAN;
+    return n;
+}
+
+/* The string member @key of @o, or NULL. */
+static inline const char *get_str(Obj o, const char *key)
+{
+    return val_str(get(o, key));
+}
+
+/* The object member @key of @o, or none. */
+static inline Obj get_obj(Obj o, const char *key)
+{
+    return val_obj(get(o, key));
+}
+
+/* The finite number field @key of @obj. */
+static inline bool get_num(const Kineto *kn, uint32_t line, const char *name,
+                           Obj obj, const char *key, double *out,
+                           GError **error)
+{
+    Val v = get(obj, key);
+    if (!present(v))
+        return ev_fail(kn, line, name, error, "missing field '%s'", key);
+    if (!val_num(v, out) || !isfinite(*out))
         return ev_fail(kn, line, name, error, "field '%s': expected a number",
                        key);
-    *out = v->valuedouble;
     return true;
 }
 
@@ -550,13 +713,12 @@ static int64_t us_to_ns(double us)
 }
 
 /* "ts"/"dur" in us -> ns on the trace clock. */
-static bool get_times(const Kineto *kn, uint32_t line, const char *name,
-                      const cJSON *ev, int64_t *start, int64_t *end,
-                      GError **error)
+static bool get_times(const Kineto *kn, uint32_t line, const char *name, Obj ev,
+                      int64_t *start, int64_t *end, GError **error)
 {
     double ts = 0, dur = 0;
-    if (!get_num(kn, line, name, ev, "ts", true, &ts, NULL, error) ||
-        !get_num(kn, line, name, ev, "dur", true, &dur, NULL, error))
+    if (!get_num(kn, line, name, ev, "ts", &ts, error) ||
+        !get_num(kn, line, name, ev, "dur", &dur, error))
         return false;
     if (dur < 0 || dur > 1e12)
         return ev_fail(kn, line, name, error,
@@ -575,38 +737,38 @@ static bool get_times(const Kineto *kn, uint32_t line, const char *name,
 }
 
 /* An integer argument (args.KEY); @dflt if absent or not an integer. */
-static int64_t arg_int(const cJSON *args, const char *key, int64_t dflt)
+static inline int64_t arg_int(Obj args, const char *key, int64_t dflt)
 {
-    const cJSON *v = member(args, key);
-    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
-        fabs(v->valuedouble) > 9e15)
+    double d;
+    if (!val_num(get(args, key), &d) || d != floor(d) || fabs(d) > 9e15)
         return dflt;
-    return (int64_t)v->valuedouble;
+    return (int64_t)d;
 }
 
 /* A JSON number as an integer id, when it is one exactly (|v| <= 9e15,
  * where doubles hold every integer): larger ids cannot be converted
  * without undefined behaviour and are treated as absent. */
-static bool json_id(const cJSON *v, int64_t *out)
+static inline bool json_id(Val v, int64_t *out)
 {
-    if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) <= 9e15))
+    double d;
+    if (!val_num(v, &d) || !(fabs(d) <= 9e15))
         return false;
-    *out = (int64_t)v->valuedouble;
+    *out = (int64_t)d;
     return true;
 }
 
 /* The stream of a GPU event: args.stream, else "tid" (7 or "stream 7"). */
-static int64_t event_stream(const cJSON *ev, const cJSON *args)
+static int64_t event_stream(Obj ev, Obj args)
 {
     int64_t s = arg_int(args, "stream", -1);
     if (s >= 0)
         return s;
-    const cJSON *tid = member(ev, "tid");
+    Val tid = get(ev, "tid");
     int64_t id;
     if (json_id(tid, &id) && id >= 0)
         return id;
-    if (cJSON_IsString(tid)) {
-        const char *t = tid->valuestring;
+    const char *t = val_str(tid);
+    if (t) {
         if (g_str_has_prefix(t, "stream "))
             t += 7;
         char *end = NULL;
@@ -617,18 +779,18 @@ static int64_t event_stream(const cJSON *ev, const cJSON *args)
     return -1;
 }
 
-static int64_t event_pid(const cJSON *ev)
+/* The host pid of an event: "pid", a number or a string of digits. */
+static int64_t event_pid(Obj ev)
 {
-    const cJSON *pid = member(ev, "pid");
+    Val pid = get(ev, "pid");
     int64_t id;
     if (json_id(pid, &id))
         return id;
-    if (cJSON_IsNumber(pid))
-        return -1;
-    if (cJSON_IsString(pid)) {
+    const char *s = val_str(pid);
+    if (s) {
         char *end = NULL;
-        long long v = g_ascii_strtoll(pid->valuestring, &end, 10);
-        if (end != pid->valuestring && *end == '\0')
+        long long v = g_ascii_strtoll(s, &end, 10);
+        if (end != s && *end == '\0')
             return v;
     }
     return -1;
@@ -666,21 +828,19 @@ static Cat category_of(const char *ph, const char *c)
     }
 }
 
-static Cat category(const cJSON *ev)
+static Cat category(Obj ev)
 {
-    const cJSON *ph = member(ev, "ph");
-    const cJSON *cat = member(ev, "cat");
-    return category_of(cJSON_IsString(ph) ? ph->valuestring : NULL,
-                       cJSON_IsString(cat) ? cat->valuestring : NULL);
+    return category_of(get_str(ev, "ph"), get_str(ev, "cat"));
 }
 
-static const char *ev_name(const cJSON *ev)
+static const char *ev_name(Obj ev)
 {
-    const cJSON *n = member(ev, "name");
-    return cJSON_IsString(n) ? n->valuestring : "";
+    const char *n = get_str(ev, "name");
+    return n ? n : "";
 }
 
-static int gpu_device(const cJSON *ev, const cJSON *args)
+/* The device of a GPU activity: args.device, args.inDevice, else "pid". */
+static int gpu_device(Obj ev, Obj args)
 {
     int64_t d = arg_int(args, "device", -1);
     if (d < 0)
@@ -694,11 +854,9 @@ static int gpu_device(const cJSON *ev, const cJSON *args)
  * Pass 1: API calls, process names, the device
  * ------------------------------------------------------------------------ */
 
-static bool gpu_fields(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
-                       GpuRec *r, GError **error);
+static bool gpu_fields(Kineto *kn, Obj ev, Cat c, uint32_t line, GpuRec *r,
+                       GError **error);
 
-/* Streaming mode: GPU activity @ev read now (Kineto.recs, Elem.rec), unless
- * its fields have an error (pass 2 then parses it again and reports it). */
 /* GPU activity @r, read in pass 1 from element @e whose "ts" is @ts. */
 static void keep_rec(Kineto *kn, Elem *e, const GpuRec *r, double ts)
 {
@@ -743,43 +901,44 @@ static void count_api(Kineto *kn, int64_t start, int64_t end, int64_t corr,
     g_hash_table_insert(kn->api, &a->corr, a);
 }
 
-static void digest(Kineto *kn, const cJSON *ev, Cat c, uint32_t line, Elem *e)
+/* Streaming mode: GPU activity @ev read now (Kineto.recs, Elem.rec), unless
+ * its fields have an error (pass 2 then parses it again and reports it). */
+static void digest(Kineto *kn, Obj ev, Cat c, uint32_t line, Elem *e)
 {
-    if (kn->recs->len >= UINT32_MAX - 1)
-        return;
     GpuRec r;
-    GError *err = NULL;
-    if (!gpu_fields(kn, ev, c, line, &r, &err)) {
-        g_error_free(err);
+    double ts = 0;
+    if (kn->recs->len >= UINT32_MAX - 1 ||
+        !gpu_fields(kn, ev, c, line, &r, NULL))
         return;
-    }
-    /* get_times read "ts" as a number */
-    keep_rec(kn, e, &r, member(ev, "ts")->valuedouble);
+    val_num(get(ev, "ts"), &ts); /* get_times read it as a number */
+    keep_rec(kn, e, &r, ts);
 }
 
-/* One element in pass 1; in streaming mode also marks what the later
- * passes want of it (Elem.use) and reads its GPU activity (digest). */
-static bool api_event(Kineto *kn, const cJSON *ev, guint index, uint32_t line,
+/* One element in pass 1 (@ev none: not an object); in streaming mode also
+ * marks what the later passes want of it (Elem.use) and reads its GPU
+ * activity (digest).  False, with @error set unless it is NULL, at an
+ * error: before anything but Elem.use is changed, so that the flat reader
+ * (which gives NULL) can leave the element to the tree, for its message. */
+static bool api_event(Kineto *kn, Obj ev, guint index, uint32_t line,
                       GError **error)
 {
-    if (!cJSON_IsObject(ev))
+    if (!obj_ok(ev))
         return ev_fail(kn, line, "?", error, "a trace event must be an object");
     Elem *e = kn->elems ? &g_array_index(kn->elems, Elem, index) : NULL;
-    if (e && !strcmp(ev_name(ev), "[memory]"))
+    const char *name = ev_name(ev);
+    if (e && !strcmp(name, "[memory]"))
         e->use |= USE_MEMORY;
-    const cJSON *ph = member(ev, "ph");
-    if (cJSON_IsString(ph) && !strcmp(ph->valuestring, "M") &&
-        !strcmp(ev_name(ev), "process_name")) {
-        const cJSON *args = member(ev, "args");
-        const cJSON *n = member(args, "name");
+    const char *ph = get_str(ev, "ph");
+    if (ph && !strcmp(ph, "M") && !strcmp(name, "process_name")) {
+        const char *n = get_str(get_obj(ev, "args"), "name");
         int64_t pid = event_pid(ev);
-        if (cJSON_IsString(n) && pid >= 0)
+        if (n && pid >= 0)
             g_hash_table_replace(kn->pnames, g_memdup2(&pid, sizeof pid),
-                                 g_strdup(n->valuestring));
+                                 g_strdup(n));
         return true;
     }
-    Cat c = category(ev);
-    const cJSON *args = member(ev, "args");
+    Cat c = category_of(ph, get_str(ev, "cat"));
+    Obj args = get_obj(ev, "args");
     if (e && (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET || c == K_SYNC))
         e->use |= USE_GPU;
     if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
@@ -791,10 +950,10 @@ static bool api_event(Kineto *kn, const cJSON *ev, guint index, uint32_t line,
     if (c != K_API)
         return true;
     int64_t start, end;
-    if (!get_times(kn, line, ev_name(ev), ev, &start, &end, error))
+    if (!get_times(kn, line, name, ev, &start, &end, error))
         return false;
     count_api(kn, start, end, arg_int(args, "correlation", -1), event_pid(ev),
-              ev_name(ev));
+              name);
     return true;
 }
 
@@ -807,7 +966,7 @@ static bool pass_api(Kineto *kn, const char *text, GError **error)
     guint i;
     uint32_t line;
     while ((ev = ev_iter_next(&ei, &i, &line)))
-        if (!api_event(kn, ev, i, line, error)) {
+        if (!api_event(kn, tree_obj(ev), i, line, error)) {
             if (!rest_parses(&ei))
                 g_clear_error(error);
             ev_iter_end(&ei);
@@ -868,31 +1027,25 @@ static SimTraceProcess *owner(Kineto *kn, int64_t corr, Api **api)
  * Pass 2: GPU activity and syncs
  * ------------------------------------------------------------------------ */
 
+/* A launch dimension, args.@key: [x, y, z] of integers >= 1. */
 static bool get_dim3(const Kineto *kn, uint32_t line, const char *name,
-                     const cJSON *args, const char *key, uint32_t out[3],
-                     GError **error)
+                     Obj args, const char *key, uint32_t out[3], GError **error)
 {
-    const cJSON *a = member(args, key);
-    if (!a)
+    Val v = get(args, key);
+    if (!present(v))
         return ev_fail(kn, line, name, error, "missing field 'args.%s'", key);
-    /* cJSON_GetArraySize and cJSON_GetArrayItem, in one walk */
-    const cJSON *item[4] = {NULL, NULL, NULL, NULL};
-    int n = 0;
-    if (cJSON_IsArray(a))
-        for (const cJSON *c = a->child; c && n < 4; c = c->next)
-            item[n++] = c;
-    if (!cJSON_IsArray(a) || n != 3)
+    double a[3];
+    if (val_array3(v, a) != 3)
         return ev_fail(kn, line, name, error,
                        "field 'args.%s': expected [x, y, z]", key);
     for (int i = 0; i < 3; i++) {
-        const cJSON *v = item[i];
-        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
-            v->valuedouble < 1 || v->valuedouble > INT32_MAX)
+        /* NaN (no number) fails the first test */
+        if (a[i] != floor(a[i]) || a[i] < 1 || a[i] > INT32_MAX)
             return ev_fail(kn, line, name, error,
                            "field 'args.%s': element %d must be an integer "
                            ">= 1",
                            key, i);
-        out[i] = (uint32_t)v->valuedouble;
+        out[i] = (uint32_t)a[i];
     }
     return true;
 }
@@ -920,11 +1073,11 @@ static void set_api(SimTraceOp *op, const Api *a)
 
 /* The fields of GPU activity @ev of category @c into @r (all of them but
  * the device's check: gpu_event makes it first). */
-static bool gpu_fields(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
-                       GpuRec *r, GError **error)
+static bool gpu_fields(Kineto *kn, Obj ev, Cat c, uint32_t line, GpuRec *r,
+                       GError **error)
 {
     const char *name = ev_name(ev);
-    const cJSON *args = member(ev, "args");
+    Obj args = get_obj(ev, "args");
     memset(r, 0, sizeof *r);
     r->cat = (uint8_t)c;
     r->line = line;
@@ -945,10 +1098,10 @@ static bool gpu_fields(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
         /* Present but not an integer is an error, not a default. */
         int64_t regs = arg_int(args, "registers per thread", 0);
         int64_t smem = arg_int(args, "shared memory", 0);
-        if (has_member(args, "registers per thread") &&
+        if (has_any_case(args, "registers per thread") &&
             arg_int(args, "registers per thread", -1) < 0)
             regs = -1;
-        if (has_member(args, "shared memory") &&
+        if (has_any_case(args, "shared memory") &&
             arg_int(args, "shared memory", -1) < 0)
             smem = -1;
         if (regs < 0 || regs > 255)
@@ -964,7 +1117,7 @@ static bool gpu_fields(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
         return true;
     }
     double bytes = 0;
-    if (!get_num(kn, line, name, args, "bytes", true, &bytes, NULL, error))
+    if (!get_num(kn, line, name, args, "bytes", &bytes, error))
         return false;
     if (bytes < 0 || bytes > 1e15)
         return ev_fail(kn, line, name, error,
@@ -981,54 +1134,22 @@ static bool gpu_fields(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
 }
 
 /* ------------------------------------------------------------------------
- * Pass 1 without a tree
+ * The flat reader: pass 1 without a tree
  *
  * Most elements of a big trace are an API call or a GPU activity: an
  * object of strings and numbers with an "args" object beside them.  Pass 1
  * reads such an element here, from a copy of its text tokenized in place
  * (each string NUL-terminated where its closing quote was), without the
- * cJSON tree: it does with it what api_event does with the tree, by the
- * same rules (the first member of a name; a number as the arena parser
- * reads it, sim_json_exact_number; an argument that is no object is none).
- * An element this reader refuses -- an escape, a number it cannot vouch
- * for, a nesting or an array of anything but numbers, more members than it
- * holds -- or one api_event does more with than count and keep it (an
- * error, "[memory]", a process name) is parsed as before, so every message
- * stays api_event's.  Nothing is changed before an element is accepted.
- * The 10^6-kernel trace of bench/big_trace.py: pass 1 took 2/3 of its
- * import in the arena's trees and their lookups.
+ * cJSON tree, and gives it to api_event through the view below, as the
+ * tree's elements are: one set of field rules.  It reads as the tree does
+ * (the first member of a name; a number as the arena parser reads it,
+ * sim_json_exact_number).  An element this reader refuses -- an escape, a
+ * number it cannot vouch for, a nesting or an array of anything but
+ * numbers, more members than it holds -- or in which api_event finds an
+ * error is parsed as before, so every message stays the tree's.  The
+ * 10^6-kernel trace of bench/big_trace.py: pass 1 took 2/3 of its import
+ * in the arena's trees and their lookups.
  * ------------------------------------------------------------------------ */
-
-enum { FV_STR, FV_NUM, FV_LIT, FV_OBJ, FV_ARR };
-
-#define FLAT_MEMBERS 32 /* per object */
-#define FLAT_OBJS 4     /* the element and the objects in it */
-
-typedef struct {
-    const char *key;
-    uint32_t klen;   /* strlen(key) */
-    const char *str; /* FV_STR */
-    double num;      /* FV_NUM */
-    double a[3];     /* FV_ARR: its first three numbers */
-    uint32_t n;      /* FV_ARR: its length */
-    uint8_t type;
-    uint8_t obj; /* FV_OBJ: index in Flat.obj */
-} FlatVal;
-
-typedef struct {
-    FlatVal m[FLAT_MEMBERS];
-    unsigned n;
-} FlatObj;
-
-struct Flat {
-    char *p, *end;
-    char *copy; /* the element's text, tokenized (owned) */
-    size_t cap;
-    FlatObj obj[FLAT_OBJS];
-    unsigned n_obj;
-};
-typedef struct Flat Flat;
-
 static void flat_free(Flat *f)
 {
     if (f)
@@ -1197,237 +1318,20 @@ static bool flat_parse(Kineto *kn, const char *text, const Elem *e)
     return f->p == f->end;
 }
 
-/* member() on a read element: the first member named @key; NULL for none
- * (and for @o NULL, an argument that is not an object). */
-static inline const FlatVal *f_member(const FlatObj *o, const char *key)
-{
-    const size_t n = strlen(key);
-    for (unsigned i = 0; o && i < o->n; i++)
-        if (o->m[i].klen == n && memcmp(o->m[i].key, key, n) == 0)
-            return &o->m[i];
-    return NULL;
-}
-
-/* has_member(): a member of that name in any case (the exact spelling,
- * found faster, first). */
-static bool f_has(const FlatObj *o, const char *key)
-{
-    if (f_member(o, key))
-        return true;
-    for (unsigned i = 0; o && i < o->n; i++)
-        if (g_ascii_strcasecmp(o->m[i].key, key) == 0)
-            return true;
-    return false;
-}
-
-/* The string member @key, or NULL. */
-static inline const char *f_str(const FlatObj *o, const char *key)
-{
-    const FlatVal *v = f_member(o, key);
-    return v && v->type == FV_STR ? v->str : NULL;
-}
-
-/* The object member @key, or NULL. */
-static inline const FlatObj *f_obj(const Flat *f, const FlatObj *o,
-                                   const char *key)
-{
-    const FlatVal *v = f_member(o, key);
-    return v && v->type == FV_OBJ ? &f->obj[v->obj] : NULL;
-}
-
-/* arg_int() */
-static inline int64_t f_arg_int(const FlatObj *args, const char *key,
-                                int64_t dflt)
-{
-    const FlatVal *v = f_member(args, key);
-    if (!v || v->type != FV_NUM || v->num != floor(v->num) ||
-        fabs(v->num) > 9e15)
-        return dflt;
-    return (int64_t)v->num;
-}
-
-/* json_id() */
-static inline bool f_id(const FlatVal *v, int64_t *out)
-{
-    if (!v || v->type != FV_NUM || !(fabs(v->num) <= 9e15))
-        return false;
-    *out = (int64_t)v->num;
-    return true;
-}
-
-/* event_pid() */
-static int64_t f_pid(const FlatObj *ev)
-{
-    const FlatVal *pid = f_member(ev, "pid");
-    int64_t id;
-    if (f_id(pid, &id))
-        return id;
-    if (pid && pid->type == FV_STR) {
-        char *end = NULL;
-        long long v = g_ascii_strtoll(pid->str, &end, 10);
-        if (end != pid->str && *end == '\0')
-            return v;
-    }
-    return -1;
-}
-
-/* event_stream() */
-static int64_t f_stream(const FlatObj *ev, const FlatObj *args)
-{
-    int64_t s = f_arg_int(args, "stream", -1);
-    if (s >= 0)
-        return s;
-    const FlatVal *tid = f_member(ev, "tid");
-    int64_t id;
-    if (f_id(tid, &id) && id >= 0)
-        return id;
-    if (tid && tid->type == FV_STR) {
-        const char *t = tid->str;
-        if (g_str_has_prefix(t, "stream "))
-            t += 7;
-        char *end = NULL;
-        long long v = g_ascii_strtoll(t, &end, 10);
-        if (end != t && v >= 0)
-            return v;
-    }
-    return -1;
-}
-
-/* gpu_device() */
-static int f_device(const FlatObj *ev, const FlatObj *args)
-{
-    int64_t d = f_arg_int(args, "device", -1);
-    if (d < 0)
-        d = f_arg_int(args, "inDevice", -1);
-    if (d < 0)
-        d = f_pid(ev);
-    return (int)d;
-}
-
-/* get_times(), false where it fails. */
-static bool f_times(const Kineto *kn, const FlatObj *ev, int64_t *start,
-                    int64_t *end)
-{
-    const FlatVal *ts = f_member(ev, "ts"), *dur = f_member(ev, "dur");
-    if (!ts || ts->type != FV_NUM || !dur || dur->type != FV_NUM ||
-        dur->num < 0 || dur->num > 1e12 || ts->num < -4e15 || ts->num > 4e15)
-        return false;
-    *start = us_to_ns(ts->num) + kn->base_ns;
-    *end = *start + us_to_ns(dur->num);
-    return true;
-}
-
-/* get_dim3(), false where it fails. */
-static bool f_dim3(const FlatObj *args, const char *key, uint32_t out[3])
-{
-    const FlatVal *a = f_member(args, key);
-    if (!a || a->type != FV_ARR || a->n != 3)
-        return false;
-    for (int i = 0; i < 3; i++) {
-        double v = a->a[i];
-        if (v != floor(v) || v < 1 || v > INT32_MAX)
-            return false;
-        out[i] = (uint32_t)v;
-    }
-    return true;
-}
-
-/* gpu_fields(), false where it fails. */
-static bool f_gpu_fields(Kineto *kn, const FlatObj *ev, const FlatObj *args,
-                         Cat c, uint32_t line, GpuRec *r)
-{
-    const char *name = f_str(ev, "name");
-    name = name ? name : "";
-    memset(r, 0, sizeof *r);
-    r->cat = (uint8_t)c;
-    r->line = line;
-    r->device = f_device(ev, args);
-    if (!f_times(kn, ev, &r->start, &r->end))
-        return false;
-    r->stream = f_stream(ev, args);
-    if (r->stream < 0)
-        return false;
-    r->corr = f_arg_int(args, "correlation", -1);
-    if (c == K_KERNEL) {
-        int64_t regs = f_arg_int(args, "registers per thread", 0);
-        int64_t smem = f_arg_int(args, "shared memory", 0);
-        if (f_has(args, "registers per thread") &&
-            f_arg_int(args, "registers per thread", -1) < 0)
-            regs = -1;
-        if (f_has(args, "shared memory") &&
-            f_arg_int(args, "shared memory", -1) < 0)
-            smem = -1;
-        if (!*name || !f_dim3(args, "grid", r->u.k.grid) ||
-            !f_dim3(args, "block", r->u.k.block) || regs < 0 || regs > 255 ||
-            smem < 0 || smem > UINT32_MAX)
-            return false;
-        r->u.k.regs = (uint32_t)regs;
-        r->u.k.smem = (uint32_t)smem;
-        r->name = sim_trace_intern(kn->tr, name);
-        return true;
-    }
-    const FlatVal *b = f_member(args, "bytes");
-    if (!b || b->type != FV_NUM || b->num < 0 || b->num > 1e15)
-        return false;
-    if (c == K_MEMSET) {
-        r->u.memset_bytes = (uint64_t)b->num;
-    } else if (parse_memcpy(name, &r->u.c.dir, &r->u.c.pinned)) {
-        r->u.c.bytes = (uint64_t)b->num;
-    } else {
-        r->no_copy = true;
-        r->name = sim_trace_intern(kn->tr, name);
-    }
-    return true;
-}
-
-/* Pass 1 of element @e (api_event) without a tree; false (nothing done)
- * where the tree must do it. */
-static bool flat_take(Kineto *kn, Elem *e);
-
+/* Pass 1 of element @index without a tree: what api_event does with it,
+ * read by the flat reader; false (nothing but Elem.use changed) where the
+ * tree must do it: the reader refuses the element, or api_event finds an
+ * error there, which the tree reports. */
 static _Atomic uint64_t flat_reads;
 
-static bool flat_event(Kineto *kn, Elem *e, const char *text)
+static bool flat_event(Kineto *kn, guint index, const char *text)
 {
-    if (!flat_parse(kn, text, e) || !flat_take(kn, e))
+    const Elem *e = &g_array_index(kn->elems, Elem, index);
+    if (!flat_parse(kn, text, e) ||
+        !api_event(kn, flat_root(kn->flat), index, e->line, NULL))
         return false;
     atomic_fetch_add(&flat_reads, 1);
     return true;
-}
-
-/* What flat_event does with the element read. */
-static bool flat_take(Kineto *kn, Elem *e)
-{
-    const Flat *f = kn->flat;
-    const FlatObj *ev = &f->obj[0];
-    const char *name = f_str(ev, "name");
-    const char *ph = f_str(ev, "ph");
-    if ((name && !strcmp(name, "[memory]")) ||
-        (ph && !strcmp(ph, "M") && name && !strcmp(name, "process_name")))
-        return false;
-    Cat c = category_of(ph, f_str(ev, "cat"));
-    const FlatObj *args = f_obj(f, ev, "args");
-    switch (c) {
-    case K_OTHER: return true;
-    case K_SYNC: e->use |= USE_GPU; return true;
-    case K_API: {
-        int64_t start, end;
-        if (!f_times(kn, ev, &start, &end))
-            return false;
-        count_api(kn, start, end, f_arg_int(args, "correlation", -1), f_pid(ev),
-                  name ? name : "");
-        return true;
-    }
-    default: {
-        GpuRec r;
-        if (kn->recs->len >= UINT32_MAX - 1 ||
-            !f_gpu_fields(kn, ev, args, c, e->line, &r))
-            return false;
-        e->use |= USE_GPU;
-        count_device(kn, r.device);
-        keep_rec(kn, e, &r, f_member(ev, "ts")->num);
-        return true;
-    }
-    }
 }
 
 /* GPU activity @r of the imported device as an op of its process. */
@@ -1495,10 +1399,9 @@ static void gpu_rec(Kineto *kn, const GpuRec *r)
     gpu_emit(kn, r);
 }
 
-static bool gpu_event(Kineto *kn, const cJSON *ev, Cat c, uint32_t line,
-                      GError **error)
+static bool gpu_event(Kineto *kn, Obj ev, Cat c, uint32_t line, GError **error)
 {
-    if (gpu_device(ev, member(ev, "args")) != kn->device) {
+    if (gpu_device(ev, get_obj(ev, "args")) != kn->device) {
         kn->n_other_device++;
         kn->tr->n_skipped++;
         return true;
@@ -1527,11 +1430,10 @@ static void add_record(Kineto *kn, SimTraceProcess *p, int64_t rec_corr,
     set_api(op, a);
 }
 
-static bool sync_event(Kineto *kn, const cJSON *ev, uint32_t line,
-                       GError **error)
+static bool sync_event(Kineto *kn, Obj ev, uint32_t line, GError **error)
 {
     const char *name = ev_name(ev);
-    const cJSON *args = member(ev, "args");
+    Obj args = get_obj(ev, "args");
     int64_t start, end;
     if (!get_times(kn, line, name, ev, &start, &end, error))
         return false;
@@ -1541,8 +1443,8 @@ static bool sync_event(Kineto *kn, const cJSON *ev, uint32_t line,
     if (a && kind < 0 && strstr(a->name, "Query"))
         return true; /* cudaEventQuery / cudaStreamQuery do not block */
     if (kind < 0) {
-        const cJSON *k = member(args, "cuda_sync_kind");
-        const char *s = cJSON_IsString(k) ? k->valuestring : name;
+        const char *s = get_str(args, "cuda_sync_kind");
+        s = s ? s : name;
         kind = !strcmp(s, "Event Sync")          ? SIM_TRACE_EVENT_SYNC
                : !strcmp(s, "Stream Wait Event") ? SIM_TRACE_EVENT_WAIT
                : !strcmp(s, "Stream Sync")       ? SIM_TRACE_STREAM_SYNC
@@ -1635,13 +1537,14 @@ static uint64_t memory_events(Kineto *kn, const char *text)
     uint64_t n = 0;
     EvIter it;
     ev_iter_init(&it, kn, text, USE_MEMORY);
-    const cJSON *ev;
+    const cJSON *j;
     guint i;
     uint32_t line;
-    while ((ev = ev_iter_next(&it, &i, &line))) {
+    while ((j = ev_iter_next(&it, &i, &line))) {
+        Obj ev = tree_obj(j);
         if (strcmp(ev_name(ev), "[memory]") != 0)
             continue;
-        const cJSON *args = member(ev, "args");
+        Obj args = get_obj(ev, "args");
         if (arg_int(args, "Device Type", -1) != KINETO_DEVICE_CUDA ||
             arg_int(args, "Device Id", -1) != kn->device)
             continue;
@@ -1813,14 +1716,14 @@ static void device_properties(Kineto *kn)
     const cJSON *d;
     cJSON_ArrayForEach(d, props)
     {
-        const cJSON *id = member(d, "id");
-        const cJSON *name = member(d, "name");
+        Obj o = tree_obj(d);
+        const char *name = get_str(o, "name");
         int64_t idv;
-        if (json_id(id, &idv) && idv == kn->device) {
-            if (cJSON_IsString(name))
-                kn->tr->gpu_name = g_strdup(name->valuestring);
-            kn->tr->cc_major = (int)arg_int(d, "computeMajor", 0);
-            kn->tr->cc_minor = (int)arg_int(d, "computeMinor", 0);
+        if (json_id(get(o, "id"), &idv) && idv == kn->device) {
+            if (name)
+                kn->tr->gpu_name = g_strdup(name);
+            kn->tr->cc_major = (int)arg_int(o, "computeMajor", 0);
+            kn->tr->cc_minor = (int)arg_int(o, "computeMinor", 0);
         }
     }
 }
@@ -1832,25 +1735,26 @@ static bool pass_gpu(Kineto *kn, const char *text, GError **error)
     EvIter it;
     ev_iter_init(&it, kn, text, USE_GPU);
     it.digested = true;
-    const cJSON *ev;
+    const cJSON *j;
     guint i;
     uint32_t line;
     double ts_max = kn->recs_ts_max;
     bool any_gpu = false, ok = true;
-    while (ok && (ev = ev_iter_next(&it, &i, &line))) {
-        if (ev == DIGESTED) {
+    while (ok && (j = ev_iter_next(&it, &i, &line))) {
+        if (j == DIGESTED) {
             guint r = g_array_index(kn->elems, Elem, i).rec;
             gpu_rec(kn, &g_array_index(kn->recs, GpuRec, r - 1));
             any_gpu = true;
             continue;
         }
+        Obj ev = tree_obj(j);
         Cat c = category(ev);
+        double ts;
         if (c == K_KERNEL || c == K_MEMCPY || c == K_MEMSET) {
             ok = gpu_event(kn, ev, c, line, error);
             any_gpu = true;
-            const cJSON *ts = member(ev, "ts");
-            if (cJSON_IsNumber(ts))
-                ts_max = MAX(ts_max, ts->valuedouble);
+            if (val_num(get(ev, "ts"), &ts))
+                ts_max = MAX(ts_max, ts);
         } else if (c == K_SYNC) {
             ok = sync_event(kn, ev, line, error);
         }

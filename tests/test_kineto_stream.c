@@ -421,6 +421,13 @@ static void test_flat_reader_agrees_with_the_tree(void **state)
         "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
         "\"cudaStreamSynchronize\", \"pid\": 11, \"ts\": -5e15, \"dur\": 1, "
         "\"args\": {\"correlation\": 5}",
+        /* an error the flat reader finds (it leaves it to the tree) */
+        "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+        "\"cudaStreamSynchronize\", \"pid\": 11, \"ts\": "
+        "-5000000000000000, \"dur\": 1, \"args\": {\"correlation\": 5}",
+        "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+        "\"cudaStreamSynchronize\", \"pid\": 11, \"ts\": 120, \"dur\": "
+        "\"1\", \"args\": {\"correlation\": 5}",
         "\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Sync\", "
         "\"pid\": 0, \"tid\": 7, \"ts\": 141, \"dur\": 2, \"args\": "
         "{\"device\": 0, \"stream\": 7, \"correlation\": 3}",
@@ -452,6 +459,17 @@ static void test_flat_reader_agrees_with_the_tree(void **state)
     bool streamed;
     assert_true(same_both_ways("plain.json", plain, strlen(plain), &streamed));
     assert_int_equal(sim_kineto_flat_reads() - before, 3);
+    /* So are process names and "[memory]" events (api_event reads both
+     * readers' elements through one view). */
+    before = sim_kineto_flat_reads();
+    g_autofree char *named = g_strdup_printf(
+        "%s%s},\n{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 11, "
+        "\"args\": {\"name\": \"py\"}},\n{\"ph\": \"i\", \"name\": "
+        "\"[memory]\", \"pid\": 11, \"ts\": 131, \"args\": {\"Device "
+        "Type\": 1, \"Device Id\": 0, \"Total Reserved\": 2097152}}\n]}\n",
+        head, variants[0]);
+    assert_true(same_both_ways("named.json", named, strlen(named), &streamed));
+    assert_int_equal(sim_kineto_flat_reads() - before, 5);
 }
 
 int main(void)
