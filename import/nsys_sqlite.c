@@ -163,25 +163,29 @@ static bool col_u(Db *d, sqlite3_stmt *st, int i, const char *table,
     return true;
 }
 
-static SimTraceProcess *process(Db *d, int64_t pid)
+/* The process of host @pid, made (named from PROCESSES) at its first op;
+ * *index (unless NULL) is its place among the trace's processes (a trace
+ * has a few: found by one walk). */
+static SimTraceProcess *process_at(Db *d, int64_t pid, uint32_t *index)
 {
-    SimTraceProcess *p = sim_trace_find_process(d->tr, pid);
-    if (p)
-        return p;
+    GPtrArray *a = d->tr->processes;
+    guint i = 0;
+    while (i < a->len &&
+           ((SimTraceProcess *)g_ptr_array_index(a, i))->pid != pid)
+        i++;
+    if (index)
+        *index = i;
+    if (i < a->len)
+        return g_ptr_array_index(a, i);
     const char *name = g_hash_table_lookup(d->pnames, &pid);
     g_autofree char *base = name ? g_path_get_basename(name) : g_strdup("pid");
     g_autofree char *full = g_strdup_printf("%s[%lld]", base, (long long)pid);
     return sim_trace_add_process(d->tr, full, pid);
 }
 
-/* The index of @p among the trace's processes (a trace has a few). */
-static uint32_t process_index(const Db *d, const SimTraceProcess *p)
+static SimTraceProcess *process(Db *d, int64_t pid)
 {
-    const GPtrArray *a = d->tr->processes;
-    for (guint i = a->len; i-- > 0;)
-        if (g_ptr_array_index(a, i) == p)
-            return i;
-    g_assert_not_reached();
+    return process_at(d, pid, NULL);
 }
 
 /* Attach the API call of (pid, corr) to @op. */
@@ -209,18 +213,28 @@ static const char *api_name(Db *d, const char *s)
     return sim_trace_intern(d->tr, n);
 }
 
-/* The API name of the current runtime row (columns 5, its text, and 6,
- * its id): api_name once per integer id, as kernel_name. */
-static const char *runtime_name(Db *d, sqlite3_stmt *st)
+/* A kernel's name: its text, "kernel" if it has none (interned). */
+static const char *kernel_name(Db *d, const char *s)
 {
-    bool by_id = sqlite3_column_type(st, 6) == SQLITE_INTEGER;
-    int64_t id = sqlite3_column_int64(st, 6);
-    const char *n = by_id ? g_hash_table_lookup(d->anames, &id) : NULL;
+    return sim_trace_intern(d->tr, s && *s ? s : "kernel");
+}
+
+/* The name of the current row of @st, whose column @text_col is a
+ * StringIds text joined on the id in column @text_col + 1: @make(text),
+ * made once per integer id and kept in @memo (the join gives one id one
+ * text; a trace repeats a few hundred names, some of them long). */
+static const char *name_by_id(Db *d, GHashTable *memo, sqlite3_stmt *st,
+                              int text_col,
+                              const char *(*make)(Db *, const char *))
+{
+    bool by_id = sqlite3_column_type(st, text_col + 1) == SQLITE_INTEGER;
+    int64_t id = sqlite3_column_int64(st, text_col + 1);
+    const char *n = by_id ? g_hash_table_lookup(memo, &id) : NULL;
     if (n)
         return n;
-    n = api_name(d, (const char *)sqlite3_column_text(st, 5));
+    n = make(d, (const char *)sqlite3_column_text(st, text_col));
     if (by_id)
-        g_hash_table_insert(d->anames, g_memdup2(&id, sizeof id), (gpointer)n);
+        g_hash_table_insert(memo, g_memdup2(&id, sizeof id), (gpointer)n);
     return n;
 }
 
@@ -351,7 +365,7 @@ static bool read_runtime(Db *d, GError **error)
         a->key = key;
         a->start = start;
         a->end = end;
-        a->name = runtime_name(d, st);
+        a->name = name_by_id(d, d->anames, st, 5, api_name);
         g_hash_table_insert(d->api, &a->key, a);
     }
     sqlite3_finalize(st);
@@ -361,30 +375,13 @@ static bool read_runtime(Db *d, GError **error)
 }
 
 /* The kernels' query, without its order (kernel_row reads its columns;
- * the last one, the name's id, only kernel_name). */
+ * the last one, the name's id, only name_by_id). */
 #define KERNEL_SQL                                                             \
     "SELECT k.rowid, k.start, k.end, k.deviceId, k.streamId, "                 \
     "k.correlationId, k.globalPid, k.gridX, k.gridY, k.gridZ, k.blockX, "      \
     "k.blockY, k.blockZ, k.registersPerThread, k.staticSharedMemory, "         \
     "k.dynamicSharedMemory, s.value, k.demangledName FROM " T_KERNEL           \
     " k LEFT JOIN StringIds s ON s.id = k.demangledName"
-
-/* The kernel name of the current row (interned): by its integer id, once
- * per id (the join gives one id one text; names are long and a trace
- * repeats a few hundred of them). */
-static const char *kernel_name(Db *d, sqlite3_stmt *st)
-{
-    bool by_id = sqlite3_column_type(st, 17) == SQLITE_INTEGER;
-    int64_t id = sqlite3_column_int64(st, 17);
-    const char *n = by_id ? g_hash_table_lookup(d->knames, &id) : NULL;
-    if (n)
-        return n;
-    const char *name = (const char *)sqlite3_column_text(st, 16);
-    n = sim_trace_intern(d->tr, name && *name ? name : "kernel");
-    if (by_id)
-        g_hash_table_insert(d->knames, g_memdup2(&id, sizeof id), (gpointer)n);
-    return n;
-}
 
 /* Where a kernel went: its start (table time), process (index in the
  * trace) and place among the process's ops. */
@@ -435,9 +432,8 @@ static bool kernel_row(Db *d, sqlite3_stmt *st, KernelAt *at, int *device,
     }
     *device = (int)v[3];
     int64_t pid = v[6] >= 0 ? pid_of(v[6]) : -1;
-    SimTraceProcess *p = process(d, pid);
+    SimTraceProcess *p = process_at(d, pid, &at->proc);
     at->start = v[1];
-    at->proc = process_index(d, p);
     at->pos = p->ops->len;
     SimTraceOp *op = sim_trace_add_op(p, SIM_TRACE_KERNEL, row_of(st));
     op->start_ns = v[1] + d->base;
@@ -451,7 +447,7 @@ static bool kernel_row(Db *d, sqlite3_stmt *st, KernelAt *at, int *device,
     k->regs_per_thread = (uint32_t)v[13];
     k->static_smem_bytes = (uint32_t)v[14];
     k->dynamic_smem_bytes = (uint32_t)v[15];
-    k->name = kernel_name(d, st);
+    k->name = name_by_id(d, d->knames, st, 16, kernel_name);
     if (v[5] >= 0)
         link_api(d, op, pid, v[5]);
     return true;
@@ -506,17 +502,15 @@ void sim_nsys_sqlite_force_sorted(bool on)
     force_sorted = on;
 }
 
-static bool kernels_by_row(Db *d)
+/* The kernels, in the query's own order, into @at (where each went) and
+ * the processes; *device: that of the first to start.  False at any error
+ * (the caller drops what was read). */
+static bool kernel_rows(Db *d, GArray *at, int *device)
 {
-    SimTrace *tr = d->tr;
-    if (force_sorted)
-        return false;
-    g_assert(tr->processes->len == 0); /* kernels are read first */
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->db, KERNEL_SQL, -1, &st, NULL) != SQLITE_OK)
         return false;
-    g_autoptr(GArray) at = g_array_new(FALSE, FALSE, sizeof(KernelAt));
-    int rc, device = 0;
+    int rc;
     int64_t first = INT64_MAX;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         GError *err = NULL;
@@ -528,23 +522,19 @@ static bool kernels_by_row(Db *d)
         }
         if (k.start < first) {
             first = k.start;
-            device = dev;
+            *device = dev;
         }
         k.seq = at->len;
         g_array_append_val(at, k);
     }
     sqlite3_finalize(st);
-    bool ok = rc == SQLITE_DONE;
-    if (ok && at->len > 1)
-        qsort(at->data, at->len, sizeof(KernelAt), cmp_kernel_at);
-    if (!ok) {
-        g_ptr_array_set_size(tr->processes, 0);
-        return false;
-    }
-    if (at->len)
-        d->gpu_device = device;
-    /* The processes in the order of their first kernel; each one's
-     * kernels in start order. */
+    return rc == SQLITE_DONE;
+}
+
+/* The processes put in the order of their first kernel in @at (start
+ * order), and each one's kernels in that order. */
+static void kernels_in_order(SimTrace *tr, const GArray *at)
+{
     guint n_proc = tr->processes->len;
     g_autofree gpointer *procs = g_new(gpointer, n_proc ? n_proc : 1);
     g_autofree uint32_t *next = g_new0(uint32_t, n_proc ? n_proc : 1);
@@ -570,6 +560,25 @@ static bool kernels_by_row(Db *d)
             g_ptr_array_index(from, i));
     if (n_proc) /* pdata is NULL without processes */
         memcpy(tr->processes->pdata, procs, n_proc * sizeof(gpointer));
+}
+
+static bool kernels_by_row(Db *d)
+{
+    SimTrace *tr = d->tr;
+    if (force_sorted)
+        return false;
+    g_assert(tr->processes->len == 0); /* kernels are read first */
+    g_autoptr(GArray) at = g_array_new(FALSE, FALSE, sizeof(KernelAt));
+    int device = 0;
+    if (!kernel_rows(d, at, &device)) {
+        g_ptr_array_set_size(tr->processes, 0);
+        return false;
+    }
+    if (at->len > 1)
+        qsort(at->data, at->len, sizeof(KernelAt), cmp_kernel_at);
+    if (at->len)
+        d->gpu_device = device;
+    kernels_in_order(tr, at);
     return true;
 }
 

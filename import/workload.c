@@ -342,18 +342,13 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The GPU items of @items into @gpu in cmp_stream_order, and the start of
- * each stream's run in @runs (offsets into @gpu, then gpu->len).  The items
- * are bucketed by stream (stable: each bucket keeps trace order, so seq
- * rises), and a bucket is sorted only when its starts are not already in
- * order. */
-static void stream_order(GArray *items, GPtrArray *gpu, GArray *runs)
+/* Each GPU item of @items given a bucket, one per stream in the order
+ * first seen: bucket[i] for item i; @ids the buckets' streams, @count
+ * their sizes, @bucket_of stream -> bucket + 1.  Returns the number of GPU
+ * items. */
+static guint stream_buckets(const GArray *items, GHashTable *bucket_of,
+                            GArray *ids, GArray *count, guint *bucket)
 {
-    g_autoptr(GHashTable) bucket_of =
-        g_hash_table_new(g_int64_hash, g_int64_equal);
-    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    g_autoptr(GArray) count = g_array_new(FALSE, TRUE, sizeof(guint));
-    g_autofree guint *bucket = g_new(guint, items->len ? items->len : 1);
     guint n_gpu = 0;
     for (guint i = 0; i < items->len; i++) {
         const Item *it = &g_array_index(items, Item, i);
@@ -376,6 +371,41 @@ static void stream_order(GArray *items, GPtrArray *gpu, GArray *runs)
         g_array_index(count, guint, b)++;
         n_gpu++;
     }
+    return n_gpu;
+}
+
+/* Each run of @gpu (@runs: stream_order's) put in cmp_stream_order, by a
+ * sort only where its starts are not in order already (its seq rises). */
+static void sort_runs(GPtrArray *gpu, const GArray *runs)
+{
+    for (guint r = 0; r + 1 < runs->len; r++) {
+        guint lo = g_array_index(runs, guint, r);
+        guint hi = g_array_index(runs, guint, r + 1);
+        for (guint i = lo + 1; i < hi; i++) {
+            const Item *a = g_ptr_array_index(gpu, i - 1);
+            const Item *b = g_ptr_array_index(gpu, i);
+            if (a->op->start_ns > b->op->start_ns) {
+                qsort(gpu->pdata + lo, hi - lo, sizeof(gpointer),
+                      cmp_stream_order);
+                break;
+            }
+        }
+    }
+}
+
+/* The GPU items of @items into @gpu in cmp_stream_order, and the start of
+ * each stream's run in @runs (offsets into @gpu, then gpu->len).  The items
+ * are bucketed by stream (stable: each bucket keeps trace order, so seq
+ * rises), and a bucket is sorted only when its starts are not already in
+ * order. */
+static void stream_order(GArray *items, GPtrArray *gpu, GArray *runs)
+{
+    g_autoptr(GHashTable) bucket_of =
+        g_hash_table_new(g_int64_hash, g_int64_equal);
+    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    g_autoptr(GArray) count = g_array_new(FALSE, TRUE, sizeof(guint));
+    g_autofree guint *bucket = g_new(guint, items->len ? items->len : 1);
+    guint n_gpu = stream_buckets(items, bucket_of, ids, count, bucket);
     /* Buckets in stream id order; off[b]: where bucket b starts. */
     guint n_b = ids->len;
     g_autofree int64_t *sorted = g_memdup2(ids->data, n_b * sizeof(int64_t));
@@ -398,19 +428,7 @@ static void stream_order(GArray *items, GPtrArray *gpu, GArray *runs)
         if (is_gpu(it->op->kind))
             g_ptr_array_index(gpu, off[bucket[i]]++) = it;
     }
-    for (guint r = 0; r < n_b; r++) {
-        guint lo = g_array_index(runs, guint, r);
-        guint hi = g_array_index(runs, guint, r + 1);
-        for (guint i = lo + 1; i < hi; i++) {
-            const Item *a = g_ptr_array_index(gpu, i - 1);
-            const Item *b = g_ptr_array_index(gpu, i);
-            if (a->op->start_ns > b->op->start_ns) {
-                qsort(gpu->pdata + lo, hi - lo, sizeof(gpointer),
-                      cmp_stream_order);
-                break;
-            }
-        }
-    }
+    sort_runs(gpu, runs);
 }
 
 /* A run of a merge: the next item and the end of its run. */
@@ -440,6 +458,24 @@ static void heap_down(Run *heap, guint n, guint i)
         heap[c] = t;
         i = c;
     }
+}
+
+/* @items replaced by the merge of the @n sorted runs of @heap (which
+ * together hold each item once, in cmp_item order). */
+static void merge_runs(GArray *items, Run *heap, guint n)
+{
+    for (guint k = n / 2; k-- > 0;)
+        heap_down(heap, n, k);
+    GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(Item), items->len);
+    while (n) {
+        g_array_append_vals(out, *heap[0].next, 1);
+        if (++heap[0].next == heap[0].end)
+            heap[0] = heap[--n];
+        heap_down(heap, n, 0);
+    }
+    g_assert(out->len == items->len);
+    memcpy(items->data, out->data, (size_t)out->len * sizeof(Item));
+    g_array_free(out, TRUE);
 }
 
 /* @items in cmp_item order.  Each stream's run of @gpu (stream_order,
@@ -476,18 +512,7 @@ static void sort_items(GArray *items, const GPtrArray *gpu, const GArray *runs)
     if (other->len)
         heap[n++] = (Run){(Item *const *)other->pdata,
                           (Item *const *)other->pdata + other->len};
-    for (guint k = n / 2; k-- > 0;)
-        heap_down(heap, n, k);
-    GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(Item), items->len);
-    while (n) {
-        g_array_append_vals(out, *heap[0].next, 1);
-        if (++heap[0].next == heap[0].end)
-            heap[0] = heap[--n];
-        heap_down(heap, n, 0);
-    }
-    g_assert(out->len == items->len);
-    memcpy(items->data, out->data, (size_t)out->len * sizeof(Item));
-    g_array_free(out, TRUE);
+    merge_runs(items, heap, n);
 }
 
 /* Stream lookups remembered by stream_index, kernel names by
