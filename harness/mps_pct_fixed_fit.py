@@ -7,8 +7,9 @@ KERNELS.csv: harness/mps_pct_summary.py's output (one row per setting, configura
 kernel: name cut to 60, grid, block, launches per request, median duration in us), with the settings
 mps100, mps50 and mps25 (traces/measured/h100/mpspct/kernels.csv: encoders and decoders;
 mpspct/cnn/kernels.csv: resnet50).  For each configuration hqsim runs its one Kineto profile
-(traces/measured/h100/launch/kineto/<config>.json.gz, recorded without MPS, all SMs), with its ncu
-file where one exists (openloop/ncu/, else mpspct/ncu/), as one MPS client at 100, 50 and 25% (the
+(traces/measured/h100/launch/kineto/<config>.json.gz, recorded without MPS, all SMs; --kineto), with
+its ncu file where one exists (openloop/ncu/, else mpspct/ncu/; --ncu), as one MPS client at 100, 50
+and 25% (the
 open-loop prediction's host scale, no spread, 3 requests: the third one's kernels) with the model's
 kernel_fixed_us set to each value of --fixed (a copy of models/ in a temporary folder).
 
@@ -41,8 +42,18 @@ ap.add_argument("configs")
 ap.add_argument("--fixed", default=None, help="kernel_fixed_us values (default: the model's)")
 ap.add_argument("--per-kernel", default=None, metavar="FILE",
                 help="also write each kept kernel's growth, measured and hqsim, to FILE (CSV)")
+ap.add_argument("--kineto", default=os.path.join(H, "launch/kineto"),
+                help="folder of the <config>.json.gz profiles (default the H100's; the H200's: "
+                     "traces/measured/h200/openloop/kineto)")
+ap.add_argument("--fits", default=os.path.join(H, "openloop/fits.json"), help="host scales (fits.json)")
+ap.add_argument("--gpu", default=None, help="hqsim's --gpu (e.g. h200; default the profile's / hqsim's)")
+ap.add_argument("--ncu", default=",".join(os.path.join(H, d) for d in ("openloop/ncu", "mpspct/ncu")),
+                help="comma-separated folders searched for <config>.csv.gz, first found wins; '' for none "
+                     "(the bare trace, as the serving table runs resnet50)")
+ap.add_argument("--hqsim-arg", action="append", default=[], metavar="ARG",
+                help="one more argument for every hqsim run (repeatable; e.g. --hqsim-arg=--bare-classes)")
 a = ap.parse_args()
-FITS = json.load(open(os.path.join(H, "openloop/fits.json")))
+FITS = json.load(open(a.fits))
 TMP = tempfile.mkdtemp(prefix="fixedfit.")
 
 
@@ -62,8 +73,8 @@ def models_with(fixed):
 
 
 def ncu_for(cfg):
-    for sub in ("openloop/ncu", "mpspct/ncu"):
-        f = os.path.join(H, sub, cfg + ".csv.gz")
+    for d in filter(None, a.ncu.split(",")):
+        f = os.path.join(d, cfg + ".csv.gz")
         if os.path.exists(f):
             return f
     return None
@@ -71,7 +82,7 @@ def ncu_for(cfg):
 
 def trace_kernels(cfg):
     """(name[:60], grid, block) of the profile's kernels in time order."""
-    ev = json.load(gzip.open(os.path.join(H, "launch/kineto", cfg + ".json.gz")))["traceEvents"]
+    ev = json.load(gzip.open(os.path.join(a.kineto, cfg + ".json.gz")))["traceEvents"]
     ks = sorted((e for e in ev if e.get("cat") == "kernel"), key=lambda e: e["ts"])
     return [(e["name"][:60], "x".join(map(str, e["args"]["grid"])), "x".join(map(str, e["args"]["block"])))
             for e in ks]
@@ -81,11 +92,14 @@ def simulate(cfg, pct, fixed):
     """{key: (launches per request, median us)} of hqsim's third request."""
     out = os.path.join(TMP, f"{cfg}_{pct}_{fixed}.csv")
     ncu = ncu_for(cfg)
-    cmd = [a.hqsim, "run", "--models-dir", models_with(fixed), os.path.join(H, "launch/kineto", cfg + ".json.gz"),
+    cmd = [a.hqsim, "run", "--models-dir", models_with(fixed), os.path.join(a.kineto, cfg + ".json.gz"),
            *([ncu] if ncu else []), "--loop-request", "--host-scale", str(FITS[cfg]), "--processes", "1",
            "--mode", "mps", "--iterations", "3", "--no-jitter", "-q", "--csv", out]
     if pct != 100:
         cmd += ["--thread-pct", str(pct)]
+    if a.gpu:
+        cmd += ["--gpu", a.gpu]
+    cmd += a.hqsim_arg
     subprocess.run(cmd, check=True)
     rows = [r for r in csv.DictReader(open(out)) if r["kind"] == "kernel" and r["iteration"] == "2"]
     d = collections.defaultdict(list)

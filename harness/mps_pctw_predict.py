@@ -6,7 +6,9 @@ threads and dynamic shared memory; timer kernels `wall_clock`, memory kernels th
 (every warp an ILP-1 chain: what hqsim assumes of a bare trace). Run one at a time (a stream sync
 after each) as the only MPS client at 100, 50 and 25% threads; prints and writes per kernel and
 setting the measured span and hqsim's duration, and their ratio to the 100% client.
-usage: mps_pctw_predict.py HQSIM pctw.csv OUT.csv [--models-dir DIR]"""
+usage: mps_pctw_predict.py HQSIM pctw.csv OUT.csv [HQSIM OPTION...]
+(every further argument goes to hqsim: e.g. --models-dir DIR, or --gpu h200 for the H200's
+traces/measured/h200/pctw/pctw.csv, FINDINGS §68)"""
 import csv
 import json
 import os

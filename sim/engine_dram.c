@@ -75,6 +75,23 @@
  * kernels that run together in one context -- streams of a process, or
  * MPS clients in the server -- delay each other; nothing depends on MPS
  * as such.
+ *
+ * The per-SM ceiling.  Pressure is shared in proportion, so a kernel on
+ * fewer SMs (an MPS thread percentage) gets as much bandwidth from a
+ * quarter of its blocks as the curve gives their pressure; but one SM
+ * moves no more than its warps keep in flight over the loaded latency.
+ * Measured (FINDINGS.md §46, §68): an elementwise triad at ~63 resident
+ * warps per SM moved 76 GB/s per SM on 32 SMs, 59 with 32 warps, 25 with
+ * one 8-warp block -- saturating in the warps as Little's law with a
+ * latency that grows with the bytes in flight, T(W) = Tmax W / (W + W0)
+ * (dram_sm_gbps_max, dram_sm_half_warps).  An SM's DRAM groups move, at
+ * their rates, sum(count x dram_blk x rate) bytes per ns; above
+ * max(T(W), what they move alone) -- a kernel alone keeps its duration --
+ * all of them are slowed by one factor (dram_sm_factor).  That factor is
+ * not proportional to the context's speed, so an SM that may reach it is
+ * timed the old way (dram_sm_capped, engine_sm.c's sm_next).  Off (0) in
+ * the shipped models: on, it slowed four accuracy experiments past their
+ * measurements and moved no serving row (FINDINGS.md §68).
  */
 #include <math.h>
 
@@ -132,6 +149,7 @@ void dram_prepare_kernel(const Engine *E, KernelRt *k, double mem_intensity,
     k->dram_p = 0;
     k->dram_speed_alone = 1;
     k->dram_alone = 0;
+    k->dram_blk = 0;
     if (!dram_enabled(m) || ks->wall_clock || ks->self_timed || alone_ns <= 0 ||
         wave_blocks == 0)
         return;
@@ -149,6 +167,49 @@ void dram_prepare_kernel(const Engine *E, KernelRt *k, double mem_intensity,
     k->dram_p = ra / (double)wave_blocks;
     k->dram_speed_alone = speed_at(m, ra);
     k->dram_alone = ra;
+    /* bytes per ns of one of its blocks alone (share x B is GB/s) */
+    k->dram_blk = m->dram_sm_gbps_max > 0
+                      ? share * m->dram_achievable_gbps / (double)wave_blocks
+                      : 0;
+}
+
+/* The warps of @sm's DRAM groups under the ceiling, the bytes per ns they
+ * move alone (D) and per unit of DRAM speed (K: at speed s they move s K). */
+static void sm_dram_sums(const SmRt *sm, double *W, double *D, double *K)
+{
+    *W = *D = *K = 0;
+    for (const Group *g = sm->groups; g; g = g->next) {
+        const KernelRt *k = g->k;
+        if (k->dram_blk <= 0)
+            continue;
+        *W += (double)g->count * (double)k->needs.warps;
+        *D += (double)g->count * k->dram_blk;
+        *K += (double)g->count * k->dram_blk / k->dram_speed_alone;
+    }
+}
+
+/* The most @sm's DRAM groups may move, bytes per ns: T(W), or what they
+ * move alone where that is more. */
+static double sm_dram_limit(const Ctx *c, double W, double D)
+{
+    const double T = c->dram_sm_max * W / (W + c->dram_sm_half);
+    return MAX(T, D);
+}
+
+double dram_sm_factor(const SmRt *sm, double speed)
+{
+    const Ctx *c = sm->ctx;
+    if (c->dram_sm_max <= 0 || sm->dram_groups == 0)
+        return 1.0;
+    double W, D, K;
+    sm_dram_sums(sm, &W, &D, &K);
+    const double want = speed * K, limit = sm_dram_limit(c, W, D);
+    return want > limit ? limit / want : 1.0;
+}
+
+bool dram_sm_capped(const SmRt *sm)
+{
+    return dram_sm_factor(sm, 1.0) < 1.0; /* speed_at is at most 1 */
 }
 
 SimTime dram_launch_delay(const Engine *E, const Ctx *c)
@@ -309,6 +370,8 @@ void dram_init_ctx(Engine *E, Ctx *c)
     c->dram_old = g_new0(uint64_t, words);
     c->dram_co = g_new0(uint64_t, words);
     sim_event_init(&c->dram_ev, EV_DRAM, c);
+    c->dram_sm_max = E->m->dram_sm_gbps_max;
+    c->dram_sm_half = E->m->dram_sm_half_warps;
     for (uint32_t i = 0; i < n; i++)
         c->sms[i].v_slot = NO_SLOT;
 }
@@ -400,8 +463,10 @@ void dram_remove_pressure(Engine *E, SmRt *sm, const KernelRt *k,
                           uint32_t blocks)
 {
     dram_add_pressure(E, sm, k, -(int64_t)blocks, false);
-    if (--sm->dram_groups == 0)
+    if (--sm->dram_groups == 0) {
         dram_sms_mark(sm->ctx, sm, false);
+        sm->v_capped = false; /* nothing left to hold back */
+    }
 }
 
 /* Whether @sm holds cohort groups and some group on it runs at a DRAM rate

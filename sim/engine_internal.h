@@ -129,6 +129,9 @@ struct KernelRt {
                              the achievable bandwidth; 0: none (engine_dram.c) */
     double dram_speed_alone; /* bandwidth per unit pressure when alone */
     double dram_alone;       /* its whole pressure when alone (r_a) */
+    double dram_blk;         /* bytes per ns one block moves alone, where
+                             the model has a per-SM ceiling; 0: none
+                             (engine_dram.c's dram_sm_factor) */
     uint32_t occ;            /* its blocks per SM on an empty SM */
     uint32_t carveout;       /* shared-memory configuration it gives an
                              idle SM (bytes; smem_config.c) */
@@ -313,6 +316,10 @@ struct SmRt {
     uint32_t dram_groups;    /* groups of kernels with DRAM pressure */
     uint32_t v_slot;         /* slot in the DRAM-clock heap (v_last below) */
     bool v_old;              /* in ctx->dram_old */
+    bool v_capped;           /* timed the old way because the per-SM DRAM
+                                ceiling may hold its groups back: their
+                                rates are not proportional to the clock
+                                (engine_dram.c) */
     SimEvent ev;             /* EV_SM */
     bool resched;            /* on E->resched: its event needs recomputing */
     uint8_t defer;           /* SM_DEFER_* bits (engine_sm.c, sm_event) */
@@ -487,6 +494,9 @@ struct Ctx {
                            due) */
     uint64_t *dram_co;  /* bitmap: SMs holding DRAM and cohort groups (a
                            change of pressure may loosen them) */
+    /* the model's per-SM DRAM ceiling (dram_sm_gbps_max, 0: none;
+     * dram_sm_half_warps), where an SM's groups can reach it */
+    double dram_sm_max, dram_sm_half;
     /* Cold and large, so last: ahead of the fields above they put the hot
      * ones (frozen, pend_head, cohorts, resident_blocks, rel_head, ...,
      * read by every placement) on lines of their own, frozen 2.5 KB in. */
@@ -897,6 +907,12 @@ static inline double dram_rate(const Ctx *c, const KernelRt *k)
 {
     return k->dram_p > 0 ? c->dram_speed / k->dram_speed_alone : 1.0;
 }
+/* The factor (at most 1) by which the per-SM ceiling holds back @sm's
+ * DRAM groups at its context's DRAM speed @speed; 1 without a ceiling. */
+double dram_sm_factor(const SmRt *sm, double speed);
+/* Whether the ceiling may hold back @sm's DRAM groups at some DRAM speed
+ * (their rates are then not proportional to it: timed the old way). */
+bool dram_sm_capped(const SmRt *sm);
 /* What a kernel launch in @c (graph node spacing, stream launch latency)
  * waits on DRAM beyond its unloaded time at @c's pressure now. */
 SimTime dram_launch_delay(const Engine *E, const Ctx *c);

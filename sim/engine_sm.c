@@ -195,13 +195,16 @@ G_GNUC_NO_INLINE static double group_rate_at(const Group *g, double r)
 /* Every branch above is r times a factor that does not depend on r: a
  * group's rate is its DRAM rate times its SM rate, so a DRAM group's rate
  * is its context's dram_speed times group_vrate (engine_dram.c's DRAM
- * clock rests on that). */
+ * clock rests on that) -- except on an SM the per-SM DRAM ceiling may hold
+ * back, which sm_next keeps off the clock. */
 static double group_rate_calc(const SmRt *sm, const Group *g)
 {
     if (g->k->fixed_time)
         return 1.0;
-    return group_rate_at(g, dram_rate(sm->ctx, g->k)); /* 1 without
-                                                              DRAM demand */
+    double r = dram_rate(sm->ctx, g->k); /* 1 without DRAM demand */
+    if (g->k->dram_blk > 0) /* under the per-SM ceiling (engine_dram.c) */
+        r *= dram_sm_factor(sm, sm->ctx->dram_speed);
+    return group_rate_at(g, r);
 }
 
 /* A DRAM group's rate per unit of its context's DRAM clock (Group.vrate). */
@@ -506,7 +509,9 @@ static void advance(Engine *E, SmRt *sm)
         for (Group *g = sm->groups; g; g = g->next) {
             if (g->cohort)
                 continue;
-            if (same || g->k->dram_p <= 0)
+            /* (a capped SM is advanced before every change of speed:
+             * the rate of the moment held since its last advance) */
+            if (same || g->k->dram_p <= 0 || sm->v_capped)
                 g->remaining -= d * group_rate(sm, g);
             else
                 g->remaining -= dv * group_vrate(g);
@@ -599,7 +604,9 @@ static double sm_next(const Engine *E, SmRt *sm, double *vmin, double *dmin,
     }
     *vmin = vm;
     *dmin = dm;
-    *old = anyleft;
+    /* groups the per-SM DRAM ceiling may hold back are not on the clock */
+    sm->v_capped = sm->ctx->dram_sm_max > 0 && dram_sm_capped(sm);
+    *old = anyleft || sm->v_capped;
     return min;
 }
 

@@ -172,6 +172,8 @@ static const FieldSpec model_fields[] = {
     {"dram_curve_exponent", F_F64, OFF(dram_curve_exponent), 0.5, 64, NULL},
     {"dram_launch_latency_us", F_TIME_US, OFF(dram_launch_latency_ns), 0, 1e4,
      NULL},
+    {"dram_sm_gbps_max", F_F64, OFF(dram_sm_gbps_max), 0, 1e5, NULL},
+    {"dram_sm_half_warps", F_F64, OFF(dram_sm_half_warps), 0, 4096, NULL},
     {"nvml_sample_period_ms", F_TIME_MS, OFF(nvml_sample_period_ns), 1, 1e4,
      NULL},
     {"sm_clock_mhz", F_U32, OFF(sm_clock_mhz), 100, 10000, NULL},

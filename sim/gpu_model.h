@@ -304,6 +304,12 @@ typedef struct GpuModel {
      * latency) that waits on DRAM: paid L(P) - 1 more times under pressure
      * P (engine_dram.c) */
     SimTime dram_launch_latency_ns;
+    /* A per-SM ceiling on DRAM throughput (engine_dram.c): an SM whose
+     * resident warps of DRAM-demanding kernels number W moves at most
+     * dram_sm_gbps_max x W / (W + dram_sm_half_warps) GB/s (Little's law:
+     * its bytes in flight over a latency that grows with them).  0: none. */
+    double dram_sm_gbps_max;
+    double dram_sm_half_warps;
 
     /* --- Metrics --- */
     SimTime nvml_sample_period_ns; /* nvidia-smi GPU-Util window */

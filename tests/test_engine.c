@@ -993,6 +993,59 @@ static void test_engine_dram_shared_in_proportion(void **state)
     assert_in_range(test_op(r2, 0, 1)->end_ns, MS(1), MS(1) + 2);
 }
 
+/* The per-SM DRAM ceiling (dram_sm_gbps_max, dram_sm_half_warps;
+ * engine_dram.c; FINDINGS.md §46, §68).  8 SMs, B = 1000 GB/s; a triad of
+ * 64 blocks x 8 warps (8 per SM: one wave) moving 0.9 B for 1 ms alone:
+ * r_a = 0.9 / sqrt(1 - 0.81) = 2.065, 112.5 GB/s per SM at 64 warps.  In
+ * one MPS client at 25% (2 SMs, 4 waves) its 16 blocks pull P = r_a / 4:
+ * rate (d(P) / P) / (d(r_a) / r_a) = 0.8887 / 0.4359 = 2.039, 1.962 ms
+ * without a ceiling.  With T(W) = 300 W / (W + 64), 150 GB/s at 64 warps,
+ * an SM moves at most 150 / 112.5 = 1.333 times its share alone: 3 ms.
+ * Alone on all SMs it keeps its 1 ms (the ceiling is never below what a
+ * kernel moves alone).  A second client's kernel of the same share on 2
+ * other SMs (2 blocks, r_a 2.065 too) raises P to 2.581: both run at
+ * 0.8291 (below the cap), the other ends at 1.206 ms with 1 ms of the
+ * triad's 4 done; the triad's SMs, timed the old way, then run at the
+ * cap: 1.2065 + 3 / 1.3333 = 3.4565 ms (2.6781 without a ceiling). */
+static SimTime ceiling_end(const GpuModel *m, double pct, bool neighbour)
+{
+    g_autoptr(SimScenario) sc = sim_scenario_new("ceiling", "test");
+    SimProcessSpec *p = test_process(sc, "client", 1);
+    p->mps = true;
+    p->active_thread_pct = pct;
+    SimOp a = mem_kernel(0, "triad", 64, 256, 0.9);
+    sim_process_add_op(p, &a);
+    if (neighbour) {
+        SimProcessSpec *q = test_process(sc, "other", 1);
+        q->mps = true;
+        q->active_thread_pct = 25;
+        SimOp b = mem_kernel(0, "other", 2, 1024, 0.9);
+        sim_process_add_op(q, &b);
+    }
+    g_autoptr(SimResult) r = test_run(m, sc, SIM_SHARE_AS_SCENARIO);
+    assert_non_null(r);
+    return test_op(r, 0, 0)->end_ns - test_op(r, 0, 0)->start_ns;
+}
+
+static void test_engine_dram_sm_ceiling(void **state)
+{
+    Fix *f = *state;
+    g_autoptr(GpuModel) m = test_model(8);
+    m->dram_achievable_gbps = 1000;
+    m->dram_bandwidth_gbps = 1000;
+    m->dram_curve_exponent = 2;
+    const SimTime free = ceiling_end(m, 25, false);
+    assert_in_range(free, US(1955), US(1969));
+    m->dram_sm_gbps_max = 300;
+    m->dram_sm_half_warps = 64;
+    assert_in_range(ceiling_end(m, 25, false), US(3000) - 8, US(3000) + 8);
+    assert_in_range(ceiling_end(m, 100, false), MS(1) - 2, MS(1) + 2);
+    assert_in_range(ceiling_end(m, 25, true), 3456482 - 20, 3456482 + 20);
+    m->dram_sm_gbps_max = 0; /* 1.2065 + 3 / 2.0386 */
+    assert_in_range(ceiling_end(m, 25, true), 2678095 - 20, 2678095 + 20);
+    (void)f;
+}
+
 /* A bare kernel's class DRAM rate per warp becomes its mem_intensity
  * (bare_intensities, engine_sm.c): b, 2 blocks of 32 warps on 4 SMs (16
  * warps per SM averaged), at 3.75% per warp pulls 60% alone and shares
@@ -2701,6 +2754,7 @@ int main(void)
         T(test_engine_block_end_spread_join),
         T(test_engine_dram_kernel_alone_reproduces_duration),
         T(test_engine_dram_shared_in_proportion),
+        T(test_engine_dram_sm_ceiling),
         T(test_engine_dram_clock_speed_changes),
         T(test_engine_copies_overlap_and_serialize),
         T(test_engine_mps_copy_handoff),
