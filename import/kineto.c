@@ -76,25 +76,33 @@ enum { USE_GPU = 1, USE_MEMORY = 2 };
 
 typedef struct {
     SimTrace *tr;
-    SimJsonDoc *doc;       /* the whole document, or (streaming) the document
+    SimJsonDoc *doc;         /* the whole document, or (streaming) the document
                             with traceEvents emptied */
-    const cJSON *events;   /* tree mode: the traceEvents array */
-    GArray *elems;         /* streaming mode: Elem of each element */
-    bool reparse;          /* streaming mode: an element did not parse; read
+    const cJSON *events;     /* tree mode: the traceEvents array */
+    GArray *elems;           /* streaming mode: Elem of each element */
+    bool reparse;            /* streaming mode: an element did not parse; read
                             the whole tree instead, for its exact error */
-    GArray *lines;         /* uint32 line of each traceEvents element */
-    GArray *recs;          /* streaming mode: GpuRec read in pass 1 */
-    double recs_ts_max;    /* the largest "ts" of those */
-    int64_t base_ns;       /* baseTimeNanoseconds, else 0 */
-    GHashTable *api;       /* correlation -> Api* (keys in the Api) */
-    SimSlab apis;          /* the Api records */
-    GHashTable *pnames;    /* host pid -> name */
-    GHashTable *records;   /* record correlation ids already emitted */
-    GHashTable *dev_count; /* pass 1: device -> GPU activities */
-    GHashTable *pid_count; /* pass 1: host pid -> API calls */
-    struct Flat *flat;     /* pass 1's reader without a tree (owned) */
-    int device;            /* the GPU whose events are imported */
-    int64_t main_pid;      /* host pid for GPU work without an API event */
+    GArray *lines;           /* uint32 line of each traceEvents element */
+    GArray *recs;            /* streaming mode: GpuRec read in pass 1 */
+    double recs_ts_max;      /* the largest "ts" of those */
+    int64_t base_ns;         /* baseTimeNanoseconds, else 0 */
+    GHashTable *api;         /* correlation -> Api* (keys in the Api) */
+    SimSlab apis;            /* the Api records */
+    GHashTable *pnames;      /* host pid -> name */
+    GHashTable *records;     /* record correlation ids already emitted */
+    GHashTable *dev_count;   /* pass 1: device -> GPU activities */
+    GHashTable *pid_count;   /* pass 1: host pid -> API calls */
+    struct Flat *flat;       /* pass 1's reader without a tree (owned) */
+    const char *text;        /* streaming mode: the whole text */
+    bool scan_reading;       /* streaming mode: pass 1 reads each element as
+                              the scan finds it (scan_read) */
+    guint read_upto;         /* ... and has read the elements before this */
+    SimJsonArena scan_arena; /* scan_read's trees */
+    int64_t time_base;       /* added to every time read: 0 in pass 1 (the
+                              root's base may come after traceEvents),
+                              then base_ns (shift_times) */
+    int device;              /* the GPU whose events are imported */
+    int64_t main_pid;        /* host pid for GPU work without an API event */
     uint64_t n_other_device, n_unlinked_syncs;
 } Kineto;
 
@@ -139,8 +147,48 @@ static uint32_t line_at(const Kineto *kn, guint i)
  * ------------------------------------------------------------------------ */
 
 /* Called with each element of the array, in order, once its end is
- * found. */
-typedef void (*ElemFn)(const Elem *e, void *data);
+ * found; @flat: the flat reader (below) read it, an object and nothing
+ * else, in the scan, and holds it now. */
+typedef void (*ElemFn)(const Elem *e, bool flat, void *data);
+
+/* The flat reader's element ("The flat reader", below): its objects and
+ * their members. */
+enum { FV_STR, FV_NUM, FV_LIT, FV_OBJ, FV_ARR };
+
+#define FLAT_MEMBERS 32 /* per object */
+#define FLAT_OBJS 4     /* the element and the objects in it */
+
+typedef struct {
+    const char *key; /* in the text: not NUL-terminated */
+    uint32_t klen;
+    uint32_t str; /* FV_STR: its copy's offset in Flat.strs */
+    double num;   /* FV_NUM */
+    double a[3];  /* FV_ARR: its first three numbers */
+    uint32_t n;   /* FV_ARR: its length */
+    uint8_t type;
+    uint8_t obj; /* FV_OBJ: index in Flat.obj */
+} FlatVal;
+
+typedef struct {
+    FlatVal m[FLAT_MEMBERS];
+    unsigned n;
+} FlatObj;
+
+/* The text is only read: the string values are copied, NUL-terminated,
+ * into strs. */
+struct Flat {
+    const char *p, *end;
+    char *strs; /* (owned) */
+    size_t n_strs, cap_strs;
+    FlatObj obj[FLAT_OBJS];
+    unsigned n_obj;
+    uint32_t lines;  /* line breaks read */
+    uint64_t values; /* brackets and commas read inside the element, as
+                        scan_events counts them */
+};
+typedef struct Flat Flat;
+
+static bool flat_read(Flat *f, const char *p, const char *end);
 
 /* The one scanner of the traceEvents array (or a root array) of @text:
  * strings (with their escapes), the root's keys, brackets and commas, in
@@ -237,9 +285,22 @@ static bool scan_body(const char *text, size_t len, size_t *i, char *stack,
     return false;
 }
 
+/* Bytes @a to @b of @text are blanks. */
+static bool blank(const char *text, size_t a, size_t b)
+{
+    for (; a < b; a++)
+        if ((unsigned char)text[a] > 32)
+            return false;
+    return true;
+}
+
+/* (With @flat, while *@reading, an element that is an object is read by
+ * the flat reader first, which finds its end, lines and values as
+ * scan_body does (and is as strict), in the same pass over the text;
+ * scan_body does what it refuses.) */
 static bool scan_events(const char *text, size_t len, bool root_array,
-                        uint64_t max_values, ElemFn fn, void *data,
-                        size_t *open, size_t *close)
+                        uint64_t max_values, ElemFn fn, void *data, Flat *flat,
+                        const bool *reading, size_t *open, size_t *close)
 {
     char stack[CJSON_NESTING_LIMIT + 1];
     size_t depth = 0, arr_depth = root_array ? 1 : 0;
@@ -250,6 +311,8 @@ static bool scan_events(const char *text, size_t len, bool root_array,
     bool pending = false; /* an element started, not yet given to @fn */
     uint64_t values = 0, n_elems = 0;
     Elem cur = {0};
+    bool cur_flat = false; /* the flat reader read cur... */
+    size_t flat_end = 0;   /* ... up to here */
     for (size_t i = 0; i < len; i++) {
         /* Bytes that change nothing (unless an element may start here)
          * are skipped in a tight loop: numbers, literals, blanks. */
@@ -272,6 +335,7 @@ static bool scan_events(const char *text, size_t len, bool root_array,
                 if (n_elems >= max_values)
                     return false; /* more events than the limit */
                 cur = (Elem){.off = i, .line = line};
+                cur_flat = false;
                 pending = true;
                 expect = false;
                 values = 0;
@@ -316,10 +380,19 @@ static bool scan_events(const char *text, size_t len, bool root_array,
                     return false;
                 expect = true;
                 *open = i;
-            } else if (arr_depth && depth > arr_depth &&
-                       !scan_body(text, len, &i, stack, &depth, arr_depth,
-                                  &line, &values, max_values)) {
-                return false;
+            } else if (arr_depth && depth > arr_depth) {
+                if (flat && *reading && pending && i == cur.off &&
+                    flat_read(flat, text + i, text + len)) {
+                    depth--; /* its closing brace, as scan_body pops it */
+                    i = (size_t)(flat->p - text) - 1;
+                    line += flat->lines;
+                    values += flat->values;
+                    cur_flat = true;
+                    flat_end = i + 1;
+                } else if (!scan_body(text, len, &i, stack, &depth, arr_depth,
+                                      &line, &values, max_values)) {
+                    return false;
+                }
             }
             break;
         case ']':
@@ -331,7 +404,7 @@ static bool scan_events(const char *text, size_t len, bool root_array,
                     return false;
                 if (pending) {
                     cur.len = i - cur.off;
-                    fn(&cur, data);
+                    fn(&cur, cur_flat && blank(text, flat_end, i), data);
                 }
                 *close = i;
                 return true;
@@ -342,7 +415,7 @@ static bool scan_events(const char *text, size_t len, bool root_array,
             values++;
             if (in_array) {
                 cur.len = i - cur.off;
-                fn(&cur, data);
+                fn(&cur, cur_flat && blank(text, flat_end, i), data);
                 n_elems++;
                 pending = false;
                 expect = comma = true;
@@ -358,22 +431,34 @@ static bool scan_events(const char *text, size_t len, bool root_array,
     return false;
 }
 
-static void keep_elem(const Elem *e, void *data)
+static void scan_read(Kineto *kn, guint index, bool flat);
+static Flat *flat_of(Kineto *kn);
+
+static void keep_elem(const Elem *e, bool flat, void *data)
 {
-    g_array_append_val((GArray *)data, *e);
+    Kineto *kn = data;
+    g_array_append_val(kn->elems, *e);
+    if (kn->scan_reading)
+        scan_read(kn, kn->elems->len - 1, flat);
 }
 
-/* Split the traceEvents array (or a root array) of @text into @elems
- * (scan_events, under the json_values limit). */
-static bool split_events(const char *text, size_t len, bool root_array,
-                         GArray *elems, size_t *open, size_t *close)
+/* Split the traceEvents array (or a root array) of kn->text into
+ * kn->elems (scan_events, under the json_values limit), pass 1 reading
+ * the elements meanwhile (scan_read). */
+static bool split_events(Kineto *kn, size_t len, bool root_array, size_t *open,
+                         size_t *close)
 {
-    return scan_events(text, len, root_array, sim_limit(SIM_BOUND_JSON_VALUES),
-                       keep_elem, elems, open, close);
+    kn->scan_reading = true;
+    bool ok =
+        scan_events(kn->text, len, root_array, sim_limit(SIM_BOUND_JSON_VALUES),
+                    keep_elem, kn, flat_of(kn), &kn->scan_reading, open, close);
+    sim_json_arena_clear(&kn->scan_arena);
+    return ok;
 }
 
-static void keep_line(const Elem *e, void *data)
+static void keep_line(const Elem *e, bool flat, void *data)
 {
+    (void)flat;
     g_array_append_val((GArray *)data, e->line);
 }
 
@@ -384,8 +469,8 @@ static GArray *element_lines(const char *text, size_t len, bool root_array)
 {
     GArray *lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     size_t open = 0, close = 0;
-    scan_events(text, len, root_array, UINT64_MAX, keep_line, lines, &open,
-                &close);
+    scan_events(text, len, root_array, UINT64_MAX, keep_line, lines, NULL, NULL,
+                &open, &close);
     return lines;
 }
 
@@ -522,37 +607,6 @@ static bool ev_fail(const Kineto *kn, uint32_t line, const char *name,
     return false;
 }
 
-/* The flat reader's element (below): its objects and their members. */
-enum { FV_STR, FV_NUM, FV_LIT, FV_OBJ, FV_ARR };
-
-#define FLAT_MEMBERS 32 /* per object */
-#define FLAT_OBJS 4     /* the element and the objects in it */
-
-typedef struct {
-    const char *key;
-    uint32_t klen;   /* strlen(key) */
-    const char *str; /* FV_STR */
-    double num;      /* FV_NUM */
-    double a[3];     /* FV_ARR: its first three numbers */
-    uint32_t n;      /* FV_ARR: its length */
-    uint8_t type;
-    uint8_t obj; /* FV_OBJ: index in Flat.obj */
-} FlatVal;
-
-typedef struct {
-    FlatVal m[FLAT_MEMBERS];
-    unsigned n;
-} FlatObj;
-
-struct Flat {
-    char *p, *end;
-    char *copy; /* the element's text, tokenized (owned) */
-    size_t cap;
-    FlatObj obj[FLAT_OBJS];
-    unsigned n_obj;
-};
-typedef struct Flat Flat;
-
 /* ------------------------------------------------------------------------
  * One view of an event over both readers
  *
@@ -620,8 +674,10 @@ static bool has_any_case(Obj o, const char *key)
         return has_member(o.j, key);
     if (present(get(o, key)))
         return true;
+    const size_t n = strlen(key);
     for (unsigned i = 0; i < o.fo->n; i++)
-        if (g_ascii_strcasecmp(o.fo->m[i].key, key) == 0)
+        if (o.fo->m[i].klen == n &&
+            g_ascii_strncasecmp(o.fo->m[i].key, key, n) == 0)
             return true;
     return false;
 }
@@ -630,7 +686,7 @@ static bool has_any_case(Obj o, const char *key)
 static inline const char *val_str(Val v)
 {
     if (v.fv)
-        return v.fv->type == FV_STR ? v.fv->str : NULL;
+        return v.fv->type == FV_STR ? v.f->strs + v.fv->str : NULL;
     return cJSON_IsString(v.j) ? v.j->valuestring : NULL;
 }
 
@@ -731,7 +787,7 @@ static bool get_times(const Kineto *kn, uint32_t line, const char *name, Obj ev,
         return ev_fail(kn, line, name, error,
                        "field 'ts': %.17g is out of range [%g, %g] us", ts,
                        -ts_max, ts_max);
-    *start = us_to_ns(ts) + kn->base_ns;
+    *start = us_to_ns(ts) + kn->time_base;
     *end = *start + us_to_ns(dur);
     return true;
 }
@@ -957,10 +1013,31 @@ static bool api_event(Kineto *kn, Obj ev, guint index, uint32_t line,
     return true;
 }
 
+/* Pass 1 read every time with time_base 0: now base_ns is known (the root
+ * is parsed), add it to what pass 1 kept (the same sums as adding it at
+ * once: base + ts stays far inside int64, get_times), for pass 2 too. */
+static void shift_times(Kineto *kn)
+{
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, kn->api);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        ((Api *)v)->start += kn->base_ns;
+        ((Api *)v)->end += kn->base_ns;
+    }
+    for (guint i = 0; kn->recs && i < kn->recs->len; i++) {
+        GpuRec *r = &g_array_index(kn->recs, GpuRec, i);
+        r->start += kn->base_ns;
+        r->end += kn->base_ns;
+    }
+    kn->time_base = kn->base_ns;
+}
+
 static bool pass_api(Kineto *kn, const char *text, GError **error)
 {
     EvIter ei;
     ev_iter_init(&ei, kn, text, 0);
+    ei.i = kn->read_upto; /* read in the scan */
     ei.flat = true;
     const cJSON *ev;
     guint i;
@@ -975,6 +1052,7 @@ static bool pass_api(Kineto *kn, const char *text, GError **error)
     ev_iter_end(&ei);
     if (kn->reparse)
         return false;
+    shift_times(kn);
     /* The GPU with the most work; the host pid with the most API calls. */
     GHashTableIter it;
     gpointer k, v;
@@ -1138,46 +1216,69 @@ static bool gpu_fields(Kineto *kn, Obj ev, Cat c, uint32_t line, GpuRec *r,
  *
  * Most elements of a big trace are an API call or a GPU activity: an
  * object of strings and numbers with an "args" object beside them.  Pass 1
- * reads such an element here, from a copy of its text tokenized in place
- * (each string NUL-terminated where its closing quote was), without the
- * cJSON tree, and gives it to api_event through the view below, as the
+ * reads such an element here, without the cJSON tree, in the same pass
+ * over the text as the scan that finds the elements (scan_events: the
+ * reader finds the element's end, lines and values itself, and is at least
+ * as strict), and gives it to api_event through the view above, as the
  * tree's elements are: one set of field rules.  It reads as the tree does
  * (the first member of a name; a number as the arena parser reads it,
  * sim_json_exact_number).  An element this reader refuses -- an escape, a
  * number it cannot vouch for, a nesting or an array of anything but
- * numbers, more members than it holds -- or in which api_event finds an
- * error is parsed as before, so every message stays the tree's.  The
- * 10^6-kernel trace of bench/big_trace.py: pass 1 took 2/3 of its import
- * in the arena's trees and their lookups.
+ * numbers, more members than it holds -- is parsed as before; one in which
+ * api_event finds an error is left to pass_api, so every message stays the
+ * tree's.  The 10^6-kernel trace of bench/big_trace.py: pass 1 took 2/3 of
+ * its import in the arena's trees and their lookups; then, read apart from
+ * the scan, the scan 18% and the reader 30%.
  * ------------------------------------------------------------------------ */
+G_STATIC_ASSERT(CJSON_NESTING_LIMIT > 8); /* the reader's depth: 3 */
 static void flat_free(Flat *f)
 {
     if (f)
-        g_free(f->copy);
+        g_free(f->strs);
     g_free(f);
 }
 
-static void flat_ws(Flat *f)
+static inline void flat_ws(Flat *f)
 {
-    while (f->p < f->end && (unsigned char)*f->p <= 32) /* cJSON's */
+    while (f->p < f->end && (unsigned char)*f->p <= 32) { /* cJSON's */
+        f->lines += *f->p == '\n';
         f->p++;
+    }
 }
 
-/* The string at f->p (its opening quote), NUL-terminated in place, and
- * its length; NULL if it has an escape or no end.  Byte by byte: most
- * strings of an event are a few bytes. */
-static const char *flat_string(Flat *f, uint32_t *len)
+/* The string at f->p (its opening quote): *s and *len; false if it has an
+ * escape, a raw control byte (scan_events refuses those) or no end.  Byte
+ * by byte: most strings of an event are a few bytes. */
+static inline bool flat_string(Flat *f, const char **s, uint32_t *len)
 {
-    static const bool stop[256] = {['"'] = true, ['\\'] = true};
-    char *s = f->p + 1, *q = s;
-    while (q < f->end && !stop[(unsigned char)*q])
+    const char *q = f->p + 1;
+    while (q < f->end && !str_stop[(unsigned char)*q])
         q++;
-    if (q >= f->end || *q != '"')
-        return NULL;
-    *q = '\0';
-    *len = (uint32_t)(q - s);
+    if (q >= f->end || *q != '"' || q - f->p - 1 > INT32_MAX)
+        return false;
+    *s = f->p + 1;
+    *len = (uint32_t)(q - *s);
     f->p = q + 1;
-    return s;
+    return true;
+}
+
+/* A string value, copied into f->strs. */
+static bool flat_str_value(Flat *f, FlatVal *v)
+{
+    const char *s;
+    uint32_t n;
+    if (!flat_string(f, &s, &n) || f->n_strs + n + 1 > UINT32_MAX)
+        return false;
+    if (f->cap_strs - f->n_strs < (size_t)n + 1) {
+        f->cap_strs = MAX(MAX(2 * f->cap_strs, 4096), f->n_strs + n + 1);
+        f->strs = g_realloc(f->strs, f->cap_strs);
+    }
+    memcpy(f->strs + f->n_strs, s, n);
+    f->strs[f->n_strs + n] = '\0';
+    v->type = FV_STR;
+    v->str = (uint32_t)f->n_strs;
+    f->n_strs += n + 1;
+    return true;
 }
 
 static bool flat_number(Flat *f, double *out)
@@ -1185,8 +1286,28 @@ static bool flat_number(Flat *f, double *out)
     const char *after;
     if (!sim_json_exact_number(f->p, f->end, out, &after))
         return false;
-    f->p += after - f->p;
+    f->p = after;
     return true;
+}
+
+/* After a value of an array or object: its closing byte @close (true,
+ * *done set) or a comma; false for anything else. */
+static inline bool flat_next(Flat *f, char close, bool *done)
+{
+    flat_ws(f);
+    if (f->p < f->end && *f->p == ',') {
+        f->p++;
+        f->values++;
+        flat_ws(f);
+        *done = false;
+        return true;
+    }
+    if (f->p < f->end && *f->p == close) {
+        f->p++;
+        *done = true;
+        return true;
+    }
+    return false;
 }
 
 /* An array of numbers at f->p (its opening bracket). */
@@ -1200,24 +1321,17 @@ static bool flat_array(Flat *f, FlatVal *v)
         f->p++;
         return true;
     }
-    for (;;) {
+    for (bool done = false; !done;) {
         double d;
         if (!flat_number(f, &d))
             return false;
         if (v->n < 3)
             v->a[v->n] = d;
         v->n++;
-        flat_ws(f);
-        if (f->p < f->end && *f->p == ',') {
-            f->p++;
-            flat_ws(f);
-        } else if (f->p < f->end && *f->p == ']') {
-            f->p++;
-            return true;
-        } else {
+        if (!flat_next(f, ']', &done))
             return false;
-        }
     }
+    return true;
 }
 
 static bool flat_word(Flat *f, FlatVal *v, const char *w)
@@ -1239,18 +1353,15 @@ static bool flat_value(Flat *f, FlatVal *v, bool top)
     if (f->p >= f->end)
         return false;
     switch (*f->p) {
-    case '"': {
-        uint32_t n;
-        v->type = FV_STR;
-        return (v->str = flat_string(f, &n)) != NULL;
-    }
+    case '"': return flat_str_value(f, v);
     case '{':
         if (!top || f->n_obj == FLAT_OBJS)
             return false;
+        f->values++;
         v->type = FV_OBJ;
         v->obj = (uint8_t)f->n_obj++;
         return flat_object(f, v->obj, false);
-    case '[': return flat_array(f, v);
+    case '[': f->values++; return flat_array(f, v);
     case 'n': return flat_word(f, v, "null");
     case 't': return flat_word(f, v, "true");
     case 'f': return flat_word(f, v, "false");
@@ -1269,50 +1380,53 @@ static bool flat_object(Flat *f, unsigned o, bool top)
         f->p++;
         return true;
     }
-    for (;;) {
+    for (bool done = false; !done;) {
         if (ob->n == FLAT_MEMBERS || f->p >= f->end || *f->p != '"')
             return false;
         FlatVal *v = &ob->m[ob->n++];
-        if (!(v->key = flat_string(f, &v->klen)))
+        if (!flat_string(f, &v->key, &v->klen))
             return false;
         flat_ws(f);
         if (f->p >= f->end || *f->p != ':')
             return false;
         f->p++;
         flat_ws(f);
-        if (!flat_value(f, v, top))
+        if (!flat_value(f, v, top) || !flat_next(f, '}', &done))
             return false;
-        flat_ws(f);
-        if (f->p < f->end && *f->p == ',') {
-            f->p++;
-            flat_ws(f);
-        } else if (f->p < f->end && *f->p == '}') {
-            f->p++;
-            return true;
-        } else {
-            return false;
-        }
     }
+    return true;
+}
+
+/* The element at @p (its first byte), an object, read into @f up to its
+ * closing brace (f->p just past it), reading no further than @end: false
+ * where the reader refuses it. */
+static bool flat_read(Flat *f, const char *p, const char *end)
+{
+    f->p = p;
+    f->end = end;
+    f->n_obj = 1;
+    f->n_strs = 0;
+    f->lines = 0;
+    f->values = 0;
+    return p < end && *p == '{' && flat_object(f, 0, true);
+}
+
+static Flat *flat_of(Kineto *kn)
+{
+    if (!kn->flat)
+        kn->flat = g_new0(Flat, 1);
+    return kn->flat;
 }
 
 /* Element @e of @text read into kn->flat: false where the reader refuses
  * it. */
 static bool flat_parse(Kineto *kn, const char *text, const Elem *e)
 {
-    if (!kn->flat)
-        kn->flat = g_new0(Flat, 1);
-    Flat *f = kn->flat;
-    if (f->cap < e->len) {
-        g_free(f->copy);
-        f->cap = MAX(e->len, 4096);
-        f->copy = g_malloc(f->cap);
-    }
-    memcpy(f->copy, text + e->off, e->len);
-    f->p = f->copy;
-    f->end = f->copy + e->len;
-    f->n_obj = 1;
-    flat_ws(f);
-    if (f->p >= f->end || *f->p != '{' || !flat_object(f, 0, true))
+    Flat *f = flat_of(kn);
+    const char *p = text + e->off, *end = p + e->len;
+    while (p < end && (unsigned char)*p <= 32)
+        p++;
+    if (!flat_read(f, p, end))
         return false;
     flat_ws(f);
     return f->p == f->end;
@@ -1323,6 +1437,30 @@ static bool flat_parse(Kineto *kn, const char *text, const Elem *e)
  * tree must do it: the reader refuses the element, or api_event finds an
  * error there, which the tree reports. */
 static _Atomic uint64_t flat_reads;
+
+/* Pass 1 of element @index as the scan finds it (@flat: the flat reader
+ * holds it, else it is parsed here), in order: kn->read_upto is moved
+ * past it.  Where the flat reader is refused or api_event finds an error,
+ * the scan stops reading: pass_api goes on from there, in order too, and
+ * reports the error. */
+static void scan_read(Kineto *kn, guint index, bool flat)
+{
+    const Elem *e = &g_array_index(kn->elems, Elem, index);
+    bool ok;
+    if (flat) {
+        ok = api_event(kn, flat_root(kn->flat), index, e->line, NULL);
+        if (ok)
+            atomic_fetch_add(&flat_reads, 1);
+    } else {
+        sim_json_arena_reset(&kn->scan_arena);
+        const cJSON *j = parse_elem(&kn->scan_arena, kn->text, e);
+        ok = j && api_event(kn, tree_obj(j), index, e->line, NULL);
+    }
+    if (ok)
+        kn->read_upto = index + 1;
+    else
+        kn->scan_reading = false;
+}
 
 static bool flat_event(Kineto *kn, guint index, const char *text)
 {
@@ -1622,7 +1760,8 @@ static bool stream_open(Kineto *kn, const char *text, size_t len)
     kn->elems = g_array_new(FALSE, FALSE, sizeof(Elem));
     kn->recs = g_array_new(FALSE, FALSE, sizeof(GpuRec));
     size_t open = 0, close = 0;
-    if (!split_events(text, len, text[i] == '[', kn->elems, &open, &close))
+    kn->text = text;
+    if (!split_events(kn, len, text[i] == '[', &open, &close))
         return false;
     g_autoptr(GString) rest = g_string_new_len(text, (gssize)open + 1);
     g_string_append_len(rest, text + close, (gssize)(len - close));
@@ -1704,6 +1843,7 @@ static void kineto_clear(Kineto *kn)
     if (kn->pid_count)
         g_hash_table_destroy(kn->pid_count);
     flat_free(kn->flat);
+    sim_json_arena_clear(&kn->scan_arena);
 }
 
 /* Device name and compute capability of the imported GPU, from the
@@ -1798,12 +1938,7 @@ static int import_events(SimTrace *tr, const char *text, size_t len,
     Kineto kn;
     memset(&kn, 0, sizeof kn);
     kn.tr = tr;
-    if (stream ? !stream_open(&kn, text, len)
-               : !tree_open(&kn, text, len, error)) {
-        kineto_clear(&kn);
-        return stream ? -1 : 0;
-    }
-    kn.base_ns = base_time(kn.doc);
+    /* (pass 1's tables first: the streaming scan reads elements) */
     kn.api = g_hash_table_new(g_int64_hash, g_int64_equal);
     sim_slab_init(&kn.apis, sizeof(Api));
     kn.pnames =
@@ -1813,6 +1948,12 @@ static int import_events(SimTrace *tr, const char *text, size_t len,
     kn.dev_count = g_hash_table_new(g_direct_hash, g_direct_equal);
     kn.pid_count =
         g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    if (stream ? !stream_open(&kn, text, len)
+               : !tree_open(&kn, text, len, error)) {
+        kineto_clear(&kn);
+        return stream ? -1 : 0;
+    }
+    kn.base_ns = base_time(kn.doc);
     int r = pass_api(&kn, text, error) ? (pass_gpu(&kn, text, error) ? 1 : 0)
             : kn.reparse               ? -1
                                        : 0;

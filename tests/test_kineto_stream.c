@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../import/trace.h"
+#include "bounds.h"
 #include "error.h"
 #include "json.h"
 
@@ -472,6 +473,85 @@ static void test_flat_reader_agrees_with_the_tree(void **state)
     assert_int_equal(sim_kineto_flat_reads() - before, 5);
 }
 
+/* Pass 1 reads the elements as the scan finds them (kineto.c, scan_read),
+ * the flat reader's and the others (parsed there) alike, in the file's
+ * order; at an error it stops and pass_api goes on from there.  The same
+ * answer as the tree each time. */
+static void test_scan_reads_in_order(void **state)
+{
+    (void)state;
+    /* The host process's name: the last process_name event of its pid
+     * wins, and the first API event of a correlation names the call (a
+     * blocking cudaMemcpy or not): the first of each pair has an escape
+     * (the flat reader refuses it), the second not. */
+    static const char *const order =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 11, \"args\": "
+        "{\"name\": \"fir\\u0073t\"}},\n"
+        "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 11, \"args\": "
+        "{\"name\": \"second\"}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+        "\"cudaMemcp\\u0079\", \"pid\": 11, \"ts\": 100, \"dur\": 9, "
+        "\"args\": {\"correlation\": 1}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_driver\", \"name\": "
+        "\"cuMemcpyAsync\", \"pid\": 11, \"ts\": 101, \"dur\": 2, "
+        "\"args\": {\"correlation\": 1}},\n"
+        "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD "
+        "(Pinned -> Device)\", \"pid\": 0, \"tid\": 7, \"ts\": 103, "
+        "\"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7, "
+        "\"correlation\": 1, \"bytes\": 4096}}\n"
+        "], \"baseTimeNanoseconds\": 5000}\n";
+    bool streamed;
+    assert_true(same_both_ways("order.json", order, strlen(order), &streamed));
+    assert_true(streamed);
+    g_autofree char *got = import_as("order.json", order, strlen(order), false);
+    if (!strstr(got, "process second[11]") || !strstr(got, "blocks 1") ||
+        !strstr(got, "gpu 108000-112000 api 105000-114000"))
+        fail_msg("not read in order, or times not shifted:\n%s", got);
+    /* An API call's error after elements read in the scan, inside an
+     * element of several lines: its line; and the elements after it. */
+    static const char *const err =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"a\",\n"
+        " \"pid\": 11, \"ts\": 100,\n \"dur\": 9, \"args\": {}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"b\",\n"
+        " \"pid\": 11,\n \"ts\": 100, \"dur\": -9, \"args\": {}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"c\", "
+        "\"pid\": 11, \"ts\": 100, \"dur\": -8, \"args\": {}}\n"
+        "]}\n";
+    assert_false(same_both_ways("err.json", err, strlen(err), &streamed));
+    assert_true(streamed);
+    g_autofree char *msg = import_as("err.json", err, strlen(err), false);
+    assert_string_equal(msg, "error: err.json:5: event 'b': field 'dur': -9 "
+                             "is out of range [0, 1e12] us");
+    /* Bytes after an element the flat reader read, before its comma: not
+     * a JSON array (the tree's error). */
+    static const char *const junk =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"a\", "
+        "\"pid\": 11, \"ts\": 100, \"dur\": 9} x,\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"c\", "
+        "\"pid\": 11, \"ts\": 100, \"dur\": 8} 5]}\n";
+    assert_false(same_both_ways("junk.json", junk, strlen(junk), &streamed));
+    assert_false(streamed);
+    /* More values in one element than --limit json_values allows: the
+     * scan refuses it, read by the flat reader or not. */
+    GError *e = NULL;
+    assert_true(sim_limit_set_arg("json_values=40", &e));
+    g_autofree char *many = g_strdup_printf(
+        "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", "
+        "\"name\": \"k\", \"ts\": 1, \"dur\": 1, \"args\": {\"device\": "
+        "0, \"stream\": 7, \"grid\": [1, 1, 1], \"block\": [1, 1, 1], "
+        "\"x\": [%s1]}}\n]}\n",
+        "1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+        "1, 1, 1, 1, 1, 1, 1, 1, ");
+    assert_false(same_both_ways("many.json", many, strlen(many), &streamed));
+    assert_false(streamed);
+    sim_limits_reset();
+    assert_true(same_both_ways("many.json", many, strlen(many), &streamed));
+    assert_true(streamed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_bad_traces_give_the_tree_errors),
         cmocka_unit_test(test_corpus_and_mutations_agree),
         cmocka_unit_test(test_flat_reader_agrees_with_the_tree),
+        cmocka_unit_test(test_scan_reads_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
