@@ -130,25 +130,35 @@ static bool has_column(Db *d, const char *table, const char *col)
     return need_columns(d, table, cols, &e);
 }
 
+/* Column @i's integer; NULL reads as 0 (sqlite3_column_int64), so only
+ * a 0 needs the type asked (a second call per column: a sixth of reading
+ * a kernel row).  Reading the integer converts nothing in place
+ * (sqlite3VdbeIntValue takes the value const), so the type asked after
+ * it is the column's own. */
+static bool col_null(sqlite3_stmt *st, int i, int64_t *v)
+{
+    *v = sqlite3_column_int64(st, i);
+    return *v == 0 && sqlite3_column_type(st, i) == SQLITE_NULL;
+}
+
 static int64_t col_i64(sqlite3_stmt *st, int i, int64_t dflt)
 {
-    return sqlite3_column_type(st, i) == SQLITE_NULL
-               ? dflt
-               : (int64_t)sqlite3_column_int64(st, i);
+    int64_t v;
+    return col_null(st, i, &v) ? dflt : v;
 }
 
 /* A non-negative integer column that must be present and <= max. */
 static bool col_u(Db *d, sqlite3_stmt *st, int i, const char *table,
                   int64_t min, int64_t max, int64_t *out, GError **error)
 {
-    if (sqlite3_column_type(st, i) == SQLITE_NULL) {
+    int64_t v;
+    if (col_null(st, i, &v)) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
                     "%s: table %s, row %lld: column '%s' is NULL", d->tr->path,
                     table, (long long)sqlite3_column_int64(st, 0),
                     sqlite3_column_name(st, i));
         return false;
     }
-    int64_t v = sqlite3_column_int64(st, i);
     if (v < min || v > max) {
         /* the name only for the message: looking it up costs */
         const char *col = sqlite3_column_name(st, i);
