@@ -3,6 +3,7 @@
 
     python3 harness/memtrip_fit.py [--hqsim build/hqsim] [--loads 0.5:1.0:0.1]
         [--trips 0:0.2:0.02] [--halves 0.005,0.01,0.02] [--fit decoder,cnn] [--grid OUT.csv]
+        [--l2 C,S,RATIO,DEFAULT --reuses 0.25,0.5,1]
 
 For every point of the grid (`mps_mem_load_us` x `mps_mem_trip_share` x `mps_mem_load_half` on a
 copy of models/h100-sxm.json, `mps_fend_hold_us` 0) harness/lat_replay.py replays three b1 graph
@@ -13,6 +14,9 @@ The measured time added a kernel (kernel time + node gaps, §62's measure): the 
 (lat_replay.py's own column), resnet50's and the encoder's from §64 (mpspct/disj/fend/val/
 summary.csv). Objective: the summed squared error over the --fit victims' nine or six rows; the
 others are printed as predictions of the best point, apart. --fit encoder gives the reverse test.
+--l2 turns on the L2 form of the per-trip wait (FINDINGS §69: `l2_evict_mb`, `l2_evict_shape`,
+`l2_miss_ratio`, `l2_served_default` from the H200 chase and ncu, fixed) and adds `l2_reuse_share`
+(--reuses) to the grid; without it every point has `l2_evict_mb` 0 (§65's form).
 """
 import argparse
 import csv
@@ -66,6 +70,8 @@ def main():
     ap.add_argument("--halves", default="0.005,0.01,0.02", help="mps_mem_load_half values")
     ap.add_argument("--fit", default="decoder,cnn", help="the victims fitted; the others are predicted")
     ap.add_argument("--grid", default=None, help="write every grid point's rows here (CSV)")
+    ap.add_argument("--l2", default=None, help="l2_evict_mb,l2_evict_shape,l2_miss_ratio,l2_served_default")
+    ap.add_argument("--reuses", default="0.5", help="l2_reuse_share values (with --l2)")
     a = ap.parse_args()
     hqsim = os.path.abspath(a.hqsim)
     fit = a.fit.split(",")
@@ -73,14 +79,18 @@ def main():
     d = tempfile.mkdtemp(prefix="memtrip_fit.")
     model = os.path.join(d, "h100-sxm.json")
     base = json.load(open(os.path.join(ROOT, "models", "h100-sxm.json")))
+    l2 = dict(zip(("l2_evict_mb", "l2_evict_shape", "l2_miss_ratio", "l2_served_default"),
+                  map(float, a.l2.split(",")))) if a.l2 else {"l2_evict_mb": 0.0}
+    reuses = frange(a.reuses) if a.l2 else [base["l2_reuse_share"]]
     head = ["mps_mem_load_us", "mps_mem_trip_share", "mps_mem_load_half", "sse_fit", "sse_predicted"] + \
+        ["l2_reuse_share"] + \
         [f"{v}_{nb}_{w}" for v in VICTIMS for nb in CASES.values() for w in ("hqsim", "measured")]
     grid = []
     for half in frange(a.halves):
         for load in frange(a.loads):
-            for trip in frange(a.trips):
+            for trip, reuse in ((t, r) for t in frange(a.trips) for r in reuses):
                 m = dict(base, mps_fend_hold_us=0.0, mps_mem_load_us=load, mps_mem_trip_share=trip,
-                         mps_mem_load_half=half)
+                         mps_mem_load_half=half, l2_reuse_share=reuse, **l2)
                 json.dump(m, open(model, "w"), indent=2)
                 res = {}
                 for v in VICTIMS:
@@ -88,6 +98,7 @@ def main():
                     res[v] = {nb: (h, float(mm) if mm else meas[v][nb]) for nb, (h, mm) in rows.items()}
                 sse = {v: sum((h - mm) ** 2 for h, mm in res[v].values()) for v in VICTIMS}
                 row = [load, trip, half, sum(sse[v] for v in fit), sum(sse[v] for v in VICTIMS if v not in fit)]
+                row += [reuse]
                 row += [x for v in VICTIMS for nb in CASES.values() for x in res[v][nb]]
                 grid.append(row)
                 print(",".join(f"{x:.4f}" if isinstance(x, float) else str(x) for x in row), flush=True)
@@ -99,9 +110,10 @@ def main():
             w.writerows([[f"{x:.4g}" for x in r] for r in grid])
     best = min(grid, key=lambda r: r[3])
     print(f"# fit on {a.fit}: mps_mem_load_us {best[0]:g}, mps_mem_trip_share {best[1]:g}, mps_mem_load_half "
-          f"{best[2]:g}; summed squared error {best[3]:.4f} fitted, {best[4]:.4f} predicted")
+          f"{best[2]:g}, l2_reuse_share {best[5]:g} ({'the L2 form' if a.l2 else 'off'}); summed squared error "
+          f"{best[3]:.4f} fitted, {best[4]:.4f} predicted")
     for i, v in enumerate(VICTIMS):
-        cells = best[5 + 6 * i: 11 + 6 * i]
+        cells = best[6 + 6 * i: 12 + 6 * i]
         print(f"#   {v} ({'fitted' if v in fit else 'predicted'}): " + ", ".join(
             f"{nb} {cells[2 * j]:.3f} (measured {cells[2 * j + 1]:.3f})" for j, nb in enumerate(CASES.values())))
 

@@ -193,6 +193,12 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
         "Memory [%]", "Memory Throughput",
         "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
         NULL};
+    /* its L2-served share of loads (engine_share.c memload_wait, FINDINGS
+     * §69): ncu's hit-rate ratios exceed 100% on the GH100 (hits of the
+     * second L2 partition counted), so the share is read from bytes */
+    static const char *const l2rd[] = {"lts__t_sectors_srcunit_tex_op_read.sum",
+                                       NULL};
+    static const char *const dramrd[] = {"dram__bytes_read.sum", NULL};
     /* The metrics hqsim uses must be numbers >= 0; others (percentages a
      * report may leave "n/a") are skipped when they are not. */
     const char *const *const used[] = {duration, regs,  sstatic,
@@ -268,6 +274,19 @@ static bool apply_metric(Ncu *nc, SimNcuKernel *k, const char *metric,
             k->grid[1] = k->grid[2] = 1;
             k->has_grid = true;
         }
+    } else if (is_name(metric, l2rd) || is_name(metric, dramrd)) {
+        bool sectors = is_name(metric, l2rd);
+        double b = 1.0;
+        if (sectors ? strcmp(unit, "sector") != 0 : !bytes_scale(unit, &b)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID,
+                        "%s:%u: metric '%s': unknown unit '%s'", nc->tr->path,
+                        line, metric, unit);
+            return false;
+        }
+        if (sectors)
+            k->l2_read_bytes = v * 32.0; /* a sector is 32 bytes */
+        else
+            k->dram_read_bytes = v * b;
     } else if (strcmp(unit, "%") == 0) {
         if (is_name(metric, smtput))
             k->sm_tput_pct = v;
@@ -305,6 +324,8 @@ static SimNcuKernel *kernel_for(Ncu *nc, const SimCsvRow *r, GError **error)
     k.id = key;
     k.line = r->line;
     k.duration_ns = -1;
+    k.dram_read_bytes = -1;
+    k.l2_served = -1;
     /* Ids: any integer; a value past int64 is no id (no UB cast). */
     double d;
     if (!sim_csv_parse_double(cell(nc, r, N_PID), &d) ||
@@ -407,6 +428,11 @@ static void finish_kernels(SimTrace *tr)
         k->sm_pipe_share = k->issue_busy_pct > 0 && k->sm_tput_pct > 0
                                ? MIN(k->sm_tput_pct / 100.0, 1.0)
                                : 0;
+        /* what L2 serves of its loads from the SMs: the rest came from
+         * DRAM (writes and other clients of L2 left out) */
+        if (k->l2_read_bytes > 0 && k->dram_read_bytes >= 0)
+            k->l2_served =
+                CLAMP(1.0 - k->dram_read_bytes / k->l2_read_bytes, 0.0, 1.0);
     }
 }
 

@@ -133,6 +133,10 @@ void sim_trace_kernel_spec(const SimTraceKernel *k, SimKernelSpec *out)
         out->sm_pipe_share = n->sm_pipe_share;
     }
     out->mem_intensity = n->mem_intensity;
+    if (n->l2_served >= 0) {
+        out->l2_served = n->l2_served;
+        out->has_l2_served = true;
+    }
 }
 
 void sim_trace_note(SimTrace *tr, const char *fmt, ...)

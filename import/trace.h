@@ -123,6 +123,11 @@ struct SimNcuKernel {
     double issue_busy_pct, sm_pct; /* candidates for sm_intensity */
     double sm_tput_pct;       /* Compute (SM) Throughput: for sm_pipe_share */
     double dram_pct, mem_pct; /* candidates for mem_intensity */
+    double l2_read_bytes;     /* L2 read sectors from the SMs x 32 (0: not
+                                 in the report) */
+    double dram_read_bytes;   /* -1: not in the report */
+    double l2_served;         /* 1 - dram / L2 read bytes in [0, 1]; -1
+                                 unknown (both needed) */
 };
 
 typedef struct {

@@ -550,7 +550,10 @@ typedef struct {
         xreload_ns, busy_ns, fend_ns, memload_ns, handoff_ns, evict_ns;
     double memload_half; /* R at which memload_ns is half paid */
     double memload_trip; /* share of a block's time added at full R */
-    uint32_t evict_lru;  /* the LRU distance from which evict_ns is paid */
+    /* the L2 form of memload_trip (gpu_model.h l2_*; 0 bytes: off) */
+    double l2_evict_bytes, l2_evict_shape, l2_miss_ratio, l2_reuse_share,
+        l2_served_default;
+    uint32_t evict_lru; /* the LRU distance from which evict_ns is paid */
 } ShareCosts;
 
 /* The distinct kernel functions a process ran last, most recent first

@@ -195,6 +195,11 @@ static void mps_costs(const GpuModel *m, ShareCosts *out)
         .memload_ns = m->mps_mem_load_ns,
         .memload_half = m->mps_mem_load_half,
         .memload_trip = m->mps_mem_trip_share,
+        .l2_evict_bytes = m->l2_evict_mb * 1e6,
+        .l2_evict_shape = m->l2_evict_shape,
+        .l2_miss_ratio = m->l2_miss_ratio,
+        .l2_reuse_share = m->l2_reuse_share,
+        .l2_served_default = m->l2_served_default,
         .handoff_ns = m->mps_copy_handoff_ns,
         .evict_ns = m->mps_func_evict_ns,
         .evict_lru = m->mps_func_evict_lru,
@@ -571,6 +576,26 @@ static SimTime busy_reload(const Engine *E, const KernelRt *k, uint32_t ds)
  *   wider (encoder b1 4 x 50% came out faster with the wait than without).
  * The launch part is the start delay returned; the memory part goes into
  * @k. */
+/* What of one round trip of @k's block is lost to the other clients'
+ * DRAM stream (FINDINGS §67, §69), as a share of the trip's mean time
+ * alone.  A line survives in L2 until the bytes brought in after its last
+ * use reach the cache's effective size: H200 pointer chases (16 and 132
+ * blocks, 2-16 MiB walked, beside 109-1015 GB/s) lost the share 1 -
+ * exp(-(X / C)^s) of their hits, X = the neighbour's bytes per second x
+ * the interval between two uses of a line, whatever the buffer and the
+ * rate.  A kernel's interval is taken as l2_reuse_share of its block's
+ * time alone (@T ns); R_bytes are the others' bytes per second; a lost
+ * hit waits the miss latency instead (l2_miss_ratio hits' worth). */
+static double l2_trip_loss(const ShareCosts *c, const SimKernelSpec *ks,
+                           double T, double R_bytes)
+{
+    double h = ks->has_l2_served ? ks->l2_served : c->l2_served_default;
+    double X = R_bytes * c->l2_reuse_share * T * 1e-9;
+    double loss = 1.0 - exp(-pow(X / c->l2_evict_bytes, c->l2_evict_shape));
+    double m = c->l2_miss_ratio;
+    return h * loss * (m - 1.0) / (h + (1.0 - h) * m);
+}
+
 static SimTime memload_wait(const Engine *E, Proc *P, KernelRt *k)
 {
     const SimKernelSpec *ks = &k->inst->op->u.kernel;
@@ -591,11 +616,23 @@ static SimTime memload_wait(const Engine *E, Proc *P, KernelRt *k)
      * is its block's time alone (per wave), of which the share its SM
      * does not issue (its measured issue share below the ceiling; all of
      * it without one) waits on them, each that much longer (FINDINGS §65) */
-    double waiting =
-        ks->sm_intensity > 0 && E->m->sm_issue_share_max > 0
-            ? MAX(0.0, 1.0 - ks->sm_intensity / E->m->sm_issue_share_max)
-            : 1.0;
-    double trips = (double)c->memload_ns + c->memload_trip * waiting * k->work;
+    double busy = ks->sm_intensity > 0 && E->m->sm_issue_share_max > 0
+                      ? ks->sm_intensity / E->m->sm_issue_share_max
+                      : 0.0;
+    /* in the L2 form, an SM whose busiest pipe (a tensor-core kernel's
+     * matrix pipe) is busier than its issue slots waits only the rest of
+     * the time: part L's convolution, issue share 0.235 and pipe 0.738,
+     * does not wait 76% of its block's time (FINDINGS §65, §69) */
+    if (c->l2_evict_bytes > 0)
+        busy = MAX(busy, ks->sm_pipe_share);
+    double waiting = ks->sm_intensity > 0 && E->m->sm_issue_share_max > 0
+                         ? MAX(0.0, 1.0 - busy)
+                         : 1.0;
+    double per_trip = c->memload_trip;
+    if (c->l2_evict_bytes > 0 && R > 0)
+        per_trip *=
+            l2_trip_loss(c, ks, k->work, R * E->m->dram_achievable_gbps * 1e9);
+    double trips = (double)c->memload_ns + per_trip * waiting * k->work;
     double mem = R > 0 && !fixed ? trips * R / (R + c->memload_half) : 0;
     /* inside the kernel: its first blocks on each SM wait, resident */
     k->first += (double)llround(mem);

@@ -239,6 +239,22 @@ typedef struct GpuModel {
      * same R / (R + mps_mem_load_half).  The memory part is paid inside
      * the kernel, by its first blocks on each SM.  0: off. */
     double mps_mem_trip_share;
+    /* With l2_evict_mb > 0 the round trips of that wait are the kernel's
+     * L2 hits that the other clients' DRAM stream evicts before their
+     * reuse (FINDINGS.md §67, §69; engine_share.c memload_wait): of its
+     * loads the L2-served share h (Nsight Compute: 1 - DRAM read bytes /
+     * L2 read bytes from the SMs; l2_served_default without one) lose
+     * 1 - exp(-(X / l2_evict_mb)^l2_evict_shape), X the bytes the others
+     * bring in (R x dram_achievable_gbps) over l2_reuse_share x T, and
+     * each lost hit costs l2_miss_ratio - 1 hit latencies; the block's
+     * waiting time w x T is then longer by mps_mem_trip_share x h x loss
+     * x (l2_miss_ratio - 1) / (h + (1 - h) x l2_miss_ratio).  0: off (the
+     * share applies to every round trip alike, FINDINGS §65). */
+    double l2_evict_mb;
+    double l2_evict_shape;
+    double l2_miss_ratio;
+    double l2_reuse_share;
+    double l2_served_default;
     /* A device-to-host copy of an MPS client starts this much later per
      * other client of the server with device work in flight when the copy
      * could start: the hand-off to the copy engine waits behind busy

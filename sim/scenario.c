@@ -562,6 +562,9 @@ static bool validate_kernel(const SimScenario *sc, const SimProcessSpec *p,
     if (k->mem_intensity < 0 || k->mem_intensity > 1)
         return op_fail(sc, p, i, op, error,
                        "field 'mem_intensity': must be in [0, 1]");
+    if (k->has_l2_served && !(k->l2_served >= 0 && k->l2_served <= 1))
+        return op_fail(sc, p, i, op, error,
+                       "field 'l2_served': must be in [0, 1]");
     if (!k->name || !*k->name)
         return op_fail(sc, p, i, op, error, "kernel without a name");
     return true;

@@ -87,8 +87,13 @@ typedef struct {
                              (Nsight Compute's DRAM Throughput); 0: none
                              (engine_dram.c) */
     uint64_t dram_bytes;  /* DRAM bytes it moves; 0: use mem_intensity */
-    bool faults;          /* raises a fatal GPU fault when it starts */
-    uint8_t bare_class;   /* SimKernelClass (kernel_class.h): imported with
+    double l2_served;     /* share of its loads from the SMs that L2
+                             serves alone (Nsight Compute: 1 - DRAM read
+                             bytes / L2 read bytes); only with
+                             has_l2_served (engine_share.c memload_wait) */
+    bool has_l2_served;
+    bool faults;        /* raises a fatal GPU fault when it starts */
+    uint8_t bare_class; /* SimKernelClass (kernel_class.h): imported with
                              --bare-classes from a timeline without Nsight
                              Compute data for it;
                              with no sm_intensity/mem_intensity/dram_bytes/ilp
@@ -96,10 +101,10 @@ typedef struct {
                              default issue share and DRAM throughput per
                              resident warp (GpuModel.bare_*_pct_per_warp);
                              0: none (its own or the FMA-chain assumption) */
-    bool wall_clock;      /* its blocks run a fixed wall-clock time (they
+    bool wall_clock;    /* its blocks run a fixed wall-clock time (they
                              spin on a timer): sharing an SM does not slow
                              them, preemption only delays their end */
-    bool self_timed;      /* its blocks run for a fixed time of their own
+    bool self_timed;    /* its blocks run for a fixed time of their own
                              running: sharing an SM does not slow them,
                              preemption pauses them, a resume costs
                              nothing (kernels that spin for a measured

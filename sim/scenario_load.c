@@ -210,6 +210,7 @@ static const char *const kernel_keys[] = {"op",
                                           "ilp",
                                           "mem_intensity",
                                           "dram_bytes",
+                                          "l2_served",
                                           "faults",
                                           "wall_clock",
                                           "self_timed",
@@ -235,6 +236,7 @@ static const char *const kernel_node_keys[] = {"op",
                                                "ilp",
                                                "mem_intensity",
                                                "dram_bytes",
+                                               "l2_served",
                                                "faults",
                                                "wall_clock",
                                                "self_timed",
@@ -319,6 +321,20 @@ static bool get_carveout_pct(Loader *L, const cJSON *o, SimKernelSpec *k,
 /* "bare_class": the class of a kernel imported from a trace without
  * Nsight Compute data for it (kernel_class.h), so that a converted trace
  * replays as the trace does. */
+/* Its L2-served share of loads, in [0, 1], when given (FINDINGS §69;
+ * absent: the model's l2_served_default). */
+static bool get_l2_served(Loader *L, const cJSON *o, SimKernelSpec *k,
+                          GError **error)
+{
+    double v = -1;
+    if (!sim_json_get_double(L->doc, o, "l2_served", L->what, false, 0, 1, &v,
+                             error))
+        return false;
+    k->has_l2_served = v >= 0;
+    k->l2_served = k->has_l2_served ? v : 0;
+    return true;
+}
+
 static bool get_bare_class(Loader *L, const cJSON *o, SimKernelSpec *k,
                            GError **error)
 {
@@ -376,6 +392,7 @@ static bool load_kernel(Loader *L, const cJSON *o, long rep, SimOp *op,
                              &k->mem_intensity, error) ||
         !sim_json_get_u64(L->doc, o, "dram_bytes", L->what, false, 0,
                           UINT64_C(1) << 50, &k->dram_bytes, error) ||
+        !get_l2_served(L, o, k, error) ||
         !sim_json_get_bool(L->doc, o, "faults", L->what, false, &k->faults,
                            error) ||
         !sim_json_get_bool(L->doc, o, "wall_clock", L->what, false,

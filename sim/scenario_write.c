@@ -141,6 +141,8 @@ static void put_kernel(GString *o, const SimKernelSpec *k)
     if (k->dram_bytes > 0)
         g_string_append_printf(o, ", \"dram_bytes\": %llu",
                                (unsigned long long)k->dram_bytes);
+    if (k->has_l2_served)
+        g_string_append_printf(o, ", \"l2_served\": %.6g", k->l2_served);
     if (k->faults)
         put_lit(o, ", \"faults\": true");
     if (k->wall_clock)

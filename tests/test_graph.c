@@ -979,6 +979,57 @@ static void test_engine_mps_mem_trip(void **state)
     }
 }
 
+/* The L2 form of the per-trip wait (FINDINGS §67, §69): only the victim's
+ * L2 hits that the neighbour's stream evicts before their reuse wait
+ * longer.  R = 0.75 of B = 1000 GB/s: 750 GB/s; a 4 us block reusing its
+ * lines over l2_reuse_share 1/3 of it sees X = 1 MB brought in, and with
+ * l2_evict_mb = 1 / ln 2 (shape 1) half its hits are lost; each costs
+ * l2_miss_ratio 3 - 1 = 2 hit latencies.  All-L2 (h 1): 0.5 x 2 / 1 = 1
+ * trip's worth, the wait of mps_mem_trip_share 0.25 x 4 us = 1 us; h 0.5:
+ * 0.5 x 0.5 x 2 / (0.5 + 0.5 x 3) = 0.25, 250 ns; from DRAM (h 0), no miss
+ * penalty (ratio 1) or a compute-only neighbour: nothing; twice the
+ * interval, X = 2 MB: 0.75 lost, 1.5 us; no ncu share: l2_served_default. */
+static void test_engine_mps_mem_l2(void **state)
+{
+    (void)state;
+    g_autoptr(GpuModel) m0 = memload_model(0, 0, 0);
+    struct {
+        double h;     /* < 0: none measured */
+        double reuse; /* l2_reuse_share */
+        double ratio; /* l2_miss_ratio */
+        bool dram;    /* the neighbour reads DRAM */
+        int64_t want;
+    } cases[] = {
+        {1.0, 1.0 / 3, 3, true, 1000}, {0.5, 1.0 / 3, 3, true, 250},
+        {0.0, 1.0 / 3, 3, true, 0},    {1.0, 1.0 / 3, 1, true, 0},
+        {1.0, 1.0 / 3, 3, false, 0},   {1.0, 2.0 / 3, 3, true, 1500},
+        {-1.0, 1.0 / 3, 3, true, 250}, /* the default, 0.5 */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(GpuModel) m1 = memload_model(0, 0, 0);
+        m1->mps_mem_trip_share = 0.25;
+        m1->l2_evict_mb = 1.0 / log(2.0);
+        m1->l2_evict_shape = 1.0;
+        m1->l2_miss_ratio = cases[i].ratio;
+        m1->l2_reuse_share = cases[i].reuse;
+        m1->l2_served_default = 0.5;
+        g_autoptr(SimScenario) sc =
+            memload_scenario(2, cases[i].dram, false, false, SIM_US(4), 0);
+        SimProcessSpec *v = g_ptr_array_index(sc->processes, 1);
+        SimGraph *g = (SimGraph *)v->ops[0].u.graph;
+        for (uint32_t j = 0; j < g->n_nodes && cases[i].h >= 0; j++) {
+            g->nodes[j].op.u.kernel.l2_served = cases[i].h;
+            g->nodes[j].op.u.kernel.has_l2_served = true;
+        }
+        g_autoptr(SimResult) a = test_run(m0, sc, SIM_SHARE_MPS);
+        g_autoptr(SimResult) b = test_run(m1, sc, SIM_SHARE_MPS);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (uint32_t j = 1; j < 8; j++)
+            assert_int_equal(memload_extra(a, b, false, j), cases[i].want);
+    }
+}
+
 /* The launch front end (FINDINGS §54, §60): the neighbour's kernel,
  * launched at t_n, holds it mps_fend_hold = 20 us; the victim's first
  * stream kernel, launched at t_v < t_n + 20 us, waits the rest,
@@ -1332,6 +1383,7 @@ int main(void)
         cmocka_unit_test(test_engine_mps_busy_reload),
         cmocka_unit_test(test_engine_mps_mem_load),
         cmocka_unit_test(test_engine_mps_mem_trip),
+        cmocka_unit_test(test_engine_mps_mem_l2),
         cmocka_unit_test(test_engine_mps_fend_hold),
         cmocka_unit_test(test_engine_fault_in_graph),
         cmocka_unit_test_setup_teardown(test_kineto_graph, tmp_setup,

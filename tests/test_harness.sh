@@ -6,6 +6,8 @@
 #     temporary directory, so nothing is left in the tree);
 #   - every shell script parses (bash -n);
 #   - harness/mps_fend_rates.py --self-test passes;
+#   - harness/l2_summary.py --self-test (the survival fit recovers a made-up
+#     curve);
 #   - harness/chase_summary.py --self-test (harness/chase_campaign.sh --mock:
 #     stand-ins for the GPU programs) recovers the mock's per-trip waits;
 #   - harness/eager_clock_campaign.sh --mock (harness/openloop.py's mock
@@ -54,6 +56,12 @@ if python3 "$src/harness/mps_fend_rates.py" --self-test >"$tmp/fend.log" 2>&1; t
     ok "mps_fend_rates.py --self-test"
 else
     cat "$tmp/fend.log"; bad "mps_fend_rates.py --self-test" "failed"
+fi
+
+if python3 "$src/harness/l2_summary.py" --self-test >"$tmp/l2.log" 2>&1; then
+    ok "l2_summary.py --self-test"
+else
+    cat "$tmp/l2.log"; bad "l2_summary.py --self-test" "failed"
 fi
 
 if python3 "$src/harness/chase_summary.py" --self-test >"$tmp/chase.log" 2>&1; then

@@ -511,6 +511,52 @@ static void test_ncu_h100_pipe_share(void **state)
     assert_float_equal(conv->sm_pipe_share, 0.7380, 1e-9);
 }
 
+/* The L2-served share of a kernel's loads (FINDINGS §69): 1 - DRAM read
+ * bytes / (L2 read sectors from the SMs x 32 B), from the two metrics
+ * harness/l2_ncu.py merged into the serving table's ncu files (encoder b1,
+ * H200 measurement): its first GEMM 1 - 2,632,960 / (487,403 x 32); a
+ * kernel with no L2 reads from the SMs has none (the model's default). */
+static const SimKernelSpec *first_kernel(const SimProcessSpec *p,
+                                         const char *prefix)
+{
+    for (uint32_t i = 0; i < p->n_ops; i++) {
+        const SimOp *op = &p->ops[i];
+        if (op->kind == SIM_OP_KERNEL &&
+            g_str_has_prefix(op->u.kernel.name, prefix))
+            return &op->u.kernel;
+        if (op->kind != SIM_OP_GRAPH)
+            continue;
+        for (uint32_t j = 0; j < op->u.graph->n_nodes; j++) {
+            const SimOp *n = &op->u.graph->nodes[j].op;
+            if (n->kind == SIM_OP_KERNEL &&
+                g_str_has_prefix(n->u.kernel.name, prefix))
+                return &n->u.kernel;
+        }
+    }
+    return NULL;
+}
+
+static void test_ncu_l2_served(void **state)
+{
+    (void)state;
+    char *paths[] = {
+        HQSIM_SOURCE_DIR
+        "/traces/measured/h100/launch/kineto/encoder_b1_graph.json.gz",
+        HQSIM_SOURCE_DIR
+        "/traces/measured/h100/openloop/ncu/encoder_b1_graph.csv.gz"};
+    g_autoptr(SimImportReport) rep = NULL;
+    g_autoptr(SimScenario) sc = import_n(paths, 2, US(3), &rep);
+    const SimProcessSpec *p = proc(sc, 0);
+    const SimKernelSpec *gemm = first_kernel(p, "sm80_xmma_gemm_f32f32");
+    assert_non_null(gemm);
+    assert_true(gemm->has_l2_served);
+    assert_float_equal(gemm->l2_served, 1.0 - 2632960.0 / (487403.0 * 32),
+                       1e-12);
+    const SimKernelSpec *scal = first_kernel(p, "void scal_kernel");
+    assert_non_null(scal);
+    assert_false(scal->has_l2_served);
+}
+
 /* ------------------------------------------------------------------------
  * Kineto
  * ------------------------------------------------------------------------ */
@@ -981,6 +1027,7 @@ int main(void)
         cmocka_unit_test(test_trace_kernel_spec_from_ncu_record),
         cmocka_unit_test(test_ncu_2025_rows_without_rule_columns),
         cmocka_unit_test(test_ncu_h100_pipe_share),
+        cmocka_unit_test(test_ncu_l2_served),
         cmocka_unit_test(test_kineto_2024_program),
         cmocka_unit_test(test_kineto_2024_identity_replay),
         cmocka_unit_test(test_kineto_2021_spelling),
