@@ -897,21 +897,26 @@ group_push_fresh(Engine *E, SmRt *sm, KernelRt *k, bool first, bool late)
     return g;
 }
 
-/* After a placement's share (@slowed: it slowed a group; @loose: the SM
- * holds loose groups): what a steady state compares, for a fresh group
- * (engine_steady.c); and an SM holding loose groups goes on the retime
- * list (only one dispatch's context places at a time: one entry per
- * SM). */
-G_ALWAYS_INLINE static inline void note_placed(Engine *E, SmRt *sm, bool fresh,
-                                               double before, bool slowed,
-                                               bool loose)
+/* What a placement's share came to (note_placed). */
+typedef struct {
+    bool fresh;    /* a new group (not the head group growing) */
+    double before; /* the SM's load before the placement */
+    bool slowed;   /* the share slowed a group */
+    bool loose;    /* the SM holds loose groups */
+} Placed;
+
+/* After a placement's share @p: what a steady state compares, for a fresh
+ * group (engine_steady.c); and an SM holding loose groups goes on the
+ * retime list (only one dispatch's context places at a time: one entry
+ * per SM). */
+G_ALWAYS_INLINE static inline void note_placed(Engine *E, SmRt *sm, Placed p)
 {
-    if (fresh) {
+    if (p.fresh) {
         sm->mods++;
-        sm->load_before = before;
-        sm->fresh_slowed = slowed;
+        sm->load_before = p.before;
+        sm->fresh_slowed = p.slowed;
     }
-    if (loose && !sm->resched) {
+    if (p.loose && !sm->resched) {
         sm->resched = true;
         g_assert(E->n_resched < E->m->sm_count);
         E->resched[E->n_resched++] = sm;
@@ -1238,7 +1243,11 @@ static void sm_place_as(Engine *E, SmRt *sm, KernelRt *k, uint32_t n, bool late)
     bool slowed;
     const bool loose = sm_reshare(E, sm, &slowed);
     g_assert(loose || !was_deferred);
-    note_placed(E, sm, fresh, before, slowed, loose);
+    note_placed(E, sm,
+                (Placed){.fresh = fresh,
+                         .before = before,
+                         .slowed = slowed,
+                         .loose = loose});
     if (!g->cohort && !joined && (k->fixed_time || !slowed)) {
         cohort_join(E, k, g, late, first);
         COST(COST_PLACE_COHORT);
@@ -1345,8 +1354,11 @@ static void sm_place_clone(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
     COST(COST_PLACE_COPIED);
     COST_ADD(COST_PLACE_BLOCKS, n);
     COST(COST_PLACE_EMPTY);
+    /* bare (place_tier: sm_bare): no groups, not on the retime list, so
+     * the pushed group is its only one and note_placed lists it */
+    g_assert(!sm->groups && !sm->resched && sm->n_groups == 0);
     sm->last = E->now; /* advance of an SM without groups */
-    Group *g = group_push_fresh(E, sm, k, first, false); /* its only one */
+    Group *g = group_push_fresh(E, sm, k, first, false);
     g->count = n;
     sm->load = sm->load + n * k->w; /* 0 + n w, as @t's */
     for (uint32_t s = 0; s < SIM_MAX_SUBPARTITIONS; s++) {
@@ -1357,7 +1369,9 @@ static void sm_place_clone(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
     COST(COST_SHARE_ONE);
     issue_share_memo_set(sm, g, k);
     /* loose until it joins its cohort, as @t (bare: not on the list) */
-    note_placed(E, sm, true, 0, false, true);
+    note_placed(
+        E, sm,
+        (Placed){.fresh = true, .before = 0, .slowed = false, .loose = true});
     /* @t's cohort: made now (clone_template_ok), so the one to join */
     Cohort *co = tg->cohort;
     cohort_add(co, g);
@@ -1664,7 +1678,11 @@ static void sm_place_copy(Engine *E, SmRt *sm, KernelRt *k, uint32_t n,
         sm_loosen(E, sm);
     const bool loose = sm_has_loose(sm);
     g_assert(loose || !was_deferred);
-    note_placed(E, sm, fresh, before, slowed, loose);
+    note_placed(E, sm,
+                (Placed){.fresh = fresh,
+                         .before = before,
+                         .slowed = slowed,
+                         .loose = loose});
     if (!g->cohort && !slowed) {
         cohort_join(E, k, g, false, first);
         COST(COST_PLACE_COHORT);
