@@ -367,6 +367,22 @@ static void test_gpu_model_host_wake(void **state)
     expect_text_error(c, 0, "no provenance for field 'host_wake_us'");
 }
 
+/* The H200 host's table goes on growing past 10 ms (FINDINGS §71: decoder
+ * b1 alone at fixed 20 ms gaps, the upper median of 8 sweeps, 293.3 us):
+ * held at 10 ms it would give 62.1 us there. */
+static void test_gpu_model_host_wake_h200(void **state)
+{
+    (void)state;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GpuModel) m = sim_gpu_model_find("h200", NULL, &error);
+    assert_non_null(m);
+    assert_int_equal(m->n_host_wake, 7);
+    assert_int_equal(sim_gpu_model_host_wake(m, SIM_MS(10)), 62100);
+    assert_int_equal(sim_gpu_model_host_wake(m, SIM_MS(15)), 177700);
+    assert_int_equal(sim_gpu_model_host_wake(m, SIM_MS(20)), 293300);
+    assert_int_equal(sim_gpu_model_host_wake(m, SIM_MS(50)), 293300);
+}
+
 /* mps_func_lru_weight: an array of 1 to SIM_MAX_FUNC_LRU weights in
  * [0, 100], errors on the offending line. */
 static void test_gpu_model_lru_weights(void **state)
@@ -785,6 +801,7 @@ int main(void)
         T(test_gpu_model_rejects_bad_rule_skip),
         T(test_gpu_model_rejects_bad_ilp_saturation),
         T(test_gpu_model_host_wake),
+        T(test_gpu_model_host_wake_h200),
         T(test_gpu_model_lru_weights),
         T(test_gpu_model_bare_classes),
         T(test_gpu_model_kernel_class_of_name),
