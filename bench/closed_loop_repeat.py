@@ -5,7 +5,7 @@ CSV is `hqsim run ... --csv FILE` of a closed loop (--loop-request
 --iterations N).  If the whole system's schedule came back shifted in time
 after k iterations, every op of every process in iteration i + k would
 start and end exactly D ns after the same op in iteration i, and an exact
-skip of whole periods would be possible (README "Performance", "Does a
+skip of whole periods would be possible (bench/HISTORY.md, "Does a
 closed loop repeat itself?").  The first third of the iterations is left
 out as warm-up; for each period k = 1..K (default 30, at most a third of
 the iterations) the script takes the shifts of every process's iteration

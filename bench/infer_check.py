@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/infer_check.py OLD NEW [--quick] -- two binaries' solo-time
-inference compared on every trace we have (README "Solo-time inference:
+inference compared on every trace we have (bench/HISTORY.md, "Solo-time inference:
 settled rounds and a sample").
 
 For every file under traces/ (our bundled and measured traces, the H100

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/overlap_trace.sh HQSIM N OUT.csv -- a synthetic nvprof GPU trace of
 # N kernels on 4 streams of one process that overlap all the time: the hard
-# case for solo-time inference (README, "Performance").
+# case for solo-time inference (README "Performance", bench/HISTORY.md).
 #
 # The "recording" is made by hqsim itself: a scenario of N kernels (33 to
 # 264 blocks of 256 threads, 20 to 199 us alone, from a fixed linear
