@@ -132,8 +132,9 @@ static const Entry entries[] = {
 
 /* The same serving campaign on an H200 (traces/measured/h200/openloop/,
  * harness/serving_campaign.sh), predicted from the H200's own one-process
- * profile on models/h200.json as shipped; fits.json (the N = 1 no-MPS closed
- * rows' host scales) is the only fitted number.  Rows whose measurement a
+ * profile on models/h200.json as shipped; fitted: fits.json (the N = 1
+ * no-MPS closed rows' host scales) and the H200 host's host_wake_us (its
+ * idle-gap sweeps, FINDINGS §70, §71), no row below.  Rows whose measurement a
  * second call repeated within ~5% (closed N >= 2, MPS N = 4) or that the
  * H100's table guards too; limits: README "... on an H200" error + margin
  * (thr +5, p50 +6, p99 +11 points, at least 6%).  The MPS misses carry over
