@@ -550,6 +550,31 @@ static SimTime busy_reload(const Engine *E, const KernelRt *k, uint32_t ds)
     return (SimTime)llround((double)P->cost.busy_ns * w);
 }
 
+/* What of one round trip of @k's block is lost to the other clients'
+ * DRAM stream (FINDINGS §67, §69), as a share of the trip's mean time
+ * alone.  A line survives in L2 until the bytes brought in after its last
+ * use reach the cache's effective size: H200 pointer chases (16 and 132
+ * blocks, 2-16 MiB walked, beside 109-1015 GB/s) lost the share 1 -
+ * exp(-(X / C)^s) of their hits, X = the neighbour's bytes per second x
+ * the interval between two uses of a line, whatever the buffer and the
+ * rate.  A kernel's interval is taken as l2_reuse_share of its block's
+ * time alone (@T ns); R_bytes are the others' bytes per second; a lost
+ * hit waits the miss latency instead (l2_miss_ratio hits' worth).
+ * Known defect, off in every model: the caller passes the others' summed
+ * DRAM pressure x the achievable bandwidth as R_bytes, which exceeds their
+ * bytes per second once pressure passes the curve's knee (by 5% at the
+ * chase's heaviest neighbour, 2.6x at 0.9), while l2_evict_mb was fitted
+ * on measured bytes: convert before turning this on (review rev22b). */
+static double l2_trip_loss(const ShareCosts *c, const SimKernelSpec *ks,
+                           double T, double R_bytes)
+{
+    double h = ks->has_l2_served ? ks->l2_served : c->l2_served_default;
+    double X = R_bytes * c->l2_reuse_share * T * 1e-9;
+    double loss = 1.0 - exp(-pow(X / c->l2_evict_bytes, c->l2_evict_shape));
+    double m = c->l2_miss_ratio;
+    return h * loss * (m - 1.0) / (h + (1.0 - h) * m);
+}
+
 /* The other clients' load on the memory path when @P's kernel is launched
  * (FINDINGS §54, §60: beside a second decoder or a neighbour graph at a
  * decoder's launch rate every decoder kernel, 1-block or wide, grew by
@@ -576,26 +601,6 @@ static SimTime busy_reload(const Engine *E, const KernelRt *k, uint32_t ds)
  *   wider (encoder b1 4 x 50% came out faster with the wait than without).
  * The launch part is the start delay returned; the memory part goes into
  * @k. */
-/* What of one round trip of @k's block is lost to the other clients'
- * DRAM stream (FINDINGS §67, §69), as a share of the trip's mean time
- * alone.  A line survives in L2 until the bytes brought in after its last
- * use reach the cache's effective size: H200 pointer chases (16 and 132
- * blocks, 2-16 MiB walked, beside 109-1015 GB/s) lost the share 1 -
- * exp(-(X / C)^s) of their hits, X = the neighbour's bytes per second x
- * the interval between two uses of a line, whatever the buffer and the
- * rate.  A kernel's interval is taken as l2_reuse_share of its block's
- * time alone (@T ns); R_bytes are the others' bytes per second; a lost
- * hit waits the miss latency instead (l2_miss_ratio hits' worth). */
-static double l2_trip_loss(const ShareCosts *c, const SimKernelSpec *ks,
-                           double T, double R_bytes)
-{
-    double h = ks->has_l2_served ? ks->l2_served : c->l2_served_default;
-    double X = R_bytes * c->l2_reuse_share * T * 1e-9;
-    double loss = 1.0 - exp(-pow(X / c->l2_evict_bytes, c->l2_evict_shape));
-    double m = c->l2_miss_ratio;
-    return h * loss * (m - 1.0) / (h + (1.0 - h) * m);
-}
-
 static SimTime memload_wait(const Engine *E, Proc *P, KernelRt *k)
 {
     const SimKernelSpec *ks = &k->inst->op->u.kernel;
