@@ -318,9 +318,6 @@ static bool get_carveout_pct(Loader *L, const cJSON *o, SimKernelSpec *k,
     return true;
 }
 
-/* "bare_class": the class of a kernel imported from a trace without
- * Nsight Compute data for it (kernel_class.h), so that a converted trace
- * replays as the trace does. */
 /* Its L2-served share of loads, in [0, 1], when given (FINDINGS §69;
  * absent: the model's l2_served_default). */
 static bool get_l2_served(Loader *L, const cJSON *o, SimKernelSpec *k,
@@ -335,6 +332,9 @@ static bool get_l2_served(Loader *L, const cJSON *o, SimKernelSpec *k,
     return true;
 }
 
+/* "bare_class": the class of a kernel imported from a trace without
+ * Nsight Compute data for it (kernel_class.h), so that a converted trace
+ * replays as the trace does. */
 static bool get_bare_class(Loader *L, const cJSON *o, SimKernelSpec *k,
                            GError **error)
 {

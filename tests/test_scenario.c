@@ -278,6 +278,48 @@ static void test_scenario_ilp_field(void **state)
     expect_error(bad, SIM_ERROR_INVALID, "t.json:4:", "ilp", NULL);
 }
 
+/* "l2_served" (FINDINGS §69): a kernel's L2-served share of its loads, in
+ * [0, 1], kept where given and absent otherwise (the model's default then
+ * applies), written back at the precision the writer promises (%.6g), and
+ * refused outside its range with the line and the field. */
+static void test_scenario_l2_served_field(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"hqsim_scenario\": 1, \"processes\": [\n"
+        "{\"name\": \"p\", \"streams\": [{\"name\": \"s\"}],\n"
+        " \"ops\": [\n"
+        "{\"op\": \"kernel\", \"name\": \"a\", \"stream\": \"s\", "
+        "\"grid\": 1, \"block\": 32, \"duration_us\": 1, "
+        "\"l2_served\": 0.625},\n"
+        "{\"op\": \"kernel\", \"name\": \"b\", \"stream\": \"s\", "
+        "\"grid\": 1, \"block\": 32, \"duration_us\": 1}]}]}";
+    GError *err = NULL;
+    g_autoptr(SimScenario) sc = parse(text, &err);
+    if (!sc)
+        fail_msg("%s", err->message);
+    const SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
+    assert_true(p->ops[0].u.kernel.has_l2_served);
+    assert_float_equal(p->ops[0].u.kernel.l2_served, 0.625, 0);
+    assert_false(p->ops[1].u.kernel.has_l2_served);
+    g_autofree char *out = sim_scenario_to_json(sc);
+    const char *c = strstr(out, "\"l2_served\": 0.625");
+    assert_non_null(c);
+    assert_null(strstr(c + 1, "\"l2_served\"")); /* kernel a only */
+    g_autoptr(SimScenario) back = parse(out, &err);
+    if (!back)
+        fail_msg("%s\n%s", err->message, out);
+    p = g_ptr_array_index(back->processes, 0);
+    assert_true(p->ops[0].u.kernel.has_l2_served);
+    assert_float_equal(p->ops[0].u.kernel.l2_served, 0.625, 0);
+    assert_false(p->ops[1].u.kernel.has_l2_served);
+    g_autofree char *bad = g_strdup(text);
+    memcpy(strstr(bad, "\"l2_served\": 0.625"), "\"l2_served\": 1.625", 18);
+    expect_error(bad, SIM_ERROR_INVALID, "t.json:4:", "l2_served", NULL);
+    memcpy(strstr(bad, "\"l2_served\": 1.625"), "\"l2_served\": \"0.6\"", 18);
+    expect_error(bad, SIM_ERROR_INVALID, "t.json:4:", "l2_served", NULL);
+}
+
 static void test_scenario_errors_name_line_and_field(void **state)
 {
     (void)state;
@@ -594,6 +636,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scenario_loads_every_field),
         cmocka_unit_test(test_scenario_write_round_trips),
+        cmocka_unit_test(test_scenario_l2_served_field),
         cmocka_unit_test(test_scenario_smem_config_fields),
         cmocka_unit_test(test_scenario_errors_name_line_and_field),
         cmocka_unit_test(test_scenario_load_reads_files_and_gzip),
