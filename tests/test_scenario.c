@@ -198,6 +198,37 @@ static void test_scenario_write_round_trips(void **state)
     assert_true(strlen(rt) < 1000);
 }
 
+/* A scenario of two 1-block kernels on one stream, kernel "a" with the
+ * extra JSON members @a_fields (", \"ilp\": 4", ...) on line 4 and "b"
+ * with none: the text the optional-field tests below parse. */
+static char *two_kernels(const char *a_fields)
+{
+    return g_strdup_printf(
+        "{\"hqsim_scenario\": 1, \"processes\": [\n"
+        "{\"name\": \"p\", \"streams\": [{\"name\": \"s\"}],\n"
+        " \"ops\": [\n"
+        "{\"op\": \"kernel\", \"name\": \"a\", \"stream\": \"s\", "
+        "\"grid\": 1, \"block\": 32, \"duration_us\": 1%s},\n"
+        "{\"op\": \"kernel\", \"name\": \"b\", \"stream\": \"s\", "
+        "\"grid\": 1, \"block\": 32, \"duration_us\": 1}]}]}",
+        a_fields);
+}
+
+/* @sc written out and read back (owned by the caller); @member (e.g.
+ * "\"ilp\": 4") must appear in the text exactly once: kernel a's only. */
+static SimScenario *written_back(const SimScenario *sc, const char *member)
+{
+    g_autofree char *out = sim_scenario_to_json(sc);
+    const char *c = strstr(out, member);
+    assert_non_null(c);
+    assert_null(strstr(c + 1, member)); /* kernel a only */
+    GError *err = NULL;
+    SimScenario *back = parse(out, &err);
+    if (!back)
+        fail_msg("%s\n%s", err->message, out);
+    return back;
+}
+
 /* A kernel's measured shared-memory configuration and preferred carveout
  * (smem_config.c): read, written back only when given, and a preference
  * out of [0, 100] refused naming the field. */
@@ -215,29 +246,18 @@ static void check_smem_fields(const SimScenario *sc)
 static void test_scenario_smem_config_fields(void **state)
 {
     (void)state;
-    const char *text =
-        "{\"hqsim_scenario\": 1, \"processes\": [\n"
-        "{\"name\": \"p\", \"streams\": [{\"name\": \"s\"}],\n"
-        " \"ops\": [\n"
-        "{\"op\": \"kernel\", \"name\": \"a\", \"stream\": \"s\", "
-        "\"grid\": 1, \"block\": 32, \"duration_us\": 1, "
-        "\"smem_config_bytes\": 8192, \"carveout_pct\": 0},\n"
-        "{\"op\": \"kernel\", \"name\": \"b\", \"stream\": \"s\", "
-        "\"grid\": 1, \"block\": 32, \"duration_us\": 1}]}]}";
+    g_autofree char *text =
+        two_kernels(", \"smem_config_bytes\": 8192, \"carveout_pct\": 0");
     GError *err = NULL;
     g_autoptr(SimScenario) sc = parse(text, &err);
     if (!sc)
         fail_msg("%s", err->message);
     check_smem_fields(sc);
-    g_autofree char *out = sim_scenario_to_json(sc);
-    const char *c = strstr(out, "\"carveout_pct\": 0");
-    assert_non_null(c);
-    assert_null(strstr(c + 1, "\"carveout_pct\"")); /* kernel a only */
-    assert_non_null(strstr(out, "\"smem_config_bytes\": 8192"));
-    g_autoptr(SimScenario) back = parse(out, &err);
-    if (!back)
-        fail_msg("%s\n%s", err->message, out);
+    g_autoptr(SimScenario) back = written_back(sc, "\"carveout_pct\": 0");
     check_smem_fields(back);
+    g_autoptr(SimScenario) back2 =
+        written_back(sc, "\"smem_config_bytes\": 8192");
+    check_smem_fields(back2);
     g_autofree char *bad = g_strdup(text);
     memcpy(strstr(bad, "\"carveout_pct\": 0"), "\"carveout_pct\":-1", 17);
     expect_error(bad, SIM_ERROR_INVALID, "t.json:4:", "carveout_pct", NULL);
@@ -249,14 +269,7 @@ static void test_scenario_smem_config_fields(void **state)
 static void test_scenario_ilp_field(void **state)
 {
     (void)state;
-    const char *text =
-        "{\"hqsim_scenario\": 1, \"processes\": [\n"
-        "{\"name\": \"p\", \"streams\": [{\"name\": \"s\"}],\n"
-        " \"ops\": [\n"
-        "{\"op\": \"kernel\", \"name\": \"a\", \"stream\": \"s\", "
-        "\"grid\": 1, \"block\": 32, \"duration_us\": 1, \"ilp\": 4},\n"
-        "{\"op\": \"kernel\", \"name\": \"b\", \"stream\": \"s\", "
-        "\"grid\": 1, \"block\": 32, \"duration_us\": 1}]}]}";
+    g_autofree char *text = two_kernels(", \"ilp\": 4");
     GError *err = NULL;
     g_autoptr(SimScenario) sc = parse(text, &err);
     if (!sc)
@@ -264,13 +277,7 @@ static void test_scenario_ilp_field(void **state)
     const SimProcessSpec *p = g_ptr_array_index(sc->processes, 0);
     assert_int_equal(p->ops[0].u.kernel.ilp, 4);
     assert_int_equal(p->ops[1].u.kernel.ilp, 0);
-    g_autofree char *out = sim_scenario_to_json(sc);
-    const char *c = strstr(out, "\"ilp\": 4");
-    assert_non_null(c);
-    assert_null(strstr(c + 1, "\"ilp\"")); /* kernel a only */
-    g_autoptr(SimScenario) back = parse(out, &err);
-    if (!back)
-        fail_msg("%s\n%s", err->message, out);
+    g_autoptr(SimScenario) back = written_back(sc, "\"ilp\": 4");
     p = g_ptr_array_index(back->processes, 0);
     assert_int_equal(p->ops[0].u.kernel.ilp, 4);
     g_autofree char *bad = g_strdup(text);
@@ -285,15 +292,7 @@ static void test_scenario_ilp_field(void **state)
 static void test_scenario_l2_served_field(void **state)
 {
     (void)state;
-    const char *text =
-        "{\"hqsim_scenario\": 1, \"processes\": [\n"
-        "{\"name\": \"p\", \"streams\": [{\"name\": \"s\"}],\n"
-        " \"ops\": [\n"
-        "{\"op\": \"kernel\", \"name\": \"a\", \"stream\": \"s\", "
-        "\"grid\": 1, \"block\": 32, \"duration_us\": 1, "
-        "\"l2_served\": 0.625},\n"
-        "{\"op\": \"kernel\", \"name\": \"b\", \"stream\": \"s\", "
-        "\"grid\": 1, \"block\": 32, \"duration_us\": 1}]}]}";
+    g_autofree char *text = two_kernels(", \"l2_served\": 0.625");
     GError *err = NULL;
     g_autoptr(SimScenario) sc = parse(text, &err);
     if (!sc)
@@ -302,13 +301,7 @@ static void test_scenario_l2_served_field(void **state)
     assert_true(p->ops[0].u.kernel.has_l2_served);
     assert_float_equal(p->ops[0].u.kernel.l2_served, 0.625, 0);
     assert_false(p->ops[1].u.kernel.has_l2_served);
-    g_autofree char *out = sim_scenario_to_json(sc);
-    const char *c = strstr(out, "\"l2_served\": 0.625");
-    assert_non_null(c);
-    assert_null(strstr(c + 1, "\"l2_served\"")); /* kernel a only */
-    g_autoptr(SimScenario) back = parse(out, &err);
-    if (!back)
-        fail_msg("%s\n%s", err->message, out);
+    g_autoptr(SimScenario) back = written_back(sc, "\"l2_served\": 0.625");
     p = g_ptr_array_index(back->processes, 0);
     assert_true(p->ops[0].u.kernel.has_l2_served);
     assert_float_equal(p->ops[0].u.kernel.l2_served, 0.625, 0);
